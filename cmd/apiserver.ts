@@ -1,0 +1,71 @@
+// kite apiserver: flags → ApiServerOptions; pkg/server does the work.
+import { defineCommand } from "citty";
+import { consola } from "consola";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { UsageError, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
+import { ApiServer } from "../pkg/server/apiserver.ts";
+
+export const args = {
+  "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
+  "bind-address": { type: "string", default: "0.0.0.0", description: "The IP address on which to listen for the --secure-port port" },
+  "data-dir": { type: "string", default: join(homedir(), ".kite", "server"), description: "Directory of the SQLite store (state.db) and generated certificates" },
+  "storage-backend": { type: "string", default: "sqlite", description: "The storage backend: sqlite (embedded) or etcd3" },
+  "cert-dir": { type: "string", description: "Directory of the generated TLS certificates (default DATA-DIR/pki); ignored with --tls-cert-file" },
+  "tls-cert-file": { type: "string", description: "File containing the default x509 certificate for HTTPS" },
+  "tls-private-key-file": { type: "string", description: "File containing the default x509 private key matching --tls-cert-file" },
+  "tls-min-version": { type: "string", description: "Minimum TLS version supported: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13" },
+  "advertise-address": { type: "string", description: "The IP address on which to advertise the apiserver to members of the cluster" },
+  "request-timeout": { type: "string", default: "1m0s", description: "Default timeout of a request handler (watches excepted)" },
+  "min-request-timeout": { type: "string", default: "1800", description: "Seconds a watch stays open at least (randomized up to twice that)" },
+  "shutdown-delay-duration": { type: "string", default: "0s", description: "Time to keep serving after SIGTERM while /readyz fails" },
+  "livez-grace-period": { type: "string", default: "0s", description: "Time after start during which unfinished start-up hooks count as live" },
+  "etcd-prefix": { type: "string", default: "/registry", description: "The prefix of every key in the store" },
+  "etcd-compaction-interval": { type: "string", default: "5m0s", description: "Interval of compaction; history older than one interval is dropped (0 disables)" },
+  "etcd-servers": { type: "string", description: "Comma-separated etcd URLs (selects the etcd3 backend; not available yet)" },
+  "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
+  "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
+} as const;
+
+export function toOptions(a: Record<string, any>) {
+  const backend = oneOf("storage-backend", a["etcd-servers"] ? "etcd3" : a["storage-backend"], ["sqlite", "etcd3"]);
+  if (backend === "etcd3") throw new UsageError("the etcd3 storage backend is not available in this build yet; use --storage-backend=sqlite");
+  if (a["tls-min-version"]) oneOf("tls-min-version", a["tls-min-version"], ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"]);
+  if (!!a["tls-cert-file"] !== !!a["tls-private-key-file"]) throw new UsageError("--tls-cert-file and --tls-private-key-file must be given together");
+  return {
+    securePort: int("secure-port", a["secure-port"], 1, 65535),
+    bindAddress: a["bind-address"],
+    dataDir: a["data-dir"],
+    certDir: a["cert-dir"],
+    tlsCertFile: a["tls-cert-file"],
+    tlsPrivateKeyFile: a["tls-private-key-file"],
+    tlsMinVersion: a["tls-min-version"],
+    advertiseAddress: a["advertise-address"],
+    requestTimeoutMs: duration("request-timeout", a["request-timeout"]),
+    minRequestTimeoutSeconds: int("min-request-timeout", a["min-request-timeout"], 0),
+    shutdownDelayMs: duration("shutdown-delay-duration", a["shutdown-delay-duration"]),
+    livezGraceMs: duration("livez-grace-period", a["livez-grace-period"]),
+    etcdPrefix: a["etcd-prefix"],
+    compactionIntervalMs: duration("etcd-compaction-interval", a["etcd-compaction-interval"]),
+    maxRequestsInflight: int("max-requests-inflight", a["max-requests-inflight"], 0),
+    maxMutatingRequestsInflight: int("max-mutating-requests-inflight", a["max-mutating-requests-inflight"], 0),
+  };
+}
+
+export default defineCommand({
+  meta: { name: "apiserver", description: "Serve the cluster API over HTTPS, on the embedded SQLite store" },
+  args,
+  run: strict("apiserver", args, async ({ args: a }: { args: Record<string, any> }) => {
+    const server = new ApiServer(toOptions(a));
+    const t0 = performance.now();
+    await server.start();
+    consola.info(`kite apiserver serving on ${server.url} (store ${server.opts.dataDir}/state.db, ready in ${Math.round(performance.now() - t0)} ms)`);
+    const stop = async (sig: string) => {
+      consola.info(`${sig}: shutting down`);
+      await server.shutdown();
+      process.exit(0);
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  }),
+});

@@ -1,0 +1,26 @@
+#!/usr/bin/env bun
+// kite: one binary, many commands. Each subcommand loads lazily from its own file.
+import { defineCommand, runMain } from "citty";
+import { UsageError } from "../pkg/cli/args.ts";
+import { KITE_VERSION } from "../pkg/version.ts";
+
+const main = defineCommand({
+  meta: { name: "kite", version: KITE_VERSION, description: "A Kubernetes-compatible control plane in one binary" },
+  subCommands: {
+    apiserver: () => import("./apiserver.ts").then((m) => m.default),
+    up: () => import("./up.ts").then((m) => m.default),
+    version: () => import("./version.ts").then((m) => m.default),
+  },
+});
+
+process.on("uncaughtException", (e) => {
+  if (e instanceof UsageError) {
+    console.error(`Error: ${e.message}`);
+    process.exit(2);
+  }
+  throw e;
+});
+
+const argv = process.argv.slice(2);
+if (argv.length === 0) argv.push("--help");
+await runMain(main, { rawArgs: argv });

@@ -1,0 +1,51 @@
+// kite up: an all-in-one dev cluster on the embedded store, bound to loopback.
+import { defineCommand } from "citty";
+import { consola } from "consola";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { int, strict } from "../pkg/cli/args.ts";
+import { ApiServer } from "../pkg/server/apiserver.ts";
+import { writeKubeconfig } from "../pkg/server/kubeconfig.ts";
+import { toOptions, args as serverArgs } from "./apiserver.ts";
+
+const args = {
+  "data-dir": { type: "string", default: join(homedir(), ".kite"), description: "Directory for the cluster's state, certificates and kubeconfig" },
+  "secure-port": { type: "string", default: "6443", description: "The HTTPS port" },
+  "bind-address": { type: "string", default: "127.0.0.1", description: "The address to listen on (loopback by default)" },
+} as const;
+
+export default defineCommand({
+  meta: { name: "up", description: "Start an all-in-one development cluster (API server and built-in controllers) on this machine" },
+  args,
+  run: strict("up", args, async ({ args: a }: { args: Record<string, any> }) => {
+    const defaults = Object.fromEntries(Object.entries(serverArgs).map(([k, v]) => [k, (v as any).default]));
+    const dir = a["data-dir"];
+    const opts = toOptions({ ...defaults, "data-dir": join(dir, "server"), "secure-port": String(int("secure-port", a["secure-port"], 1, 65535)), "bind-address": a["bind-address"] });
+    const server = new ApiServer(opts);
+    const t0 = performance.now();
+    await server.start();
+    const kubeconfig = join(dir, "kubeconfig.yaml");
+    writeKubeconfig(kubeconfig, server.url, server.caPem);
+    const ms = Math.round(performance.now() - t0);
+    console.log(`
+  kite is up (ready in ${ms} ms): ${server.url}
+  state:      ${join(dir, "server", "state.db")}
+  kubeconfig: ${kubeconfig}
+
+  Try:
+    export KUBECONFIG=${kubeconfig}
+    kubectl get namespaces
+    kubectl create configmap hello --from-literal=greeting=hi
+    kubectl get configmaps -o yaml
+
+  Ctrl-C stops the cluster; the next 'kite up' resumes the same state.
+`);
+    const stop = async () => {
+      consola.info("stopping");
+      await server.stop();
+      process.exit(0);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  }),
+});

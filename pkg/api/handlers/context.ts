@@ -1,0 +1,30 @@
+// What every resource handler receives, and how it answers.
+import type { ResourceStore } from "../../registry/generic.ts";
+import { encodeBody, type Representation } from "../negotiate.ts";
+import type { RequestInfo } from "../requestinfo.ts";
+import { badRequest } from "../status.ts";
+
+export interface HandlerContext {
+  req: Request;
+  url: URL;
+  info: RequestInfo;
+  rs: ResourceStore;
+  rep: Representation;
+  /** Aborted when the request times out or the server shuts down. */
+  signal: AbortSignal;
+  /** Warnings for the Warning header (deprecations, ignored options). */
+  warnings: string[];
+}
+
+export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response {
+  const { body, type } = encodeBody(obj, ctx.rep.format);
+  return new Response(body, { status, headers: { "Content-Type": type } });
+}
+
+/** dryRun accepts only All (spec §4.3); anything else is a 400. */
+export function dryRun(url: URL): boolean {
+  const v = url.searchParams.getAll("dryRun");
+  if (v.length === 0 || (v.length === 1 && v[0] === "")) return false;
+  if (v.every((x) => x === "All")) return true;
+  throw badRequest(`dryRun: Unsupported value: "${v.find((x) => x !== "All")}": supported values: "All"`);
+}

@@ -1,0 +1,81 @@
+// Content negotiation: which representation a client accepts, and decoding request bodies.
+import YAML from "yaml";
+import { badRequest, notAcceptable, tooLarge, unsupportedMediaType } from "./status.ts";
+
+export interface MediaType { type: string; params: Record<string, string> }
+
+export function parseMediaTypes(header: string | null): MediaType[] {
+  if (!header) return [];
+  return header.split(",").map((part) => {
+    const [type, ...ps] = part.split(";").map((s) => s.trim());
+    const params: Record<string, string> = {};
+    for (const p of ps) {
+      const i = p.indexOf("=");
+      if (i > 0) params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim().replace(/^"|"$/g, "");
+    }
+    return { type: type.toLowerCase(), params };
+  }).filter((m) => m.type);
+}
+
+export type Representation = { format: "json" | "yaml"; as?: undefined } | { format: "json"; as: "Table" | "PartialObjectMetadata" | "PartialObjectMetadataList"; group: string; version: string };
+
+const isJSON = (t: string) => t === "application/json" || t === "*/*" || t === "application/*";
+
+/**
+ * Picks the first entry of Accept the server can serve. `as=` forms (Table, PartialObjectMetadata) are
+ * offered only where `supportsAs` says so; an unservable entry falls through to the next, as upstream.
+ */
+export function negotiate(accept: string | null, supportsAs: (as: string, group: string, version: string) => boolean = () => false): Representation {
+  const types = parseMediaTypes(accept);
+  if (types.length === 0) return { format: "json" };
+  for (const m of types) {
+    if (m.params.as) {
+      const g = m.params.g ?? "", v = m.params.v ?? "";
+      if ((m.type === "application/json") && supportsAs(m.params.as, g, v)) {
+        return { format: "json", as: m.params.as as "Table", group: g, version: v };
+      }
+      continue;
+    }
+    if (isJSON(m.type)) return { format: "json" };
+    if (m.type === "application/yaml") return { format: "yaml" };
+  }
+  throw notAcceptable(`only the following media types are accepted: application/json, application/yaml`);
+}
+
+export const MAX_BODY = 3 * 1024 * 1024;
+
+/** Reads a body up to 3 MiB; larger bodies are refused with 413 before they are parsed. */
+export async function readBody(req: Request): Promise<string> {
+  const len = Number(req.headers.get("content-length") ?? "0");
+  if (len > MAX_BODY) throw tooLarge();
+  const buf = await req.arrayBuffer();
+  if (buf.byteLength > MAX_BODY) throw tooLarge();
+  return new TextDecoder().decode(buf);
+}
+
+/** Decodes a JSON or YAML object body; anything else is a 400 or 415. */
+export function decodeObject(text: string, contentType: string | null): unknown {
+  const type = parseMediaTypes(contentType)[0]?.type ?? "application/json";
+  if (type === "application/json" || type === "application/yaml" || type === "application/apply-patch+yaml") {
+    return parseText(text, type !== "application/json");
+  }
+  throw unsupportedMediaType(type);
+}
+
+export function parseText(text: string, yaml: boolean): unknown {
+  if (!text.trim()) throw badRequest("the body of the request was empty");
+  try {
+    if (!yaml) return JSON.parse(text);
+    const docs = YAML.parseAllDocuments(text);
+    if (docs.length !== 1) throw new Error(`expected one YAML document, found ${docs.length}`);
+    if (docs[0].errors.length) throw docs[0].errors[0];
+    return docs[0].toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw badRequest(`the body of the request could not be decoded: ${(e as Error).message.split("\n")[0]}`);
+  }
+}
+
+export function encodeBody(obj: unknown, format: "json" | "yaml"): { body: string; type: string } {
+  if (format === "yaml") return { body: YAML.stringify(obj), type: "application/yaml" };
+  return { body: JSON.stringify(obj), type: "application/json" };
+}

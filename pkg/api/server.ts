@@ -1,0 +1,163 @@
+// The HTTP front: filters (recovery → request info → in-flight limits → timeout → warnings) around
+// the router, which sends resource requests to one generic handler per verb.
+import { consola } from "consola";
+import type { Registry } from "../registry/registry.ts";
+import type { Discovery } from "./discovery.ts";
+import { create } from "./handlers/create.ts";
+import type { HandlerContext } from "./handlers/context.ts";
+import { del, deleteCollection } from "./handlers/delete.ts";
+import { get } from "./handlers/get.ts";
+import { list } from "./handlers/list.ts";
+import { patch } from "./handlers/patch.ts";
+import { update } from "./handlers/update.ts";
+import { watch } from "./handlers/watch.ts";
+import type { Health } from "./health.ts";
+import { negotiate } from "./negotiate.ts";
+import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
+import { StatusError, internal, methodNotAllowed } from "./status.ts";
+import { VERSION_INFO } from "../version.ts";
+
+export interface ServerOptions {
+  requestTimeoutMs: number;
+  minRequestTimeoutSeconds: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+}
+
+/** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
+export type Route = (req: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
+
+const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+
+function statusResponse(e: StatusError): Response {
+  const headers: Record<string, string> = { "Content-Type": "application/json", ...(e.headers ?? {}) };
+  return new Response(JSON.stringify(e.toStatus()), { status: e.code, headers });
+}
+
+export class ApiHandler {
+  private inflight = { readonly: 0, mutating: 0 };
+  /** Aborted on shutdown: open watches end so the server can drain. */
+  readonly shutdown = new AbortController();
+
+  constructor(
+    private registry: Registry,
+    private discovery: Discovery,
+    private health: Health,
+    private opts: ServerOptions,
+    private routes: Route[] = [],
+  ) {}
+
+  /** The whole filter chain for one request. */
+  async handle(req: Request): Promise<Response> {
+    let url: URL;
+    try {
+      url = new URL(req.url);
+      const info = parseRequestInfo(req.method, url);
+      return await this.limited(req, url, info);
+    } catch (e) {
+      if (e instanceof StatusError) return statusResponse(e);
+      consola.error(`${req.method} ${req.url}:`, e);
+      return statusResponse(internal((e as Error)?.message ?? String(e)));
+    }
+  }
+
+  /** In-flight limits: over the limit a request is told to retry (429), never queued without bound. */
+  private async limited(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+    const long = info.verb === "watch";
+    const kind = MUTATING.has(info.verb) ? "mutating" : "readonly";
+    const max = kind === "mutating" ? this.opts.maxMutatingRequestsInflight : this.opts.maxRequestsInflight;
+    if (long || !info.isResourceRequest) return this.route(req, url, info);
+    if (max > 0 && this.inflight[kind] >= max) {
+      throw new StatusError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: 1 }, { "Retry-After": "1" });
+    }
+    this.inflight[kind]++;
+    try {
+      return await this.withTimeout(req, url, info);
+    } finally {
+      this.inflight[kind]--;
+    }
+  }
+
+  private async withTimeout(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+    const ms = Math.min(this.opts.requestTimeoutMs, timeoutParam(url) ?? Infinity);
+    let timer: Timer | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StatusError(504, "Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request", { retryAfterSeconds: 0 })), ms);
+    });
+    try {
+      return await Promise.race([this.route(req, url, info), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async route(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+    const path = url.pathname;
+    const health = await this.health.handle(url);
+    if (health) return health;
+    if (path === "/version" || path === "/version/") return Response.json(VERSION_INFO);
+    for (const r of this.routes) {
+      const res = await r(req, url);
+      if (res) return res;
+    }
+    if (!info.isResourceRequest) {
+      if (req.method === "GET") {
+        const d = this.discovery.handle(path, req.headers.get("accept"));
+        if (d) return d;
+      }
+      if (path === "/") return Response.json({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/openapi/v3", "/version"] });
+      throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
+    }
+    return this.resource(req, url, info);
+  }
+
+  private async resource(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+    const rs = this.registry.lookup(info.group, info.version, info.resource);
+    if (!rs || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
+      throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
+    }
+    if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as "status")) {
+      throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
+    }
+    if (rs.def.namespaced && !info.namespace && info.name) {
+      throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
+    }
+    const rep = negotiate(req.headers.get("accept"));
+    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [] };
+    const allowed = (rs.def.verbs ?? null);
+    if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
+    if (info.subresource) {
+      if (info.subresource === "status" && info.verb === "get") return get(ctx);
+      if (info.verb === "update") return update(ctx);
+      if (info.verb === "patch" && info.subresource === "status") return patch(ctx);
+      throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+    }
+    switch (info.verb) {
+      case "get": return get(ctx);
+      case "list": return list(ctx);
+      case "watch": return watch(ctx, this.opts);
+      case "create":
+        if (info.name) throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+        return create(ctx);
+      case "update":
+        if (!info.name) throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+        return update(ctx);
+      case "patch":
+        if (!info.name) throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+        return patch(ctx);
+      case "delete": return del(ctx);
+      case "deletecollection": return deleteCollection(ctx);
+    }
+    throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+  }
+}
+
+function timeoutParam(url: URL): number | undefined {
+  const t = url.searchParams.get("timeout");
+  if (!t) return undefined;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(t);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return m[2] === "ms" ? n : m[2] === "m" ? n * 60000 : n * 1000;
+}
+

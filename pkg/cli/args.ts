@@ -1,0 +1,55 @@
+// Flag handling shared by every command: unknown flags and bad values exit 2 with a one-line reason.
+import type { ArgsDef } from "citty";
+import { parseDuration } from "../util/duration.ts";
+
+export class UsageError extends Error {}
+
+/** Refuses any flag the command does not declare (citty itself ignores them). */
+export function checkFlags(command: string, rawArgs: string[], def: ArgsDef) {
+  const known = new Set<string>(["help", "h"]);
+  for (const [name, a] of Object.entries(def)) {
+    if (a.type === "positional") continue;
+    known.add(name);
+    if (a.type === "boolean") known.add(`no-${name}`);
+    for (const al of [(a as { alias?: string | string[] }).alias ?? []].flat()) known.add(al);
+  }
+  for (const raw of rawArgs) {
+    if (raw === "--") break;
+    const m = /^--?([^=]+)/.exec(raw);
+    if (!m || raw === "-") continue;
+    if (!known.has(m[1])) throw new UsageError(`unknown flag: ${raw.split("=")[0]} (see 'kite ${command} --help')`);
+  }
+}
+
+export function duration(flag: string, v: string): number {
+  try {
+    return parseDuration(v);
+  } catch {
+    throw new UsageError(`invalid argument "${v}" for "--${flag}" flag: time: invalid duration "${v}"`);
+  }
+}
+
+export function int(flag: string, v: string, min = -Infinity, max = Infinity): number {
+  const n = Number(v);
+  if (!/^-?\d+$/.test(v) || n < min || n > max) throw new UsageError(`invalid argument "${v}" for "--${flag}" flag: must be an integer${min > -Infinity ? ` >= ${min}` : ""}${max < Infinity ? ` <= ${max}` : ""}`);
+  return n;
+}
+
+export function oneOf(flag: string, v: string, allowed: string[]): string {
+  if (!allowed.includes(v)) throw new UsageError(`invalid argument "${v}" for "--${flag}" flag: must be one of ${allowed.join(", ")}`);
+  return v;
+}
+
+/** Wraps a command's run: flags are checked first, and a UsageError exits 2 with one line. */
+export function strict<T>(command: string, def: ArgsDef, run: (ctx: T & { rawArgs: string[] }) => unknown) {
+  return async (ctx: T & { rawArgs: string[] }) => {
+    try {
+      checkFlags(command, ctx.rawArgs, def);
+      return await run(ctx);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      console.error(`Error: ${e.message}`);
+      process.exit(2);
+    }
+  };
+}

@@ -1,0 +1,69 @@
+// Self-signed serving certificates: a CA and a serving certificate, generated once into the cert dir
+// and reused on every later start.
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import forge from "node-forge";
+
+export interface ServingCerts { cert: string; key: string; ca: string; certFile: string; keyFile: string; caFile: string }
+
+function newKey() {
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+  return forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey;
+}
+
+function newCert(subjectCN: string, key: forge.pki.rsa.PrivateKey, years: number) {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  cert.serialNumber = "01" + randomBytes(15).toString("hex");
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + years * 365 * 24 * 3600_000);
+  cert.setSubject([{ name: "commonName", value: subjectCN }]);
+  return cert;
+}
+
+const IP = /^(\d{1,3}\.){3}\d{1,3}$|:/;
+
+/** Loads the CA and serving certificate from certDir, creating them on first use. */
+export function ensureServingCerts(certDir: string, extraHosts: string[] = []): ServingCerts {
+  const certFile = join(certDir, "apiserver.crt"), keyFile = join(certDir, "apiserver.key"), caFile = join(certDir, "ca.crt");
+  const caKeyFile = join(certDir, "ca.key");
+  if (existsSync(certFile) && existsSync(keyFile) && existsSync(caFile)) {
+    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), ca: readFileSync(caFile, "utf8"), certFile, keyFile, caFile };
+  }
+  mkdirSync(certDir, { recursive: true, mode: 0o700 });
+  const caKey = newKey();
+  const ca = newCert(`kite-ca@${Math.floor(Date.now() / 1000)}`, caKey, 10);
+  ca.setIssuer(ca.subject.attributes);
+  ca.setExtensions([
+    { name: "basicConstraints", cA: true, critical: true },
+    { name: "keyUsage", keyCertSign: true, digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: "subjectKeyIdentifier" },
+  ]);
+  ca.sign(caKey, forge.md.sha256.create());
+
+  const key = newKey();
+  const cert = newCert("kite-apiserver", key, 1 * 10);
+  cert.setIssuer(ca.subject.attributes);
+  const hosts = [...new Set(["localhost", "127.0.0.1", "::1", hostname(), "kubernetes", "kubernetes.default", "kubernetes.default.svc", ...extraHosts.filter(Boolean)])];
+  cert.setExtensions([
+    { name: "basicConstraints", cA: false },
+    { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: "extKeyUsage", serverAuth: true },
+    { name: "subjectAltName", altNames: hosts.map((h) => (IP.test(h) ? { type: 7, ip: h } : { type: 2, value: h })) },
+    { name: "authorityKeyIdentifier", keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+
+  const out = {
+    ca: forge.pki.certificateToPem(ca),
+    cert: forge.pki.certificateToPem(cert),
+    key: forge.pki.privateKeyToPem(key),
+  };
+  writeFileSync(caFile, out.ca);
+  writeFileSync(caKeyFile, forge.pki.privateKeyToPem(caKey), { mode: 0o600 });
+  writeFileSync(keyFile, out.key, { mode: 0o600 });
+  writeFileSync(certFile, out.cert);
+  return { ...out, certFile, keyFile, caFile };
+}

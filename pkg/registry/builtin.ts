@@ -1,0 +1,85 @@
+// The built-in resource types, at their stable versions: one row each.
+import type { ResourceDef } from "./types.ts";
+import * as s from "./strategies.ts";
+
+type Row = Omit<ResourceDef, "group" | "version" | "singular"> & { singular?: string };
+
+/** Declare the types of one group version. */
+function gv(group: string, version: string, rows: Row[]): ResourceDef[] {
+  return rows.map((r) => ({ group, version, singular: r.kind.toLowerCase(), ...r }));
+}
+
+const ns = true;
+const cluster = false;
+const status: ResourceDef["subresources"] = ["status"];
+
+export const BUILTIN: ResourceDef[] = [
+  ...gv("", "v1", [
+    { kind: "Namespace", plural: "namespaces", namespaced: cluster, shortNames: ["ns"], subresources: ["status", "finalize"], nameRule: "label", strategy: s.namespace },
+    { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: status, strategy: s.pod },
+    { kind: "Service", plural: "services", namespaced: ns, shortNames: ["svc"], categories: ["all"], subresources: status, storageResource: "services/specs", nameRule: "label", strategy: s.service },
+    { kind: "Endpoints", plural: "endpoints", singular: "endpoints", namespaced: ns, shortNames: ["ep"], storageResource: "services/endpoints", createOnUpdate: true },
+    { kind: "ConfigMap", plural: "configmaps", namespaced: ns, shortNames: ["cm"] },
+    { kind: "Secret", plural: "secrets", namespaced: ns, strategy: s.secret },
+    { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"] },
+    { kind: "Node", plural: "nodes", namespaced: cluster, shortNames: ["no"], subresources: status, storageResource: "minions", strategy: s.node },
+    { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], createOnUpdate: true, nameRule: "segment" },
+    { kind: "PersistentVolume", plural: "persistentvolumes", namespaced: cluster, shortNames: ["pv"], subresources: status, strategy: s.phase("Pending") },
+    { kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: ns, shortNames: ["pvc"], subresources: status, strategy: s.phase("Pending") },
+    { kind: "LimitRange", plural: "limitranges", namespaced: ns, shortNames: ["limits"] },
+    { kind: "ResourceQuota", plural: "resourcequotas", namespaced: ns, shortNames: ["quota"], subresources: status },
+    { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: status, storageResource: "controllers", generation: true },
+    { kind: "PodTemplate", plural: "podtemplates", namespaced: ns },
+  ]),
+  ...gv("apps", "v1", [
+    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: status, generation: true, strategy: s.deployment },
+    { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
+    { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
+    { kind: "DaemonSet", plural: "daemonsets", namespaced: ns, shortNames: ["ds"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
+    { kind: "ControllerRevision", plural: "controllerrevisions", namespaced: ns },
+  ]),
+  ...gv("batch", "v1", [
+    { kind: "Job", plural: "jobs", namespaced: ns, categories: ["all"], subresources: status, generation: true, storageResource: "jobs" },
+    { kind: "CronJob", plural: "cronjobs", namespaced: ns, shortNames: ["cj"], categories: ["all"], subresources: status, generation: true },
+  ]),
+  ...gv("autoscaling", "v1", [
+    { kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: ns, shortNames: ["hpa"], categories: ["all"], subresources: status, generation: true },
+  ]),
+  ...gv("coordination.k8s.io", "v1", [{ kind: "Lease", plural: "leases", namespaced: ns }]),
+  ...gv("rbac.authorization.k8s.io", "v1", [
+    { kind: "Role", plural: "roles", namespaced: ns, nameRule: "segment" },
+    { kind: "RoleBinding", plural: "rolebindings", namespaced: ns, nameRule: "segment" },
+    { kind: "ClusterRole", plural: "clusterroles", namespaced: cluster, nameRule: "segment" },
+    { kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: cluster, nameRule: "segment" },
+  ]),
+  ...gv("networking.k8s.io", "v1", [
+    { kind: "Ingress", plural: "ingresses", namespaced: ns, shortNames: ["ing"], subresources: status, generation: true, storageResource: "ingress" },
+    { kind: "IngressClass", plural: "ingressclasses", namespaced: cluster },
+    { kind: "NetworkPolicy", plural: "networkpolicies", namespaced: ns, shortNames: ["netpol"], generation: true },
+  ]),
+  ...gv("policy", "v1", [
+    { kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", namespaced: ns, shortNames: ["pdb"], subresources: status, generation: true },
+  ]),
+  ...gv("scheduling.k8s.io", "v1", [{ kind: "PriorityClass", plural: "priorityclasses", namespaced: cluster, shortNames: ["pc"] }]),
+  ...gv("storage.k8s.io", "v1", [
+    { kind: "StorageClass", plural: "storageclasses", namespaced: cluster, shortNames: ["sc"] },
+    { kind: "CSIDriver", plural: "csidrivers", namespaced: cluster },
+    { kind: "CSINode", plural: "csinodes", namespaced: cluster },
+    { kind: "VolumeAttachment", plural: "volumeattachments", namespaced: cluster, subresources: status },
+  ]),
+  ...gv("events.k8s.io", "v1", [
+    { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], nameRule: "segment", createOnUpdate: true, codec: s.eventsV1Codec },
+  ]),
+  ...gv("discovery.k8s.io", "v1", [{ kind: "EndpointSlice", plural: "endpointslices", namespaced: ns }]),
+  ...gv("node.k8s.io", "v1", [{ kind: "RuntimeClass", plural: "runtimeclasses", namespaced: cluster }]),
+  ...gv("certificates.k8s.io", "v1", [
+    { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: status },
+  ]),
+  ...gv("apiextensions.k8s.io", "v1", [
+    { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions" },
+  ]),
+  ...gv("admissionregistration.k8s.io", "v1", [
+    { kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
+    { kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
+  ]),
+];

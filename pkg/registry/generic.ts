@@ -1,0 +1,379 @@
+// The generic registry: one implementation of create/get/list/update/delete for every resource type,
+// driven by its declaration and strategy hooks. It speaks objects; storage speaks keys and JSON.
+import { randomUUID } from "node:crypto";
+import {
+  badRequest, conflict, fromStoreError, gone, invalid, notFound, tooNewRevision, type Qualified,
+} from "../api/status.ts";
+import type { KeyValue, Store } from "../storage/store.ts";
+import { type Selector, everything } from "./selector.ts";
+import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
+import { validateMeta } from "./validation.ts";
+import { decodeContinue, encodeContinue } from "./continue.ts";
+
+export interface WriteOptions { dryRun?: boolean }
+
+export interface ListOptions {
+  labelSelector?: Selector;
+  fieldSelector?: Selector;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  gracePeriodSeconds?: number;
+}
+
+/** Something the registry can ask before a write: does this namespace accept objects? (admission) */
+export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join("");
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Everything of an object but metadata and status: what a generation bump watches. */
+function specPart(o: Obj): string {
+  const { metadata: _m, status: _s, ...rest } = o;
+  return JSON.stringify(rest);
+}
+
+export class ResourceStore {
+  readonly q: Qualified;
+  readonly prefix: string;
+  private fieldLabelNames: Set<string>;
+
+  constructor(readonly def: ResourceDef, readonly store: Store, etcdPrefix: string, readonly namespaceCheck?: NamespaceCheck) {
+    this.q = { group: def.group, resource: def.plural, kind: def.kind };
+    this.prefix = `${etcdPrefix.replace(/\/$/, "")}/${def.storageResource ?? def.plural}/`;
+    const probe = def.strategy?.fieldLabels?.({}) ?? {};
+    this.fieldLabelNames = new Set(["metadata.name", "metadata.namespace", ...Object.keys(probe)]);
+  }
+
+  get supportedFieldLabels() { return this.fieldLabelNames; }
+
+  key(ns: string, name: string) { return this.def.namespaced ? `${this.prefix}${ns}/${name}` : `${this.prefix}${name}`; }
+  collectionPrefix(ns: string) { return this.def.namespaced && ns ? `${this.prefix}${ns}/` : this.prefix; }
+
+  // ---- encoding: stored JSON never carries resourceVersion; reads stamp it from the revision.
+  decode(kv: KeyValue): Obj {
+    let obj = JSON.parse(kv.value) as Obj;
+    if (this.def.codec) obj = this.def.codec.fromStorage(obj);
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  encode(obj: Obj): string {
+    const { resourceVersion: _rv, selfLink: _sl, ...metadata } = obj.metadata;
+    const stored = { ...obj, metadata };
+    return JSON.stringify(this.def.codec ? this.def.codec.toStorage(stored) : stored);
+  }
+
+  fieldsOf(obj: Obj): Record<string, string> {
+    const base = { "metadata.name": obj.metadata?.name, "metadata.namespace": obj.metadata?.namespace ?? "" };
+    return this.def.strategy?.fieldLabels ? { ...base, ...this.def.strategy.fieldLabels(obj) } : base;
+  }
+
+  matches(obj: Obj, label: Selector, field: Selector) {
+    return label(obj.metadata?.labels ?? {}) && field(this.fieldsOf(obj));
+  }
+
+  private fail(e: unknown, name: string): never { throw fromStoreError(e, this.q, name); }
+
+  /** Waits until the store reaches revision rv ("not older than"), then answers 504 as upstream. */
+  async waitForRevision(rv: number) {
+    const deadline = Date.now() + 3000;
+    while ((await this.store.currentRevision()) < rv) {
+      if (Date.now() > deadline) throw tooNewRevision();
+      await Bun.sleep(50);
+    }
+  }
+
+  // ---- reads
+  async get(ns: string, name: string, resourceVersion?: string): Promise<Obj> {
+    const rv = parseRV(resourceVersion);
+    if (rv > 0) await this.waitForRevision(rv);
+    let kv: KeyValue | null;
+    try { kv = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
+    if (!kv) throw notFound(this.q, name);
+    return this.decode(kv);
+  }
+
+  async list(ns: string, o: ListOptions = {}): Promise<Obj> {
+    const label = o.labelSelector ?? everything, field = o.fieldSelector ?? everything;
+    const filtered = label !== everything || field !== everything;
+    const prefix = this.collectionPrefix(ns);
+    let revision = 0, startKey: string | undefined;
+    const rv = o.resourceVersion;
+    const limit = o.limit && o.limit > 0 ? o.limit : 0;
+    if (o.resourceVersionMatch && !["Exact", "NotOlderThan"].includes(o.resourceVersionMatch)) {
+      throw invalidParam(`resourceVersionMatch: Unsupported value: "${o.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
+    }
+    if (o.continue) {
+      if (rv && rv !== "0") throw invalidParam(`resourceVersion: Forbidden: specifying resource version is not allowed when using continue`);
+      if (o.resourceVersionMatch) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`);
+      const tok = decodeContinue(o.continue, prefix);
+      revision = tok.rv;
+      startKey = prefix + tok.start;
+      if (revision < (await this.store.compactedRevision())) {
+        throw gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
+      }
+    } else if (o.resourceVersionMatch) {
+      if (!rv) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
+      const n = parseRV(rv);
+      if (o.resourceVersionMatch === "Exact") {
+        if (rv === "0") throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
+        await this.waitForRevision(n);
+        revision = n;
+      } else if (n > 0) await this.waitForRevision(n);
+    } else if (rv && rv !== "0") {
+      const n = parseRV(rv);
+      await this.waitForRevision(n);
+      if (limit) revision = n; // limit with a resourceVersion reads exactly that revision
+    }
+    const items: Obj[] = [];
+    let listRev = revision, more = false, remaining = 0, lastKey = "";
+    try {
+      // Keep reading pages until the selection fills the limit or the range ends.
+      for (;;) {
+        const page = await this.store.list(prefix, { revision: listRev, startKey, limit: limit ? Math.max(limit - items.length, filtered ? 100 : 0) : 0 });
+        listRev = page.revision;
+        let i = 0;
+        for (; i < page.items.length; i++) {
+          const kv = page.items[i];
+          lastKey = kv.key;
+          const obj = this.decode(kv);
+          if (this.matches(obj, label, field)) items.push(obj);
+          if (limit && items.length >= limit) { i++; break; }
+        }
+        const pageLeft = page.items.length - i;
+        more = pageLeft > 0 || page.more;
+        remaining = pageLeft + page.remaining;
+        if (!limit || items.length >= limit || !page.more) break;
+        startKey = lastKey + "\x00";
+      }
+    } catch (e) { this.fail(e, ""); }
+    const metadata: Obj = { resourceVersion: String(listRev) };
+    if (limit && more) {
+      metadata.continue = encodeContinue(listRev, lastKey.slice(prefix.length) + "\x00");
+      if (!filtered) metadata.remainingItemCount = remaining;
+    }
+    return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata, items };
+  }
+
+  // ---- writes
+  async create(ns: string, body: Obj, o: WriteOptions = {}): Promise<Obj> {
+    const obj = this.checkBody(body, ns);
+    const m = obj.metadata;
+    if (!m.name && m.generateName) m.name = `${m.generateName}${randomSuffix()}`;
+    m.uid = randomUUID();
+    m.creationTimestamp = now();
+    for (const f of ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"]) delete m[f];
+    if (this.def.generation) m.generation = 1;
+    else delete m.generation;
+    if (this.def.subresources?.includes("status") && this.def.kind !== "Node") obj.status = {};
+    this.def.strategy?.prepareForCreate?.(obj);
+    this.validate(obj);
+    if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
+    if (o.dryRun) return obj;
+    try {
+      const kv = await this.store.create(this.key(ns, m.name), this.encode(obj));
+      m.resourceVersion = String(kv.modRevision);
+      return obj;
+    } catch (e) { this.fail(e, m.name); }
+  }
+
+  /** PUT: compare-and-swap on the body's resourceVersion (unconditional when it has none). */
+  async update(ns: string, name: string, body: Obj, sub: "" | "status" | "finalize", o: WriteOptions = {}): Promise<{ obj: Obj; created: boolean }> {
+    const obj = this.checkBody(body, ns);
+    if (obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    let cur: KeyValue | null;
+    try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
+    if (!cur) {
+      if (this.def.createOnUpdate && !sub) return { obj: await this.create(ns, obj, o), created: true };
+      throw notFound(this.q, name);
+    }
+    const old = this.decode(cur);
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion) {
+      throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
+    }
+    return { obj: await this.writeUpdate(ns, old, cur.modRevision, obj, sub, o), created: false };
+  }
+
+  /** Read-modify-write with retries on conflict; `mutate` gets a copy of the current object. */
+  async guaranteedUpdate(ns: string, name: string, mutate: (cur: Obj) => Obj | Promise<Obj>, o: WriteOptions & { sub?: "" | "status" | "finalize" } = {}): Promise<Obj> {
+    for (let attempt = 0; ; attempt++) {
+      let cur: KeyValue | null;
+      try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
+      if (!cur) throw notFound(this.q, name);
+      const old = this.decode(cur);
+      const next = await mutate(structuredClone(old));
+      const checked = this.checkBody(next, ns);
+      const want = checked.metadata.resourceVersion;
+      if (want && want !== old.metadata.resourceVersion) {
+        throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
+      }
+      try {
+        return await this.writeUpdate(ns, old, cur.modRevision, checked, o.sub ?? "", o);
+      } catch (e) {
+        if (attempt < 5 && e instanceof Error && "code" in e && (e as any).code === 409 && (e as any).reason === "Conflict" && !want) continue;
+        throw e;
+      }
+    }
+  }
+
+  private async writeUpdate(ns: string, old: Obj, oldRev: number, obj: Obj, sub: "" | "status" | "finalize", o: WriteOptions): Promise<Obj> {
+    const name = old.metadata.name;
+    let next: Obj;
+    if (sub === "status") next = { ...structuredClone(old), status: obj.status };
+    else if (sub === "finalize") next = { ...structuredClone(old), spec: { ...old.spec, finalizers: obj.spec?.finalizers ?? [] } };
+    else {
+      next = obj;
+      if (this.def.subresources?.includes("status")) next.status = old.status;
+      this.def.strategy?.prepareForUpdate?.(next, old);
+    }
+    // Server-owned metadata never changes through an update.
+    const m = next.metadata, om = old.metadata;
+    for (const f of ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace"]) {
+      if (om[f] === undefined) delete m[f];
+      else m[f] = om[f];
+    }
+    m.generateName = om.generateName;
+    if (m.generateName === undefined) delete m.generateName;
+    if (this.def.generation) m.generation = specPart(next) !== specPart(old) ? (om.generation ?? 0) + 1 : om.generation;
+    delete m.resourceVersion;
+    this.validate(next, old);
+    const key = this.key(ns, name);
+    const data = this.encode(next);
+    if (data === this.encode(old)) return old; // a no-op update writes nothing and keeps the resourceVersion
+    // Removing the last finalizer of an object being deleted removes the object.
+    if (m.deletionTimestamp && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
+      if (o.dryRun) return next;
+      try { await this.store.delete(key, oldRev); } catch (e) { this.fail(e, name); }
+      next.metadata.resourceVersion = om.resourceVersion;
+      return next;
+    }
+    if (o.dryRun) { m.resourceVersion = om.resourceVersion; return next; }
+    try {
+      const kv = await this.store.update(key, data, oldRev);
+      m.resourceVersion = String(kv.modRevision);
+      return next;
+    } catch (e) { this.fail(e, name); }
+  }
+
+  /**
+   * Two-phase delete: an object with finalizers (or a graceful period) gets deletionTimestamp and stays;
+   * otherwise it is removed. Returns the object and whether it is gone.
+   */
+  async delete(ns: string, name: string, o: DeleteOptions = {}): Promise<{ obj: Obj; deleted: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      let cur: KeyValue | null;
+      try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
+      if (!cur) throw notFound(this.q, name);
+      const obj = this.decode(cur);
+      const m = obj.metadata;
+      const pre = o.preconditions;
+      if (pre?.uid && pre.uid !== m.uid) {
+        throw conflict(this.q, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== m.resourceVersion) {
+        throw conflict(this.q, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
+      }
+      const finalizers: string[] = [...(m.finalizers ?? [])];
+      const add = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
+      const drop = (f: string) => { const i = finalizers.indexOf(f); if (i >= 0) finalizers.splice(i, 1); };
+      if (o.propagationPolicy === "Orphan") { add("orphan"); drop("foregroundDeletion"); }
+      if (o.propagationPolicy === "Foreground") { add("foregroundDeletion"); drop("orphan"); }
+      const graceful = o.gracePeriodSeconds !== 0 && !!this.def.strategy?.deleteImmediately && !this.def.strategy.deleteImmediately(obj);
+      const pending = finalizers.length > 0 || graceful || !!this.def.strategy?.pendingFinalizers?.(obj);
+      try {
+        if (pending) {
+          const changed = !m.deletionTimestamp || JSON.stringify(finalizers) !== JSON.stringify(m.finalizers ?? []);
+          if (!changed) return { obj, deleted: false };
+          const next = structuredClone(obj);
+          next.metadata.deletionTimestamp ??= now();
+          if (graceful) next.metadata.deletionGracePeriodSeconds = o.gracePeriodSeconds ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
+          if (finalizers.length) next.metadata.finalizers = finalizers;
+          this.def.strategy?.onDeleting?.(next);
+          if (o.dryRun) return { obj: next, deleted: false };
+          const kv = await this.store.update(this.key(ns, name), this.encode(next), cur.modRevision);
+          next.metadata.resourceVersion = String(kv.modRevision);
+          return { obj: next, deleted: false };
+        }
+        if (o.dryRun) return { obj, deleted: true };
+        await this.store.delete(this.key(ns, name), cur.modRevision);
+        return { obj, deleted: true };
+      } catch (e) {
+        const err = fromStoreError(e, this.q, name) as any;
+        if (attempt < 5 && err.code === 409 && err.reason === "Conflict") continue;
+        throw err;
+      }
+    }
+  }
+
+  async deleteCollection(ns: string, lo: ListOptions, o: DeleteOptions): Promise<Obj> {
+    const list = await this.list(ns, { labelSelector: lo.labelSelector, fieldSelector: lo.fieldSelector });
+    const out: Obj[] = [];
+    for (const item of list.items) {
+      try {
+        const r = await this.delete(item.metadata.namespace ?? "", item.metadata.name, o);
+        out.push(r.obj);
+      } catch (e) {
+        if ((e as any).code !== 404) throw e;
+      }
+    }
+    return { ...list, items: out };
+  }
+
+  /** Body checks shared by create and update: object shape, kind, apiVersion, namespace. */
+  checkBody(body: unknown, ns: string): Obj {
+    if (!isObject(body)) throw badRequest("the body of the request must be a JSON or YAML object");
+    const want = apiVersionOf(this.def);
+    if (body.kind !== undefined && body.kind !== this.def.kind) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${this.def.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(this.def.kind)}`);
+    }
+    if (body.apiVersion !== undefined && body.apiVersion !== want) {
+      throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${want})`);
+    }
+    if (body.metadata === undefined || body.metadata === null) body.metadata = {};
+    if (!isObject(body.metadata)) throw badRequest("metadata must be an object");
+    // kind and apiVersion lead, as upstream serializes them.
+    const { kind: _k, apiVersion: _a, ...rest } = body;
+    body = { kind: this.def.kind, apiVersion: want, ...rest };
+    const m = (body as Obj).metadata;
+    if (this.def.namespaced) {
+      if (m.namespace && m.namespace !== ns) {
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      m.namespace = ns;
+    } else delete m.namespace;
+    return body as Obj;
+  }
+
+  private validate(obj: Obj, old?: Obj) {
+    const causes: FieldCause[] = validateMeta(this.def, obj);
+    if (old) {
+      for (const f of ["name", "uid"]) {
+        if (obj.metadata[f] !== old.metadata[f]) causes.push({ field: `metadata.${f}`, message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
+      }
+    }
+    causes.push(...(this.def.strategy?.validate?.(obj, old) ?? []));
+    if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
+  }
+}
+
+function invalidParam(msg: string) {
+  return badRequest(msg);
+}
+
+export function parseRV(rv: string | undefined): number {
+  if (!rv) return 0;
+  if (!/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`);
+  return Number(rv);
+}

@@ -1,0 +1,177 @@
+// Per-type hooks for the built-in kinds: only what differs from the generic path.
+import type { Codec, FieldCause, Obj, Strategy } from "./types.ts";
+
+const spec = (o: Obj) => (o.spec ??= {});
+
+export const namespace: Strategy = {
+  prepareForCreate(o) {
+    const sp = spec(o);
+    sp.finalizers ??= ["kubernetes"];
+    o.status = { phase: "Active" };
+  },
+  prepareForUpdate(o, old) {
+    // spec.finalizers changes only through /finalize.
+    o.spec = old.spec;
+  },
+  pendingFinalizers: (o) => (o.spec?.finalizers?.length ?? 0) > 0,
+  onDeleting(o) { o.status = { ...o.status, phase: "Terminating" }; },
+  fieldLabels: (o) => ({ "status.phase": o.status?.phase ?? "" }),
+};
+
+export const pod: Strategy = {
+  prepareForCreate(o) {
+    const sp = spec(o);
+    sp.restartPolicy ??= "Always";
+    sp.dnsPolicy ??= "ClusterFirst";
+    sp.schedulerName ??= "default-scheduler";
+    sp.terminationGracePeriodSeconds ??= 30;
+    sp.securityContext ??= {};
+    sp.enableServiceLinks ??= true;
+    sp.priority ??= 0;
+    for (const c of [...(sp.containers ?? []), ...(sp.initContainers ?? [])]) {
+      c.imagePullPolicy ??= String(c.image ?? "").endsWith(":latest") || !String(c.image ?? "").includes(":") ? "Always" : "IfNotPresent";
+      c.terminationMessagePath ??= "/dev/termination-log";
+      c.terminationMessagePolicy ??= "File";
+      c.resources ??= {};
+      for (const p of c.ports ?? []) p.protocol ??= "TCP";
+    }
+    o.status = { phase: "Pending", qosClass: "BestEffort" };
+  },
+  validate(o) {
+    const causes: FieldCause[] = [];
+    const cs = o.spec?.containers;
+    if (!Array.isArray(cs) || cs.length === 0) causes.push({ field: "spec.containers", message: "Required value", reason: "FieldValueRequired" });
+    else cs.forEach((c: Obj, i: number) => {
+      if (!c?.name) causes.push({ field: `spec.containers[${i}].name`, message: "Required value", reason: "FieldValueRequired" });
+      if (!c?.image) causes.push({ field: `spec.containers[${i}].image`, message: "Required value", reason: "FieldValueRequired" });
+    });
+    return causes;
+  },
+  // A pod never bound to a node, or one that has finished, has nobody to wait for.
+  deleteImmediately: (o) => !o.spec?.nodeName || ["Succeeded", "Failed"].includes(o.status?.phase),
+  fieldLabels: (o) => ({
+    "spec.nodeName": o.spec?.nodeName ?? "",
+    "spec.restartPolicy": o.spec?.restartPolicy ?? "",
+    "spec.schedulerName": o.spec?.schedulerName ?? "",
+    "spec.serviceAccountName": o.spec?.serviceAccountName ?? "",
+    "status.phase": o.status?.phase ?? "",
+    "status.podIP": o.status?.podIP ?? "",
+    "status.nominatedNodeName": o.status?.nominatedNodeName ?? "",
+  }),
+};
+
+/** A cluster IP in 10.96.0.0/12, picked at random; clusterIP stays fixed once set. */
+function randomClusterIP(): string {
+  const n = 1 + Math.floor(Math.random() * ((1 << 20) - 2));
+  return `10.${96 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+export const service: Strategy = {
+  prepareForCreate(o) {
+    const sp = spec(o);
+    sp.type ??= "ClusterIP";
+    sp.sessionAffinity ??= "None";
+    if (sp.type !== "ExternalName" && !sp.clusterIP) sp.clusterIP = randomClusterIP();
+    if (sp.clusterIP) sp.clusterIPs ??= [sp.clusterIP];
+    sp.ipFamilies ??= ["IPv4"];
+    sp.ipFamilyPolicy ??= "SingleStack";
+    for (const p of sp.ports ?? []) {
+      p.protocol ??= "TCP";
+      p.targetPort ??= p.port;
+    }
+    o.status = { loadBalancer: {} };
+  },
+  prepareForUpdate(o, old) {
+    const sp = spec(o);
+    sp.clusterIP ??= old.spec?.clusterIP;
+    sp.clusterIPs ??= old.spec?.clusterIPs;
+  },
+  validate(o, old) {
+    const causes: FieldCause[] = [];
+    if (old && old.spec?.clusterIP && o.spec?.clusterIP !== old.spec.clusterIP) {
+      causes.push({ field: "spec.clusterIP", message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
+    }
+    if (o.spec?.type !== "ExternalName" && (!Array.isArray(o.spec?.ports) || o.spec.ports.length === 0) && o.spec?.clusterIP !== "None") {
+      causes.push({ field: "spec.ports", message: "Required value", reason: "FieldValueRequired" });
+    }
+    return causes;
+  },
+};
+
+export const secret: Strategy = {
+  prepareForCreate(o) { o.type ??= "Opaque"; },
+  validate(o, old) {
+    const causes: FieldCause[] = [];
+    for (const [k, v] of Object.entries(o.data ?? {})) {
+      if (typeof v !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 !== 0) {
+        causes.push({ field: `data[${k}]`, message: "Invalid value: illegal base64 data", reason: "FieldValueInvalid" });
+      }
+    }
+    if (old && old.type !== o.type) causes.push({ field: "type", message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
+    return causes;
+  },
+  fieldLabels: (o) => ({ type: o.type ?? "" }),
+};
+
+export const node: Strategy = {
+  fieldLabels: (o) => ({ "spec.unschedulable": String(o.spec?.unschedulable ?? false) }),
+};
+
+/** Types whose status carries a phase from the start (volumes and claims). */
+export const phase = (p: string): Strategy => ({
+  prepareForCreate(o) { o.status = { phase: p }; },
+});
+
+export const selectorRequired: Strategy = {
+  validate(o, old) {
+    const causes: FieldCause[] = [];
+    const sel = o.spec?.selector;
+    if (!sel || (!sel.matchLabels && !sel.matchExpressions)) {
+      causes.push({ field: "spec.selector", message: "Required value", reason: "FieldValueRequired" });
+    } else if (old && JSON.stringify(sel) !== JSON.stringify(old.spec?.selector)) {
+      causes.push({ field: "spec.selector", message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
+    }
+    const labels = o.spec?.template?.metadata?.labels ?? {};
+    for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) {
+      if (labels[k] !== v) {
+        causes.push({ field: "spec.template.metadata.labels", message: "Invalid value: `selector` does not match template `labels`", reason: "FieldValueInvalid" });
+        break;
+      }
+    }
+    return causes;
+  },
+};
+
+export const deployment: Strategy = {
+  prepareForCreate(o) {
+    const sp = spec(o);
+    sp.replicas ??= 1;
+    sp.strategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } };
+    sp.revisionHistoryLimit ??= 10;
+    sp.progressDeadlineSeconds ??= 600;
+    o.status = {};
+  },
+  validate: selectorRequired.validate,
+};
+
+// events.k8s.io/v1 Event is the core Event stored once and seen with renamed fields.
+const RENAMES: [string, string][] = [
+  ["regarding", "involvedObject"], ["note", "message"], ["deprecatedSource", "source"],
+  ["deprecatedFirstTimestamp", "firstTimestamp"], ["deprecatedLastTimestamp", "lastTimestamp"], ["deprecatedCount", "count"],
+];
+
+function rename(o: Obj, pairs: [string, string][], apiVersion: string): Obj {
+  const out: Obj = { ...o, apiVersion };
+  for (const [from, to] of pairs) {
+    if (from in out) {
+      out[to] = out[from];
+      delete out[from];
+    }
+  }
+  return out;
+}
+
+export const eventsV1Codec: Codec = {
+  toStorage: (o) => rename(o, RENAMES, "v1"),
+  fromStorage: (o) => rename(o, RENAMES.map(([a, b]) => [b, a]), "events.k8s.io/v1"),
+};

@@ -1,0 +1,63 @@
+// A resource type is a declaration (this shape) plus optional small hooks (a Strategy).
+// Every generic part (routes, discovery, registry, storage keys, OpenAPI) reads these.
+
+export type Obj = Record<string, any>;
+
+export interface FieldCause { field: string; message: string; reason?: string }
+
+/** Small per-type hooks, as upstream's strategies: defaults, validation, spec/status split. */
+export interface Strategy {
+  /** Fill defaults and reset server-owned fields on create. */
+  prepareForCreate?(obj: Obj): void;
+  /** Carry server-owned fields over from the stored object on update. */
+  prepareForUpdate?(obj: Obj, old: Obj): void;
+  /** Type-specific validation; returns one cause per bad field. */
+  validate?(obj: Obj, old?: Obj): FieldCause[];
+  /** True when the object can be removed at once on delete (no graceful period). */
+  deleteImmediately?(obj: Obj): boolean;
+  /** Finalizers outside metadata.finalizers that hold a deleted object (a namespace's spec.finalizers). */
+  pendingFinalizers?(obj: Obj): boolean;
+  /** Marks an object whose deletion has begun (a namespace turns Terminating). */
+  onDeleting?(obj: Obj): void;
+  /** Values for type-specific field selectors (beyond metadata.name and metadata.namespace). */
+  fieldLabels?(obj: Obj): Record<string, string>;
+}
+
+/** How the same stored object is seen through another group version (events.k8s.io/v1 over core Events). */
+export interface Codec {
+  toStorage(obj: Obj): Obj;
+  fromStorage(obj: Obj): Obj;
+}
+
+export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
+
+export interface ResourceDef {
+  group: string;
+  version: string;
+  kind: string;
+  /** Plural, lower case: the name in the URL. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs?: Verb[];
+  /** Subresources served by the generic path. `status` writes only status; the main resource ignores it. */
+  subresources?: ("status" | "finalize")[];
+  /** metadata.generation bumps when anything but metadata and status changes. */
+  generation?: boolean;
+  /** Resource name under the storage prefix when it differs from group/plural (upstream's etcd layout). */
+  storageResource?: string;
+  /** The name rule: DNS-1123 subdomain (default), label, or any path segment. */
+  nameRule?: "subdomain" | "label" | "segment";
+  /** PUT to a missing object creates it. */
+  createOnUpdate?: boolean;
+  strategy?: Strategy;
+  codec?: Codec;
+}
+
+export interface GroupVersionKind { group: string; version: string; kind: string }
+
+export const apiVersionOf = (d: { group: string; version: string }) => (d.group ? `${d.group}/${d.version}` : d.version);
+export const qualifiedName = (d: ResourceDef) => (d.group ? `${d.plural}.${d.group}` : d.plural);
+export const ALL_VERBS: Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];

@@ -1,0 +1,136 @@
+// Assembles an API server: store → registry → controllers → HTTP, and runs its lifecycle
+// (ready, SIGTERM: readyz fails, shutdown delay, drain, exit).
+import { consola } from "consola";
+import { join } from "node:path";
+import { Discovery } from "../api/discovery.ts";
+import { Health } from "../api/health.ts";
+import { ApiHandler } from "../api/server.ts";
+import { NamespaceController } from "../controllers/namespace.ts";
+import { handleOpenAPI } from "../openapi/document.ts";
+import { ensureServingCerts } from "../pki/certs.ts";
+import { BUILTIN } from "../registry/builtin.ts";
+import { Registry } from "../registry/registry.ts";
+import { SqliteStore } from "../storage/sqlite.ts";
+import type { Store } from "../storage/store.ts";
+
+export interface ApiServerOptions {
+  securePort: number;
+  bindAddress: string;
+  dataDir: string;
+  certDir?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tlsMinVersion?: string;
+  advertiseAddress?: string;
+  requestTimeoutMs: number;
+  minRequestTimeoutSeconds: number;
+  shutdownDelayMs: number;
+  livezGraceMs: number;
+  etcdPrefix: string;
+  compactionIntervalMs: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+}
+
+const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
+
+export class ApiServer {
+  store!: Store;
+  registry!: Registry;
+  private http?: ReturnType<typeof Bun.serve>;
+  private handler!: ApiHandler;
+  private controllers: { stop(): void }[] = [];
+  private compactTimer?: Timer;
+  private shuttingDown = false;
+  caPem = "";
+
+  constructor(readonly opts: ApiServerOptions) {}
+
+  get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.http?.port ?? this.opts.securePort}`; }
+
+  async start(): Promise<void> {
+    const o = this.opts;
+    this.store = new SqliteStore(join(o.dataDir, "state.db"));
+    this.registry = new Registry(BUILTIN, this.store, o.etcdPrefix);
+    await this.registry.bootstrap();
+
+    const health = new Health(o.livezGraceMs);
+    health.add({ name: "ping", in: ["livez", "readyz", "healthz"], run: async () => null });
+    health.add({ name: "log", in: ["livez", "readyz", "healthz"], run: async () => null });
+    health.add({
+      name: "etcd", in: ["livez", "readyz", "healthz"],
+      run: async () => { await this.store.currentRevision(); return null; },
+    });
+    let controllersStarted = false;
+    health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
+    health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
+
+    const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`);
+    this.handler = new ApiHandler(this.registry, discovery, health, {
+      requestTimeoutMs: o.requestTimeoutMs,
+      minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+      maxRequestsInflight: o.maxRequestsInflight,
+      maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+    }, [(req, url) => handleOpenAPI(url, req.headers)]);
+
+    const tls = this.tls();
+    const handler = this.handler;
+    this.http = Bun.serve({
+      port: o.securePort,
+      hostname: o.bindAddress,
+      tls,
+      idleTimeout: 0,
+      maxRequestBodySize: 8 * 1024 * 1024,
+      fetch: (req) => handler.handle(req),
+      error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
+    });
+
+    const ns = new NamespaceController(this.registry);
+    await ns.start();
+    this.controllers.push(ns);
+    controllersStarted = true;
+
+    if (o.compactionIntervalMs > 0) {
+      // Each tick compacts to the revision seen one interval ago, so at least one interval of history stays.
+      let seen = await this.store.currentRevision();
+      this.compactTimer = setInterval(async () => {
+        const now = await this.store.currentRevision();
+        await this.store.compact(seen).catch((e) => consola.warn(`compaction: ${e.message}`));
+        seen = now;
+      }, o.compactionIntervalMs);
+    }
+  }
+
+  private tls() {
+    const o = this.opts;
+    let cert: string, key: string;
+    if (o.tlsCertFile && o.tlsPrivateKeyFile) {
+      cert = Bun.file(o.tlsCertFile) as unknown as string;
+      key = Bun.file(o.tlsPrivateKeyFile) as unknown as string;
+    } else {
+      const c = ensureServingCerts(o.certDir ?? join(o.dataDir, "pki"), [o.advertiseAddress ?? ""]);
+      cert = c.cert;
+      key = c.key;
+      this.caPem = c.ca;
+    }
+    const min = o.tlsMinVersion ? TLS_VERSIONS[o.tlsMinVersion] : undefined;
+    return { cert, key, ...(min ? { minVersion: min } : {}) } as any;
+  }
+
+  /** SIGTERM: readyz fails at once, livez stays up for the shutdown delay, then requests drain. */
+  async shutdown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    if (this.opts.shutdownDelayMs > 0) await Bun.sleep(this.opts.shutdownDelayMs);
+    await this.stop();
+  }
+
+  async stop(): Promise<void> {
+    this.shuttingDown = true;
+    clearInterval(this.compactTimer);
+    for (const c of this.controllers) c.stop();
+    this.handler?.shutdown.abort();
+    await this.http?.stop(false);
+    await this.store?.close();
+  }
+}

@@ -1,0 +1,238 @@
+// The embedded store: an append-only MVCC log in one SQLite table (as kine keeps one),
+// one writer connection with group commit, and an in-process change feed.
+import { Database, type Statement } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import {
+  type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type WatchEvent, type Watcher, prefixEnd,
+} from "./store.ts";
+
+interface Row { rev: number; key: string; create_rev: number; prev_rev: number; deleted: number; value: string }
+
+type Op =
+  | { kind: "create"; key: string; value: string }
+  | { kind: "update"; key: string; value: string; expected: number }
+  | { kind: "delete"; key: string; expected?: number };
+
+interface Pending { op: Op; resolve: (kv: KeyValue) => void; reject: (e: Error) => void }
+
+interface Listener { prefix: string; onEvent: (ev: WatchEvent) => void }
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kv (
+  rev INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  create_rev INTEGER NOT NULL,
+  prev_rev INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS kv_key_rev ON kv(key, rev);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+`;
+
+const toKV = (r: Row): KeyValue => ({ key: r.key, value: r.value, modRevision: r.rev, createRevision: r.create_rev });
+
+export class SqliteStore implements Store {
+  readonly name = "sqlite";
+  private db: Database;
+  private rev: number;
+  private compacted: number;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private listeners = new Set<Listener>();
+  private closed = false;
+  private q: Record<string, Statement<any, any[]>>;
+
+  constructor(readonly path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path, { create: true, strict: true });
+    // auto_vacuum must be chosen before the first table exists.
+    this.db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+    this.db.exec("PRAGMA journal_mode = WAL");
+    // FULL: every commit is fsynced, so an acknowledged write survives a crash; group commit pays for it once per batch.
+    this.db.exec("PRAGMA synchronous = FULL");
+    this.db.exec("PRAGMA busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    this.q = {
+      latest: this.db.prepare("SELECT * FROM kv WHERE key = ? ORDER BY rev DESC LIMIT 1"),
+      atRev: this.db.prepare("SELECT * FROM kv WHERE key = ? AND rev <= ? ORDER BY rev DESC LIMIT 1"),
+      insert: this.db.prepare("INSERT INTO kv (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)"),
+      list: this.db.prepare(
+        `SELECT kv.* FROM kv JOIN (SELECT MAX(rev) AS m FROM kv WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key) l
+         ON kv.rev = l.m WHERE kv.deleted = 0 ORDER BY kv.key LIMIT ?`,
+      ),
+      count: this.db.prepare(
+        `SELECT COUNT(*) AS n FROM kv JOIN (SELECT MAX(rev) AS m FROM kv WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key) l
+         ON kv.rev = l.m WHERE kv.deleted = 0`,
+      ),
+      since: this.db.prepare(
+        `SELECT kv.*, p.value AS prev_value, p.rev AS p_rev, p.create_rev AS p_create_rev
+         FROM kv LEFT JOIN kv p ON p.rev = kv.prev_rev AND kv.prev_rev > 0
+         WHERE kv.rev > ? AND kv.key >= ? AND kv.key < ? ORDER BY kv.rev`,
+      ),
+      maxRev: this.db.prepare("SELECT COALESCE(MAX(rev), 0) AS r FROM kv"),
+      getMeta: this.db.prepare("SELECT value FROM meta WHERE name = ?"),
+      setMeta: this.db.prepare("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value"),
+      superseded: this.db.prepare(
+        `SELECT rev FROM kv WHERE rev <= ?1 AND rev < ?2 AND (deleted = 1 OR EXISTS
+           (SELECT 1 FROM kv n WHERE n.key = kv.key AND n.rev > kv.rev AND n.rev <= ?1)) LIMIT 2000`,
+      ),
+      del: this.db.prepare("DELETE FROM kv WHERE rev = ?"),
+    };
+    this.rev = (this.q.maxRev.get() as { r: number }).r;
+    this.compacted = (this.q.getMeta.get("compact_rev") as { value: number } | null)?.value ?? 0;
+    // Revision 0 means "no data"; a fresh store starts at 1 like etcd.
+    if (this.rev === 0) this.rev = 1;
+  }
+
+  async currentRevision() { return this.rev; }
+  async compactedRevision() { return this.compacted; }
+
+  private checkRevision(revision: number) {
+    if (revision > 0 && revision < this.compacted) throw new StoreError("Compacted", "", `revision ${revision} has been compacted`);
+    if (revision > this.rev) throw new StoreError("FutureRevision", "", `revision ${revision} is newer than ${this.rev}`);
+  }
+
+  async get(key: string, revision = 0): Promise<KeyValue | null> {
+    this.checkRevision(revision);
+    const row = (revision > 0 ? this.q.atRev.get(key, revision) : this.q.latest.get(key)) as Row | null;
+    return row && !row.deleted ? toKV(row) : null;
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const revision = opts.revision || this.rev;
+    this.checkRevision(revision);
+    const start = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    const end = prefixEnd(prefix);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : -1;
+    const rows = this.q.list.all(start, end, revision, limit > 0 ? limit + 1 : -1) as Row[];
+    const more = limit > 0 && rows.length > limit;
+    if (more) rows.length = limit;
+    let remaining = 0;
+    if (more) {
+      const after = rows[rows.length - 1].key + "\x00";
+      remaining = (this.q.count.get(after, end, revision) as { n: number }).n;
+    }
+    return { items: rows.map(toKV), revision, more, remaining };
+  }
+
+  async count(prefix: string): Promise<number> {
+    return (this.q.count.get(prefix, prefixEnd(prefix), this.rev) as { n: number }).n;
+  }
+
+  create(key: string, value: string) { return this.enqueue({ kind: "create", key, value }); }
+  update(key: string, value: string, expected: number) { return this.enqueue({ kind: "update", key, value, expected }); }
+  delete(key: string, expected?: number) { return this.enqueue({ kind: "delete", key, expected }); }
+
+  private enqueue(op: Op): Promise<KeyValue> {
+    if (this.closed) return Promise.reject(new StoreError("Unavailable", op.key, "store is closed"));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // setImmediate runs after this loop turn's I/O, so every request that arrived together shares one commit.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Group commit: apply every queued write in one transaction, then acknowledge and publish in revision order. */
+  private flush() {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    const done: { p: Pending; kv: KeyValue; ev: WatchEvent }[] = [];
+    const failed: { p: Pending; err: Error }[] = [];
+    const startRev = this.rev;
+    try {
+      this.db.transaction(() => {
+        for (const p of batch) {
+          try {
+            const r = this.apply(p.op);
+            done.push({ p, ...r });
+          } catch (e) {
+            failed.push({ p, err: e as Error });
+          }
+        }
+      }).immediate();
+    } catch (e) {
+      this.rev = startRev;
+      for (const p of batch) p.reject(new StoreError("Unavailable", p.op.key, `commit failed: ${(e as Error).message}`));
+      return;
+    }
+    for (const { p, err } of failed) p.reject(err);
+    for (const { p, kv, ev } of done) {
+      p.resolve(kv);
+      this.publish(ev);
+    }
+  }
+
+  private apply(op: Op): { kv: KeyValue; ev: WatchEvent } {
+    const cur = this.q.latest.get(op.key) as Row | null;
+    const live = cur && !cur.deleted ? cur : null;
+    if (op.kind === "create") {
+      if (live) throw new StoreError("KeyExists", op.key);
+    } else {
+      if (!live) throw new StoreError("NotFound", op.key);
+      const expected = op.expected;
+      if (expected !== undefined && expected !== 0 && expected !== live.rev) {
+        throw new StoreError("Conflict", op.key, `revision ${expected} is not the current ${live.rev}`, live.rev);
+      }
+    }
+    const rev = this.rev + 1;
+    const createRev = op.kind === "create" ? rev : live!.create_rev;
+    const value = op.kind === "delete" ? live!.value : op.value;
+    this.q.insert.run(rev, op.key, createRev, live ? live.rev : 0, op.kind === "delete" ? 1 : 0, value);
+    this.rev = rev;
+    const kv: KeyValue = { key: op.key, value, modRevision: rev, createRevision: createRev };
+    const prev = live ? toKV(live) : undefined;
+    const ev: WatchEvent = { type: op.kind === "delete" ? "DELETE" : "PUT", kv, prev, created: op.kind === "create" };
+    return { kv, ev };
+  }
+
+  private publish(ev: WatchEvent) {
+    for (const l of this.listeners) if (ev.kv.key.startsWith(l.prefix)) l.onEvent(ev);
+  }
+
+  async watch(prefix: string, afterRevision: number, onEvent: (ev: WatchEvent) => void): Promise<Watcher> {
+    if (afterRevision > 0 && afterRevision < this.compacted) {
+      throw new StoreError("Compacted", prefix, `revision ${afterRevision} has been compacted`);
+    }
+    // Replay and subscribe in one synchronous step, so no commit can fall between them.
+    const rows = this.q.since.all(afterRevision, prefix, prefixEnd(prefix)) as (Row & { prev_value: string | null; p_rev: number | null; p_create_rev: number | null })[];
+    for (const r of rows) {
+      const prev = r.prev_value !== null ? { key: r.key, value: r.prev_value, modRevision: r.p_rev!, createRevision: r.p_create_rev! } : undefined;
+      onEvent({ type: r.deleted ? "DELETE" : "PUT", kv: toKV(r), prev, created: !r.deleted && r.prev_rev === 0 });
+    }
+    const l: Listener = { prefix, onEvent };
+    this.listeners.add(l);
+    return { close: () => this.listeners.delete(l) };
+  }
+
+  /** Remove superseded rows and tombstones at or below revision, in small steps, then give the space back. */
+  async compact(revision: number): Promise<void> {
+    if (revision <= this.compacted) return;
+    revision = Math.min(revision, this.rev);
+    for (;;) {
+      const revs = this.q.superseded.all(revision, this.rev) as { rev: number }[];
+      if (revs.length === 0) break;
+      this.db.transaction(() => { for (const r of revs) this.q.del.run(r.rev); })();
+      // Let requests run between steps.
+      await new Promise((r) => setImmediate(r));
+    }
+    this.compacted = revision;
+    this.q.setMeta.run("compact_rev", revision);
+    this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    this.db.exec("PRAGMA incremental_vacuum");
+  }
+
+  async close() {
+    if (this.closed) return;
+    // Let queued writes finish before closing.
+    while (this.queue.length || this.flushScheduled) await new Promise((r) => setImmediate(r));
+    this.closed = true;
+    this.listeners.clear();
+    this.db.close();
+  }
+}

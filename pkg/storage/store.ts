@@ -1,0 +1,90 @@
+// The Store interface: an MVCC key-value log, as etcd keeps one (DESIGN.md §3).
+// Every backend (SQLite now, etcd later) implements exactly this and passes test/storage/.
+
+/** One key at one revision. `value` is the serialized object (JSON text). */
+export interface KeyValue {
+  key: string;
+  value: string;
+  /** Revision of the write that produced this value (the object's resourceVersion). */
+  modRevision: number;
+  /** Revision at which the key was created. */
+  createRevision: number;
+}
+
+export type WatchEventType = "PUT" | "DELETE";
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** For PUT the new value; for DELETE the last value before the delete, with modRevision = the delete's revision. */
+  kv: KeyValue;
+  /** For PUT of an existing key, the value it replaced. */
+  prev?: KeyValue;
+  /** True when the PUT created the key. */
+  created: boolean;
+}
+
+export interface ListOptions {
+  /** Read at this revision (0 or undefined = current). */
+  revision?: number;
+  /** Only keys >= startKey (for continue tokens). */
+  startKey?: string;
+  /** At most this many items; `more` says whether others remain. */
+  limit?: number;
+}
+
+export interface ListResult {
+  items: KeyValue[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** True when more keys after the last item remain. */
+  more: boolean;
+  /** Keys after the last returned one (when `more`). */
+  remaining: number;
+}
+
+export interface Watcher {
+  close(): void;
+}
+
+export interface Store {
+  readonly name: string;
+  /** Newest revision of the store. */
+  currentRevision(): Promise<number>;
+  /** Oldest revision still readable; reads below it fail with Compacted. */
+  compactedRevision(): Promise<number>;
+  get(key: string, revision?: number): Promise<KeyValue | null>;
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  /** Number of live keys under prefix. */
+  count(prefix: string): Promise<number>;
+  /** Fails with KeyExists when the key is live. */
+  create(key: string, value: string): Promise<KeyValue>;
+  /** Compare-and-swap: fails with Conflict unless the key's modRevision equals expected, NotFound when absent. */
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  /** Deletes the key; with expectedModRevision it is a compare-and-swap. Returns the last value. */
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+  /** Every change under prefix after `afterRevision`, in revision order, then live ones. Fails with Compacted when history is gone. */
+  watch(prefix: string, afterRevision: number, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Promise<Watcher>;
+  /** Drop history at or below revision (the live value of each key is kept). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type StoreErrorCode = "KeyExists" | "NotFound" | "Conflict" | "Compacted" | "FutureRevision" | "Unavailable";
+
+/** Typed storage failure; the API layer maps it to a Status in one place (pkg/api/status.ts). */
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    readonly key: string,
+    message?: string,
+    /** For Conflict, the key's current modRevision. */
+    readonly currentRevision?: number,
+  ) {
+    super(message ?? `${code}: ${key}`);
+  }
+}
+
+/** The first key after every key that starts with prefix (for range scans). */
+export function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}

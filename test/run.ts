@@ -1,0 +1,35 @@
+// Runs every test suite with bun's runner and ends with the line CI reads: `N passed, N failed`.
+// Suites run one directory at a time so each gets the whole machine; any failure exits non-zero.
+import { readdirSync, statSync } from "node:fs";
+
+const SUITES = ["test/unit", "test/storage", "test/api", "test/e2e"];
+const only = process.argv.slice(2);
+const suites = only.length ? only : SUITES;
+let passed = 0, failed = 0, skipped = 0;
+
+const hasTests = (dir: string) => {
+  try { return readdirSync(dir).some((f) => f.endsWith(".test.ts") || statSync(`${dir}/${f}`).isDirectory()); } catch { return false; }
+};
+
+for (const suite of suites) {
+  if (!hasTests(suite)) continue;
+  console.log(`\n=== ${suite}`);
+  const proc = Bun.spawn([process.execPath, "test", "--timeout", "120000", `./${suite}`], { stdout: "inherit", stderr: "pipe", env: process.env });
+  let tail = "";
+  const reader = proc.stderr.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const text = new TextDecoder().decode(value);
+    process.stderr.write(text);
+    tail = (tail + text).slice(-4000);
+  }
+  const code = await proc.exited;
+  const num = (re: RegExp) => Number(re.exec(tail)?.[1] ?? 0);
+  const p = num(/^\s*(\d+) pass/m), f = num(/^\s*(\d+) fail/m), s = num(/^\s*(\d+) skip/m);
+  passed += p; failed += f; skipped += s;
+  if (code !== 0 && f === 0) failed += 1; // a crashed runner counts as a failure
+}
+
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);
