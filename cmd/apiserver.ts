@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { consola } from "consola";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { UsageError, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
+import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 
 export const args = {
@@ -23,6 +23,9 @@ export const args = {
   "etcd-prefix": { type: "string", default: "/registry", description: "The prefix of every key in the store" },
   "etcd-compaction-interval": { type: "string", default: "5m0s", description: "Interval of compaction; history older than one interval is dropped (0 disables)" },
   "etcd-servers": { type: "string", description: "Comma-separated etcd URLs (selects the etcd3 backend; not available yet)" },
+  "watch-cache": { type: "boolean", default: true, description: "Enable the watch cache for all resources (--no-watch-cache or --watch-cache=false disables it)" },
+  "default-watch-cache-size": { type: "string", default: "100", description: "Events kept per resource in the watch cache; 0 disables caching for resources without their own size" },
+  "watch-cache-sizes": { type: "string", description: "Per-resource cache sizes, comma-separated resource[.group]#size (e.g. pods#1000,deployments.apps#200)" },
   "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
 } as const;
@@ -49,7 +52,22 @@ export function toOptions(a: Record<string, any>) {
     compactionIntervalMs: duration("etcd-compaction-interval", a["etcd-compaction-interval"]),
     maxRequestsInflight: int("max-requests-inflight", a["max-requests-inflight"], 0),
     maxMutatingRequestsInflight: int("max-mutating-requests-inflight", a["max-mutating-requests-inflight"], 0),
+    watchCache: {
+      enabled: bool("watch-cache", a["watch-cache"]),
+      defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
+      sizes: cacheSizes(a["watch-cache-sizes"] ?? ""),
+    },
   };
+}
+
+function cacheSizes(v: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of v.split(",").filter(Boolean)) {
+    const [res, size] = item.split("#");
+    if (!res || size === undefined) throw new UsageError(`invalid argument "${v}" for "--watch-cache-sizes" flag: expected resource[.group]#size, got "${item}"`);
+    out[res.trim()] = int("watch-cache-sizes", size.trim(), 0);
+  }
+  return out;
 }
 
 export default defineCommand({

@@ -35,6 +35,14 @@ export function int(flag: string, v: string, min = -Infinity, max = Infinity): n
   return n;
 }
 
+/** citty passes `--flag=false` through as the string "false". */
+export function bool(flag: string, v: unknown): boolean {
+  if (typeof v === "boolean") return v;
+  if (v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  throw new UsageError(`invalid argument "${v}" for "--${flag}" flag: strconv.ParseBool: parsing "${v}": invalid syntax`);
+}
+
 export function oneOf(flag: string, v: string, allowed: string[]): string {
   if (!allowed.includes(v)) throw new UsageError(`invalid argument "${v}" for "--${flag}" flag: must be one of ${allowed.join(", ")}`);
   return v;

@@ -60,15 +60,15 @@ function mergeMap(original: Obj, patch: Obj, schema: Schema | undefined): Obj {
       continue;
     }
     if (isObj(current)) {
-      original[key] = meta.strategy === "replace"
+      put(original, key, meta.strategy === "replace"
         ? clean(patchValue)
-        : mergeMap(current, patchValue as Obj, meta.fields);
+        : mergeMap(current, patchValue as Obj, meta.fields));
     } else if (Array.isArray(current)) {
-      original[key] = meta.strategy === "merge" || isDeleteList
+      put(original, key, meta.strategy === "merge" || isDeleteList
         ? mergeList(current, patchValue as unknown[], meta, key, isDeleteList)
-        : clean(patchValue);
+        : clean(patchValue));
     } else {
-      original[key] = patchValue;
+      put(original, key, patchValue);
     }
   }
   return original;
@@ -122,7 +122,7 @@ function applySetElementOrder(original: Obj, patch: Obj, schema: Schema | undefi
 
     const listed = merged.filter((item) => indexOf(order, item, key) >= 0);
     const serverOnly = merged.filter((item) => indexOf(order, item, key) < 0);
-    original[field] = interleave(listed, serverOnly, order, originalList, key);
+    put(original, field, interleave(listed, serverOnly, order, originalList, key));
     delete patch[field];
   }
 }
@@ -132,13 +132,11 @@ function validateAgainstOrder(patchList: unknown[], order: unknown[], key: strin
   if (order.length === 0 || patchList.length === 0) return;
   const items = key ? patchList.filter((item) => !(isObj(item) && item[PATCH] === "delete")) : patchList;
   let p = 0;
-  for (let o = 0; p < items.length && o < order.length; o++) {
-    if (isObj(items[p]) && has(items[p] as Obj, PATCH)) {
-      p++; // directive items are not ordered; they do not use up an order entry
-      o--;
-      continue;
-    }
-    if (sameKey(items[p], order[o], key)) p++;
+  let o = 0;
+  while (p < items.length && o < order.length) {
+    // Items carrying a directive have no place in the order.
+    if (isObj(items[p]) && has(items[p] as Obj, PATCH)) p++;
+    else if (sameKey(items[p], order[o++], key)) p++;
   }
   if (p < items.length) {
     throw new PatchError(
@@ -264,14 +262,19 @@ function clean(value: unknown): unknown {
   for (const [k, v] of Object.entries(value)) {
     if (v === null || k === RETAIN_KEYS || k.startsWith(SET_ORDER + "/") || k.startsWith(DELETE_FROM + "/")) continue;
     const c = clean(v);
-    if (c !== undefined) out[k] = c;
+    if (c !== undefined) put(out, k, c);
   }
   return out;
 }
 
 function setOrDelete(o: Obj, key: string, value: unknown): void {
   if (value === undefined) delete o[key];
-  else o[key] = value;
+  else put(o, key, value);
+}
+
+/** Plain assignment, except that a "__proto__" key stays data instead of swapping the prototype. */
+function put(o: Obj, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function shape(v: unknown): string {

@@ -34,7 +34,7 @@ export function ensureServingCerts(certDir: string, extraHosts: string[] = []): 
   }
   mkdirSync(certDir, { recursive: true, mode: 0o700 });
   const caKey = newKey();
-  const ca = newCert(`kite-ca@${Math.floor(Date.now() / 1000)}`, caKey, 10);
+  const ca = newCert(`kite-ca-${Math.floor(Date.now() / 1000)}`, caKey, 10);
   ca.setIssuer(ca.subject.attributes);
   ca.setExtensions([
     { name: "basicConstraints", cA: true, critical: true },
@@ -44,7 +44,7 @@ export function ensureServingCerts(certDir: string, extraHosts: string[] = []): 
   ca.sign(caKey, forge.md.sha256.create());
 
   const key = newKey();
-  const cert = newCert("kite-apiserver", key, 1 * 10);
+  const cert = newCert("kite-apiserver", key, 10);
   cert.setIssuer(ca.subject.attributes);
   const hosts = [...new Set(["localhost", "127.0.0.1", "::1", hostname(), "kubernetes", "kubernetes.default", "kubernetes.default.svc", ...extraHosts.filter(Boolean)])];
   cert.setExtensions([

@@ -4,7 +4,8 @@ import { randomUUID } from "node:crypto";
 import {
   badRequest, conflict, fromStoreError, gone, invalid, notFound, tooNewRevision, type Qualified,
 } from "../api/status.ts";
-import type { KeyValue, Store } from "../storage/store.ts";
+import { type CachedEvent, type Entry, WatchCache } from "../storage/cacher.ts";
+import type { KeyValue, Store, WatchEvent } from "../storage/store.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
@@ -27,6 +28,18 @@ export interface DeleteOptions extends WriteOptions {
   gracePeriodSeconds?: number;
 }
 
+/** Watch cache settings of one resource: capacity 0 means no cache (reads and watches go to the store). */
+export interface CacheConfig { capacity: number }
+
+/** What a watch delivers to its consumer (the HTTP handler). */
+export interface WatchSink {
+  /** Returns false when the consumer can take no more (a slow watcher): the watch then ends. */
+  event(type: "ADDED" | "MODIFIED" | "DELETED", obj: Obj): boolean;
+  /** The watch has seen everything up to rev (for bookmarks). */
+  progress(rev: number): void;
+  fail(err: Error): void;
+}
+
 /** Something the registry can ask before a write: does this namespace accept objects? (admission) */
 export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
 
@@ -46,7 +59,12 @@ export class ResourceStore {
   readonly prefix: string;
   private fieldLabelNames: Set<string>;
 
-  constructor(readonly def: ResourceDef, readonly store: Store, etcdPrefix: string, readonly namespaceCheck?: NamespaceCheck) {
+  private cache?: WatchCache;
+
+  constructor(
+    readonly def: ResourceDef, readonly store: Store, etcdPrefix: string,
+    readonly namespaceCheck?: NamespaceCheck, private cacheConfig: CacheConfig = { capacity: 100 },
+  ) {
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
     this.prefix = `${etcdPrefix.replace(/\/$/, "")}/${def.storageResource ?? def.plural}/`;
     const probe = def.strategy?.fieldLabels?.({}) ?? {};
@@ -72,6 +90,19 @@ export class ResourceStore {
     return JSON.stringify(this.def.codec ? this.def.codec.toStorage(stored) : stored);
   }
 
+  /** The watch cache, started on first use so start-up stays cheap. */
+  watchCache(): WatchCache | undefined {
+    if (this.cacheConfig.capacity <= 0) return undefined;
+    return (this.cache ??= new WatchCache(this.store, this.prefix, this.cacheConfig.capacity));
+  }
+
+  /** Decodes a cached entry once; the object is shared, so callers must not mutate it. */
+  decodeEntry(e: Entry): Obj {
+    let o = e.memo.get("obj") as Obj | undefined;
+    if (!o) e.memo.set("obj", (o = this.decode(e.kv)));
+    return o;
+  }
+
   fieldsOf(obj: Obj): Record<string, string> {
     const base = { "metadata.name": obj.metadata?.name, "metadata.namespace": obj.metadata?.namespace ?? "" };
     return this.def.strategy?.fieldLabels ? { ...base, ...this.def.strategy.fieldLabels(obj) } : base;
@@ -95,6 +126,14 @@ export class ResourceStore {
   // ---- reads
   async get(ns: string, name: string, resourceVersion?: string): Promise<Obj> {
     const rv = parseRV(resourceVersion);
+    const cache = resourceVersion ? this.watchCache() : undefined;
+    if (cache) {
+      // "0": any version, "N": not older than N — both from the cache once it has caught up.
+      if (!(await cache.waitFor(rv))) throw tooNewRevision();
+      const e = cache.get(this.key(ns, name));
+      if (!e) throw notFound(this.q, name);
+      return this.decodeEntry(e);
+    }
     if (rv > 0) await this.waitForRevision(rv);
     let kv: KeyValue | null;
     try { kv = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
@@ -134,6 +173,8 @@ export class ResourceStore {
       await this.waitForRevision(n);
       if (limit) revision = n; // limit with a resourceVersion reads exactly that revision
     }
+    const cache = !o.continue && o.resourceVersionMatch !== "Exact" && (!limit || rv === "0") ? this.watchCache() : undefined;
+    if (cache) return this.listFromCache(cache, prefix, label, field, rv);
     const items: Obj[] = [];
     let listRev = revision, more = false, remaining = 0, lastKey = "";
     try {
@@ -162,6 +203,75 @@ export class ResourceStore {
       if (!filtered) metadata.remainingItemCount = remaining;
     }
     return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata, items };
+  }
+
+  /**
+   * Lists from the watch cache. "0" takes the cache as it is; unset is a consistent read (the cache
+   * first catches up with the store's current revision); "N" waits until the cache reaches N.
+   */
+  private async listFromCache(cache: WatchCache, prefix: string, label: Selector, field: Selector, rv?: string): Promise<Obj> {
+    const want = rv === "0" ? 0 : rv ? parseRV(rv) : await this.store.currentRevision();
+    if (!(await cache.waitFor(want))) throw tooNewRevision();
+    const filtered = label !== everything || field !== everything;
+    const items: Obj[] = [];
+    for (const e of cache.list(prefix)) {
+      const obj = this.decodeEntry(e);
+      if (!filtered || this.matches(obj, label, field)) items.push(obj);
+    }
+    return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata: { resourceVersion: String(cache.rev) }, items };
+  }
+
+  /**
+   * A watch of the collection under ns (spec §4.6): with rv unset or "0" the current state comes first
+   * as ADDED; then every change after the start revision, translated for the selection (an object
+   * leaving it is DELETED, entering it ADDED). Served by the watch cache, or by the store's history when
+   * the cache's window no longer reaches back to rv. Returns the stop function.
+   */
+  async watch(ns: string, rv: string, label: Selector, field: Selector, sink: WatchSink): Promise<() => void> {
+    const prefix = this.collectionPrefix(ns);
+    const inPrefix = (key: string) => key.startsWith(prefix);
+    const matches = (o: Obj) => this.matches(o, label, field);
+    let after = parseRV(rv);
+    const cache = this.watchCache();
+    if (cache) {
+      if (!rv) await cache.waitFor(await this.store.currentRevision());
+      else await cache.whenReady();
+      let open = true;
+      const w = {
+        push: (ce: CachedEvent) => {
+          if (!open || ce.rev <= after || !inPrefix(ce.ev.kv.key)) return true;
+          const t = translate(ce.ev, this.decodeEntry(ce.cur), ce.prev && this.decodeEntry(ce.prev), matches);
+          return t ? sink.event(t.type, t.obj) : true;
+        },
+        progress: (r: number) => sink.progress(r),
+        fail: (e: Error) => { open = false; sink.fail(e); },
+      };
+      if (!rv || rv === "0") {
+        // The snapshot and the registration happen in one synchronous step: no event falls between.
+        after = cache.rev;
+        for (const e of cache.list(prefix)) {
+          const obj = this.decodeEntry(e);
+          if (matches(obj) && !sink.event("ADDED", obj)) return () => {};
+        }
+      }
+      if (cache.watch(after, w)) return () => { open = false; cache.unwatch(w); };
+    }
+    // No cache, or rv older than its window: the store replays its history, then streams.
+    if (!rv || rv === "0") {
+      const list = await this.list(ns.length ? ns : "", { labelSelector: label, fieldSelector: field, limit: 0 });
+      after = Number(list.metadata.resourceVersion);
+      for (const item of list.items) if (!sink.event("ADDED", item)) return () => {};
+    }
+    let w: { close(): void } | undefined;
+    let open = true;
+    try {
+      w = await this.store.watch(prefix, after, (ev) => {
+        if (!open) return;
+        const t = translate(ev, this.decode(ev.kv), ev.prev && this.decode(ev.prev), matches);
+        if (t && !sink.event(t.type, t.obj)) { open = false; w?.close(); }
+      });
+    } catch (e) { this.fail(e, ""); }
+    return () => { open = false; w!.close(); };
   }
 
   // ---- writes
@@ -285,6 +395,7 @@ export class ResourceStore {
       if (pre?.resourceVersion && pre.resourceVersion !== m.resourceVersion) {
         throw conflict(this.q, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
       }
+      this.def.strategy?.validateDelete?.(obj);
       const finalizers: string[] = [...(m.finalizers ?? [])];
       const add = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
       const drop = (f: string) => { const i = finalizers.indexOf(f); if (i >= 0) finalizers.splice(i, 1); };
@@ -366,6 +477,17 @@ export class ResourceStore {
     causes.push(...(this.def.strategy?.validate?.(obj, old) ?? []));
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
+}
+
+/** Maps a store event onto what a watcher of a selection sees. */
+function translate(ev: WatchEvent, obj: Obj, prev: Obj | undefined, matches: (o: Obj) => boolean): { type: "ADDED" | "MODIFIED" | "DELETED"; obj: Obj } | null {
+  if (ev.type === "DELETE") return matches(obj) ? { type: "DELETED", obj } : null;
+  const now = matches(obj);
+  const before = prev ? matches(prev) : false;
+  if (now && (ev.created || !before)) return { type: "ADDED", obj };
+  if (now) return { type: "MODIFIED", obj };
+  if (before) return { type: "DELETED", obj };
+  return null;
 }
 
 function invalidParam(msg: string) {

@@ -1,19 +1,30 @@
 // All resource stores of a server, found by URL coordinates.
 import { forbidden, notFound } from "../api/status.ts";
 import type { Store } from "../storage/store.ts";
-import { ResourceStore } from "./generic.ts";
+import { type CacheConfig, ResourceStore } from "./generic.ts";
 import type { ResourceDef } from "./types.ts";
 
 export const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/** Watch cache sizing as the spec's flags give it: --watch-cache, --default-watch-cache-size, --watch-cache-sizes. */
+export interface CacheSizing { enabled: boolean; defaultSize: number; sizes: Record<string, number> }
+
+export const DEFAULT_CACHE_SIZING: CacheSizing = { enabled: true, defaultSize: 100, sizes: {} };
+
+function cacheConfigFor(d: ResourceDef, c: CacheSizing): CacheConfig {
+  if (!c.enabled) return { capacity: 0 };
+  const key = d.group ? `${d.plural}.${d.group}` : d.plural;
+  return { capacity: c.sizes[key] ?? c.defaultSize };
+}
 
 export class Registry {
   private byPath = new Map<string, ResourceStore>();
   readonly all: ResourceStore[] = [];
 
-  constructor(readonly defs: ResourceDef[], readonly store: Store, etcdPrefix: string) {
+  constructor(readonly defs: ResourceDef[], readonly store: Store, etcdPrefix: string, caching: CacheSizing = DEFAULT_CACHE_SIZING) {
     const nsCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
     for (const d of defs) {
-      const rs = new ResourceStore(d, store, etcdPrefix, nsCheck);
+      const rs = new ResourceStore(d, store, etcdPrefix, nsCheck, cacheConfigFor(d, caching));
       this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
       this.all.push(rs);
     }

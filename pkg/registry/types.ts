@@ -17,6 +17,8 @@ export interface Strategy {
   deleteImmediately?(obj: Obj): boolean;
   /** Finalizers outside metadata.finalizers that hold a deleted object (a namespace's spec.finalizers). */
   pendingFinalizers?(obj: Obj): boolean;
+  /** Refuses a delete by throwing (the immortal system namespaces). */
+  validateDelete?(obj: Obj): void;
   /** Marks an object whose deletion has begun (a namespace turns Terminating). */
   onDeleting?(obj: Obj): void;
   /** Values for type-specific field selectors (beyond metadata.name and metadata.namespace). */

@@ -4,12 +4,11 @@ import { consola } from "consola";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
-import { ApiHandler } from "../api/server.ts";
+import { ApiHandler, type Route } from "../api/server.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
-import { handleOpenAPI } from "../openapi/document.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { BUILTIN } from "../registry/builtin.ts";
-import { Registry } from "../registry/registry.ts";
+import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import type { Store } from "../storage/store.ts";
 
@@ -30,9 +29,14 @@ export interface ApiServerOptions {
   compactionIntervalMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  watchCache: CacheSizing;
 }
 
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
+
+// OpenAPI documents are large: load and build them on the first request, not at start-up.
+const openapi: Route = async (req, url) =>
+  url.pathname.startsWith("/openapi/") ? (await import("../openapi/document.ts")).handleOpenAPI(url, req.headers) : undefined;
 
 export class ApiServer {
   store!: Store;
@@ -51,7 +55,7 @@ export class ApiServer {
   async start(): Promise<void> {
     const o = this.opts;
     this.store = new SqliteStore(join(o.dataDir, "state.db"));
-    this.registry = new Registry(BUILTIN, this.store, o.etcdPrefix);
+    this.registry = new Registry(BUILTIN, this.store, o.etcdPrefix, o.watchCache);
     await this.registry.bootstrap();
 
     const health = new Health(o.livezGraceMs);
@@ -71,7 +75,7 @@ export class ApiServer {
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
-    }, [(req, url) => handleOpenAPI(url, req.headers)]);
+    }, [openapi]);
 
     const tls = this.tls();
     const handler = this.handler;

@@ -1,5 +1,6 @@
 // What every resource handler receives, and how it answers.
 import type { ResourceStore } from "../../registry/generic.ts";
+import { jsonOf, listJSON } from "../../registry/serialized.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
 import { badRequest } from "../status.ts";
@@ -17,6 +18,12 @@ export interface HandlerContext {
 }
 
 export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response {
+  if (ctx.rep.format === "json" && typeof obj === "object" && obj !== null) {
+    // Objects from the watch cache carry their JSON already; a list reuses each item's.
+    const o = obj as Record<string, any>;
+    const body = Array.isArray(o.items) ? listJSON(o as { items: object[] }) : jsonOf(o);
+    return new Response(body, { status, headers: { "Content-Type": "application/json" } });
+  }
   const { body, type } = encodeBody(obj, ctx.rep.format);
   return new Response(body, { status, headers: { "Content-Type": type } });
 }

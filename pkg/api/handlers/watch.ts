@@ -1,15 +1,17 @@
-// A watch: a chunked stream of JSON events, one per line, started per spec §4.6.
-import type { WatchEvent } from "../../storage/store.ts";
+// A watch: a chunked stream of JSON events, one per line (spec §4.6, §6.1). The registry decides what
+// to send; this file streams it, with bookmarks, the timeout, and cut-off of a watcher that can't keep up.
 import { parseFieldSelector, parseLabelSelector } from "../../registry/selector.ts";
-import { parseRV } from "../../registry/generic.ts";
-import type { Obj } from "../../registry/types.ts";
+import { eventLine } from "../../registry/serialized.ts";
 import { apiVersionOf } from "../../registry/types.ts";
+import { StoreError } from "../../storage/store.ts";
 import { StatusError, gone } from "../status.ts";
 import type { HandlerContext } from "./context.ts";
 
-export interface WatchSettings { minRequestTimeoutSeconds: number }
+export interface WatchSettings { minRequestTimeoutSeconds: number; bookmarkIntervalMs?: number }
 
-const BOOKMARK_EVERY_MS = 60_000;
+/** Bytes a watcher may have queued before it is cut off (a slow client must not grow memory without bound). */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+const enc = new TextEncoder();
 
 export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   const { url, info, rs } = ctx;
@@ -18,73 +20,66 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   let fieldSel = p.get("fieldSelector") ?? "";
   if (info.name) fieldSel = [fieldSel, `metadata.name=${info.name}`].filter(Boolean).join(",");
   const field = parseFieldSelector(fieldSel, rs.supportedFieldLabels).match;
-  const rvParam = p.get("resourceVersion") ?? "";
-  const startRV = parseRV(rvParam);
+  const rv = p.get("resourceVersion") ?? "";
   const bookmarks = p.get("allowWatchBookmarks") === "true";
   const timeoutParam = p.get("timeoutSeconds");
   const min = settings.minRequestTimeoutSeconds;
-  const timeoutMs = (timeoutParam ? Number(timeoutParam) : min * (1 + Math.random())) * 1000;
-  const enc = new TextEncoder();
-  const matches = (o: Obj) => rs.matches(o, label, field);
-  let lastRV = startRV;
-
+  const timeoutMs = (timeoutParam && Number(timeoutParam) > 0 ? Number(timeoutParam) : min * (1 + Math.random())) * 1000;
   let cleanup = () => {};
+
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      let open = true;
-      const send = (type: string, object: unknown) => {
-        if (!open) return;
-        try { controller.enqueue(enc.encode(JSON.stringify({ type, object }) + "\n")); } catch { close(); }
-      };
-      const bookmark = () => send("BOOKMARK", { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: String(lastRV) } });
+      let open = true, lastRV = rv && rv !== "0" ? rv : "", stop = () => {};
       const timers: Timer[] = [];
-      let unwatch = () => {};
       const close = () => {
         if (!open) return;
         open = false;
-        unwatch();
+        stop();
         timers.forEach(clearTimeout);
-        try { controller.close(); } catch { /* already closed by the client */ }
+        ctx.signal.removeEventListener("abort", close);
+        try { controller.close(); } catch { /* the client went away */ }
       };
       cleanup = close;
-      ctx.signal.addEventListener("abort", close);
-      timers.push(setTimeout(() => { if (bookmarks) bookmark(); close(); }, timeoutMs));
-      if (bookmarks) timers.push(setInterval(bookmark, BOOKMARK_EVERY_MS) as unknown as Timer);
-      try {
-        let after = startRV;
-        if (rvParam === "" || rvParam === "0") {
-          // Get State and Start: synthetic ADDED for the current state at one revision, then changes after it.
-          const list = await rs.list(info.namespace, { labelSelector: label, fieldSelector: field });
-          after = Number(list.metadata.resourceVersion);
-          for (const item of list.items) send("ADDED", item);
-          lastRV = after;
+      const write = (b: Uint8Array) => {
+        if (!open) return false;
+        if ((controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) {
+          try { controller.enqueue(enc.encode(JSON.stringify({ type: "ERROR", object: gone("watch was too slow and was cut off: list and watch again").toStatus() }) + "\n")); } catch { /* closed */ }
+          close();
+          return false;
         }
-        const w = await rs.store.watch(rs.collectionPrefix(info.namespace), after, (ev: WatchEvent) => {
-          const t = translate(ev);
-          if (t) { lastRV = ev.kv.modRevision; send(t.type, t.object); }
+        try { controller.enqueue(b); return true; } catch { close(); return false; }
+      };
+      const bookmark = () => {
+        if (!bookmarks || !lastRV) return;
+        write(enc.encode(JSON.stringify({ type: "BOOKMARK", object: { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: lastRV } } }) + "\n"));
+      };
+      ctx.signal.addEventListener("abort", close);
+      timers.push(setTimeout(() => { bookmark(); close(); }, timeoutMs));
+      if (bookmarks) {
+        const every = settings.bookmarkIntervalMs ?? 60_000;
+        timers.push(setInterval(() => { rs.watchCache()?.progress(); bookmark(); }, every) as unknown as Timer);
+      }
+      try {
+        stop = await rs.watch(info.namespace, rv, label, field, {
+          event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(eventLine(type, obj)); },
+          progress: (r) => { if (!lastRV || Number(lastRV) < r) lastRV = String(r); },
+          fail: (e) => {
+            const st = e instanceof StatusError ? e : gone(e instanceof StoreError && e.code === "Compacted" ? `too old resource version: ${rv}` : e.message);
+            write(enc.encode(JSON.stringify({ type: "ERROR", object: st.toStatus() }) + "\n"));
+            close();
+          },
         });
-        unwatch = () => w.close();
-        if (!open) unwatch();
+        if (!lastRV) lastRV = String(rs.watchCache()?.rev ?? (await rs.store.currentRevision()));
+        if (!open) stop();
       } catch (e) {
-        const err = e instanceof StatusError ? e : (e as any)?.code === "Compacted" ? gone(`too old resource version: ${startRV}`) : null;
-        if (err) send("ERROR", err.toStatus());
+        const st = e instanceof StatusError ? e : null;
+        if (!st) throw e;
+        write(enc.encode(JSON.stringify({ type: "ERROR", object: (st.code === 410 ? gone(`too old resource version: ${rv}`) : st).toStatus() }) + "\n"));
         close();
       }
     },
     cancel() { cleanup(); },
-  });
-
-  /** Maps a store event onto what this watcher sees: objects leaving the selection are DELETED, entering ADDED. */
-  function translate(ev: WatchEvent): { type: string; object: Obj } | null {
-    const obj = rs.decode(ev.kv);
-    if (ev.type === "DELETE") return matches(obj) ? { type: "DELETED", object: obj } : null;
-    const now = matches(obj);
-    const before = ev.prev ? matches(rs.decode(ev.prev)) : false;
-    if (now && (ev.created || !before)) return { type: "ADDED", object: obj };
-    if (now) return { type: "MODIFIED", object: obj };
-    if (before) return { type: "DELETED", object: obj };
-    return null;
-  }
+  }, { highWaterMark: 64 * 1024, size: (c) => c?.byteLength ?? 0 });
 
   return new Response(stream, { headers: { "Content-Type": "application/json", "Cache-Control": "no-cache, private" } });
 }

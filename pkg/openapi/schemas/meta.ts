@@ -1,0 +1,147 @@
+// apimachinery types: object and list metadata, selectors, Status, DeleteOptions, discovery,
+// and the scalar wrappers (Time, Quantity, IntOrString, RawExtension).
+import { ATOMIC, MAP_ATOMIC, TYPE_META, arr, bool, condition, free, i64, int, listMap, mergeSet, obj, pkg, ref, str, strMap, strs, time, type Table } from "./dsl.ts";
+
+const meta: Table = {
+  Time: str("A timestamp in RFC 3339 form, second precision, UTC.", { format: "date-time" }),
+  MicroTime: str("A timestamp in RFC 3339 form with microsecond precision.", { format: "date-time" }),
+  FieldsV1: { description: "A set of field paths, encoded as a trie in JSON.", type: "object" },
+  Patch: { description: "The body of a PATCH request; its format depends on the Content-Type.", type: "object" },
+  ObjectMeta: obj("Metadata every persisted object carries.", {
+    name: str("Unique name within the namespace (or the cluster, for cluster-scoped kinds)."),
+    generateName: str("Prefix from which the server builds a unique name when name is empty."),
+    namespace: str("Namespace the object lives in; empty for cluster-scoped kinds."),
+    selfLink: str("Deprecated; not set."),
+    uid: str("Unique identifier assigned by the server at creation; never reused."),
+    resourceVersion: str("Opaque version of the object, used for optimistic concurrency and watches."),
+    generation: i64("Sequence number of the desired state; bumped by the server on spec changes."),
+    creationTimestamp: time("When the object was created; set by the server."),
+    deletionTimestamp: time("When the object will be (or began being) deleted; set by the server."),
+    deletionGracePeriodSeconds: i64("Seconds allowed for graceful termination before the object is removed."),
+    labels: strMap("Key/value pairs used to organise and select objects."),
+    annotations: strMap("Arbitrary non-identifying key/value data for tools and controllers."),
+    ownerReferences: arr("meta.OwnerReference", "Objects this one depends on; it is garbage collected when they are gone.", listMap(["uid"])),
+    finalizers: strs("Names of hooks that must run (and be removed) before the object is deleted.", mergeSet),
+    clusterName: str("Name of the cluster the object belongs to; unused."),
+    managedFields: arr("meta.ManagedFieldsEntry", "Which manager owns which fields, as tracked by server-side apply.", ATOMIC),
+  }),
+  ListMeta: obj("Metadata of a list response.", {
+    selfLink: str("Deprecated; not set."),
+    resourceVersion: str("Version of the collection at the time of the list; start a watch from here."),
+    continue: str("Token to fetch the next chunk when the list was limited; empty on the last chunk."),
+    remainingItemCount: i64("Approximate count of items not yet returned in a chunked list."),
+  }),
+  OwnerReference: obj("Identifies an owning object in the same namespace.", {
+    apiVersion: str("API version of the owner."),
+    kind: str("Kind of the owner."),
+    name: str("Name of the owner."),
+    uid: str("UID of the owner."),
+    controller: bool("True when this owner is the managing controller."),
+    blockOwnerDeletion: bool("When true, the owner cannot be removed in foreground until this object is gone."),
+  }, ["apiVersion", "kind", "name", "uid"], MAP_ATOMIC),
+  ManagedFieldsEntry: obj("The fields one manager owns, and how it last wrote them.", {
+    manager: str("Name of the field manager."),
+    operation: str("Apply or Update."),
+    apiVersion: str("Version of the object the fields were written in."),
+    time: time("When the entry last changed."),
+    fieldsType: str("Format of fieldsV1; always FieldsV1."),
+    fieldsV1: ref("meta.FieldsV1", "The owned fields."),
+    subresource: str("Subresource the fields were written through, if any."),
+  }),
+  LabelSelector: obj("Selects objects by labels; all terms must match. An empty selector matches everything.", {
+    matchLabels: strMap("Labels that must be present with exactly these values."),
+    matchExpressions: arr("meta.LabelSelectorRequirement", "Set-based requirements on labels.", ATOMIC),
+  }, undefined, MAP_ATOMIC),
+  LabelSelectorRequirement: obj("One set-based label requirement.", {
+    key: str("Label key."),
+    operator: str("In, NotIn, Exists or DoesNotExist."),
+    values: strs("Values for In and NotIn; empty for Exists and DoesNotExist.", ATOMIC),
+  }, ["key", "operator"]),
+  Condition: condition("A standard status condition."),
+  Status: obj("The result of an operation that does not return an object, such as a failure.", {
+    ...TYPE_META,
+    metadata: ref("meta.ListMeta", "Standard list metadata."),
+    status: str("Success or Failure."),
+    message: str("Human-readable description."),
+    reason: str("Machine-readable CamelCase reason, e.g. NotFound."),
+    details: ref("meta.StatusDetails", "More data about the reason."),
+    code: int("HTTP status code."),
+  }, undefined, { "x-kubernetes-group-version-kind": [{ group: "", kind: "Status", version: "v1" }] }),
+  StatusDetails: obj("Details of a Status.", {
+    name: str("Name of the object concerned."),
+    group: str("Group of the object concerned."),
+    kind: str("Kind (or resource) of the object concerned."),
+    uid: str("UID of the object concerned."),
+    causes: arr("meta.StatusCause", "Individual causes, e.g. one per invalid field.", ATOMIC),
+    retryAfterSeconds: int("Seconds a client should wait before retrying."),
+  }),
+  StatusCause: obj("One cause of an error.", {
+    reason: str("Machine-readable cause."),
+    message: str("Human-readable cause."),
+    field: str("Path of the field at fault, e.g. spec.containers[0].name."),
+  }),
+  DeleteOptions: obj("Options of a delete request.", {
+    ...TYPE_META,
+    gracePeriodSeconds: i64("Seconds before the object is removed; 0 removes at once."),
+    preconditions: ref("meta.Preconditions", "Conditions that must hold for the delete to proceed."),
+    orphanDependents: bool("Deprecated: use propagationPolicy=Orphan."),
+    propagationPolicy: str("Orphan, Background or Foreground handling of dependents."),
+    dryRun: strs("When set to All, validate but do not persist.", ATOMIC),
+  }),
+  Preconditions: obj("Must match the stored object for the operation to proceed.", {
+    uid: str("Expected UID."),
+    resourceVersion: str("Expected resourceVersion."),
+  }),
+  APIResource: obj("One resource served in a group version.", {
+    name: str("Plural resource name (with /subresource)."),
+    singularName: str("Singular name."),
+    namespaced: bool("Whether the resource is namespaced."),
+    group: str("Group, when it differs from the enclosing one."),
+    version: str("Version, when it differs from the enclosing one."),
+    kind: str("Kind of the objects."),
+    verbs: strs("Supported verbs."),
+    shortNames: strs("Short aliases.", ATOMIC),
+    categories: strs("Categories, e.g. all.", ATOMIC),
+    storageVersionHash: str("Hash of the storage version."),
+  }, ["name", "singularName", "namespaced", "kind", "verbs"]),
+  APIResourceList: obj("The resources of one group version.", {
+    ...TYPE_META,
+    groupVersion: str("The group version listed."),
+    resources: arr("meta.APIResource", "The resources.", ATOMIC),
+  }, ["groupVersion", "resources"]),
+  GroupVersionForDiscovery: obj("A version of a group.", {
+    groupVersion: str("group/version."),
+    version: str("The version."),
+  }, ["groupVersion", "version"]),
+  ServerAddressByClientCIDR: obj("The server address to use for clients in a CIDR.", {
+    clientCIDR: str("Client network."),
+    serverAddress: str("host:port to use."),
+  }, ["clientCIDR", "serverAddress"]),
+  APIGroup: obj("One API group and its versions.", {
+    ...TYPE_META,
+    name: str("Group name."),
+    versions: arr("meta.GroupVersionForDiscovery", "Served versions.", ATOMIC),
+    preferredVersion: ref("meta.GroupVersionForDiscovery", "The preferred version."),
+    serverAddressByClientCIDRs: arr("meta.ServerAddressByClientCIDR", "Server addresses by client network.", ATOMIC),
+  }, ["name", "versions"]),
+  APIGroupList: obj("All API groups.", {
+    ...TYPE_META,
+    groups: arr("meta.APIGroup", "The groups.", ATOMIC),
+  }, ["groups"]),
+  APIVersions: obj("The versions of the core (legacy) API.", {
+    ...TYPE_META,
+    versions: strs("Served versions.", ATOMIC),
+    serverAddressByClientCIDRs: arr("meta.ServerAddressByClientCIDR", "Server addresses by client network.", ATOMIC),
+  }, ["versions", "serverAddressByClientCIDRs"]),
+};
+
+export const META_SCHEMAS: Table = {
+  ...pkg("meta", meta),
+  ...pkg("resource", {
+    Quantity: { description: "A decimal amount with an optional suffix, e.g. 100m, 1.5, 2Gi.", oneOf: [{ type: "string" }, { type: "number" }] },
+  }),
+  ...pkg("intstr", {
+    IntOrString: { description: "Either an integer or a string, e.g. 8080 or \"http\" or \"25%\".", format: "int-or-string", oneOf: [{ type: "integer" }, { type: "string" }] },
+  }),
+  ...pkg("runtime", { RawExtension: free("An embedded object of any kind.") }),
+};

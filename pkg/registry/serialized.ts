@@ -1,0 +1,28 @@
+// Serialized forms remembered per object: an object read from the watch cache is encoded once
+// per representation and the bytes are reused by every list and watcher that sends it.
+const json = new WeakMap<object, string>();
+
+export function jsonOf(obj: object): string {
+  let s = json.get(obj);
+  if (s === undefined) json.set(obj, (s = JSON.stringify(obj)));
+  return s;
+}
+
+/** Serializes a list envelope, reusing each item's remembered JSON. */
+export function listJSON(list: { items: object[] } & Record<string, unknown>): string {
+  const { items, ...head } = list;
+  const h = JSON.stringify(head);
+  return `${h.slice(0, -1)},"items":[${items.map(jsonOf).join(",")}]}`;
+}
+
+const enc = new TextEncoder();
+const eventLines = new WeakMap<object, Map<string, Uint8Array>>();
+
+/** One watch event line as bytes, built once per event type and object, shared by every watcher. */
+export function eventLine(type: string, obj: object): Uint8Array {
+  let m = eventLines.get(obj);
+  if (!m) eventLines.set(obj, (m = new Map()));
+  let b = m.get(type);
+  if (!b) m.set(type, (b = enc.encode(`{"type":"${type}","object":${jsonOf(obj)}}\n`)));
+  return b;
+}

@@ -1,0 +1,126 @@
+// The watch cache: one store watch per resource keeps the current state and a window of recent
+// events in memory; every watcher and every cached list is served from it (DESIGN.md §3).
+import { type KeyValue, type Store, StoreError, type WatchEvent, type Watcher } from "./store.ts";
+
+/** A cached value; `memo` lets the layer above keep its decoded object and serialized forms with it. */
+export interface Entry { kv: KeyValue; memo: Map<string, unknown> }
+
+/** An event as the cache keeps it: the store event and the entries before and after it. */
+export interface CachedEvent { ev: WatchEvent; cur: Entry; prev?: Entry; rev: number }
+
+export interface CacheWatcher {
+  /** Receives events in revision order; returns false when the watcher can take no more (it is cut off). */
+  push(e: CachedEvent): boolean;
+  /** The cache's revision moved with nothing for this watcher (for bookmarks). */
+  progress?(rev: number): void;
+  /** The watcher was cut off (too slow) or the cache failed. */
+  fail(err: Error): void;
+}
+
+export class WatchCache {
+  private items = new Map<string, Entry>();
+  private sorted: string[] | null = null;
+  private window: CachedEvent[] = [];
+  private watchers = new Set<CacheWatcher>();
+  private waiters: { rev: number; resolve: () => void }[] = [];
+  private storeWatch?: Watcher;
+  /** Revision the cache reflects. */
+  rev = 0;
+  /** The window holds every event of this prefix after this revision. */
+  private floor = 0;
+  private ready: Promise<void>;
+
+  constructor(private store: Store, readonly prefix: string, private capacity: number) {
+    this.ready = this.start();
+  }
+
+  private async start() {
+    const list = await this.store.list(this.prefix);
+    for (const kv of list.items) this.items.set(kv.key, { kv, memo: new Map() });
+    this.rev = this.floor = list.revision;
+    this.storeWatch = await this.store.watch(this.prefix, list.revision, (ev) => this.apply(ev));
+  }
+
+  private apply(ev: WatchEvent) {
+    const key = ev.kv.key;
+    const prev = this.items.get(key);
+    const cur: Entry = { kv: ev.kv, memo: new Map() };
+    if (ev.type === "DELETE") {
+      this.items.delete(key);
+      this.sorted = null;
+    } else {
+      if (!prev) this.sorted = null;
+      this.items.set(key, cur);
+    }
+    const ce: CachedEvent = { ev, cur, prev, rev: ev.kv.modRevision };
+    this.rev = ce.rev;
+    this.window.push(ce);
+    if (this.window.length > this.capacity) this.floor = this.window.splice(0, this.window.length - this.capacity).at(-1)!.rev;
+    for (const w of this.watchers) {
+      if (!w.push(ce)) {
+        this.watchers.delete(w);
+        w.fail(new StoreError("Unavailable", this.prefix, "watcher is too slow: its event queue is full"));
+      }
+    }
+    if (this.waiters.length) {
+      const due = this.waiters.filter((x) => x.rev <= this.rev);
+      this.waiters = this.waiters.filter((x) => x.rev > this.rev);
+      due.forEach((x) => x.resolve());
+    }
+  }
+
+  /** Resolves once the cache has caught up with revision rev (false after timeoutMs). */
+  async waitFor(rev: number, timeoutMs = 3000): Promise<boolean> {
+    await this.ready;
+    if (this.rev >= rev) return true;
+    return new Promise((resolve) => {
+      const w = { rev, resolve: () => { clearTimeout(t); resolve(true); } };
+      const t = setTimeout(() => { this.waiters = this.waiters.filter((x) => x !== w); resolve(false); }, timeoutMs);
+      this.waiters.push(w);
+    });
+  }
+
+  async whenReady() { await this.ready; }
+
+  /** The current state under a sub-prefix, ordered by key, at `this.rev`. */
+  list(prefix: string): Entry[] {
+    if (!this.sorted) this.sorted = [...this.items.keys()].sort();
+    const keys = this.sorted;
+    let lo = 0, hi = keys.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (keys[mid] < prefix) lo = mid + 1; else hi = mid; }
+    const out: Entry[] = [];
+    for (let i = lo; i < keys.length && keys[i].startsWith(prefix); i++) out.push(this.items.get(keys[i])!);
+    return out;
+  }
+
+  get(key: string): Entry | undefined { return this.items.get(key); }
+
+  /**
+   * Registers a watcher for every event after `afterRev`. Returns false when the window no longer
+   * holds those events (the caller then replays from the store).
+   */
+  watch(afterRev: number, w: CacheWatcher): boolean {
+    if (afterRev < this.floor) return false;
+    for (const ce of this.window) {
+      if (ce.rev > afterRev && !w.push(ce)) {
+        w.fail(new StoreError("Unavailable", this.prefix, "watcher is too slow: its event queue is full"));
+        return true;
+      }
+    }
+    this.watchers.add(w);
+    return true;
+  }
+
+  unwatch(w: CacheWatcher) { this.watchers.delete(w); }
+
+  /** Tells idle watchers how far the cache has got (drives bookmarks). */
+  progress() { for (const w of this.watchers) w.progress?.(this.rev); }
+
+  get watcherCount() { return this.watchers.size; }
+
+  close() {
+    this.storeWatch?.close();
+    for (const w of this.watchers) w.fail(new StoreError("Unavailable", this.prefix, "watch cache closed"));
+    this.watchers.clear();
+  }
+}

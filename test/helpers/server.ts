@@ -1,0 +1,88 @@
+// Starts a real `kite apiserver` process on a free loopback port with a temp data dir.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const KITE = [process.execPath, join(ROOT, "cmd/main.ts")];
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  ca: string;
+  kubeconfig: string;
+  proc: Subprocess;
+  /** fetch against the server, trusting its CA; path is relative to the server URL. */
+  req(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /** JSON body and status of a request. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(signal?: NodeJS.Signals | number): Promise<number>;
+}
+
+export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "kite-test-"));
+  const port = await freePort();
+  const proc = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
+    stdout: "pipe", stderr: "pipe",
+  });
+  const url = `https://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  let ca = "";
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`apiserver exited ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
+    try {
+      ca ||= readFileSync(join(dir, "pki", "ca.crt"), "utf8");
+      const r = await fetch(`${url}/readyz`, { tls: { ca } } as RequestInit);
+      if (r.status === 200) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) throw new Error("apiserver did not become ready");
+    await Bun.sleep(25);
+  }
+  const kubeconfig = join(dir, "kubeconfig.yaml");
+  writeFileSync(kubeconfig, `apiVersion: v1
+kind: Config
+clusters: [{name: t, cluster: {server: "${url}", certificate-authority-data: ${Buffer.from(ca).toString("base64")}}}]
+users: [{name: t, user: {token: test}}]
+contexts: [{name: t, context: {cluster: t, user: t, namespace: default}}]
+current-context: t
+`);
+  const req = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers);
+    let body = init.body;
+    if (init.json !== undefined) {
+      body = typeof init.json === "string" ? init.json : JSON.stringify(init.json);
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    }
+    return fetch(`${url}${path}`, { ...init, body, headers, tls: { ca } } as RequestInit);
+  };
+  return {
+    url, port, dataDir: dir, ca, kubeconfig, proc, req,
+    async call(method, path, body, headers) {
+      const r = await req(path, { method, json: body, headers });
+      const text = await r.text();
+      let parsed: any = text;
+      try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+      return { status: r.status, body: parsed, headers: r.headers };
+    },
+    async stop(signal: NodeJS.Signals | number = "SIGTERM") {
+      proc.kill(signal);
+      return await proc.exited;
+    },
+  };
+}
+
+/** Runs stock kubectl against the server; returns exit code and output. */
+export async function kubectl(s: TestServer, args: string[], stdin?: string) {
+  const p = Bun.spawn(["kubectl", `--kubeconfig=${s.kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, out, err };
+}
