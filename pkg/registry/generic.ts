@@ -199,7 +199,7 @@ export class ResourceStore {
     } catch (e) { this.fail(e, ""); }
     const metadata: Obj = { resourceVersion: String(listRev) };
     if (limit && more) {
-      metadata.continue = encodeContinue(listRev, lastKey.slice(prefix.length) + "\x00");
+      metadata.continue = encodeContinue(prefix, listRev, lastKey.slice(prefix.length) + "\x00");
       if (!filtered) metadata.remainingItemCount = remaining;
     }
     return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata, items };

@@ -6,8 +6,10 @@ import { rfc3339, since } from "./duration.ts";
 export type Cell = string | number | boolean | null;
 export type ColumnType = "string" | "integer" | "number" | "boolean" | "date";
 
-/** What a cell may depend on besides the object: the clock. */
-export interface Ctx { now: number }
+/** What a cell may depend on besides the object: the clock, and values shared by a row's cells. */
+export interface Ctx { now: number; memo: Map<unknown, WeakMap<Obj, unknown>> }
+
+export const newCtx = (now: number): Ctx => ({ now, memo: new Map() });
 
 export interface Column {
   name: string;
@@ -111,12 +113,15 @@ export const boolPtr = (v: unknown): string => (v === undefined || v === null ? 
 /** Host and port joined as Go's net.JoinHostPort (IPv6 in brackets). */
 export const joinHostPort = (host: string, port: unknown) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
 
-/** Caches a derived value per object, for printers whose columns share one computation (pod status). */
+/** Computes a derived value once per object and table, for columns that share one computation (pod status). */
 export function memo<T>(fn: (o: Obj, ctx: Ctx) => T): (o: Obj, ctx: Ctx) => T {
-  const cache = new WeakMap<Obj, T>();
-  return (o, ctx) => {
-    let v = cache.get(o);
-    if (v === undefined) cache.set(o, (v = fn(o, ctx)));
+  const memoized = (o: Obj, ctx: Ctx): T => {
+    let cache = ctx.memo.get(memoized);
+    if (!cache) ctx.memo.set(memoized, (cache = new WeakMap()));
+    if (cache.has(o)) return cache.get(o) as T;
+    const v = fn(o, ctx);
+    cache.set(o, v);
     return v;
   };
+  return memoized;
 }

@@ -96,7 +96,8 @@ export function specStatus(d: string, spec: string, status?: string, specRequire
 /** A status condition with the usual fields; `times` adds extra timestamps (e.g. lastProbeTime). */
 export function condition(d: string, times: string[] = []): Schema {
   const t: Table = {};
-  for (const n of times) t[n] = time(`When ${n.replace(/^last|Time$/g, "").toLowerCase()} last happened for this condition.`);
+  const what: Record<string, string> = { lastProbeTime: "probed", lastUpdateTime: "updated", lastHeartbeatTime: "reported by its owner" };
+  for (const n of times) t[n] = time(`When the condition was last ${what[n] ?? "seen"}.`);
   return obj(d, {
     type: str("Condition type, e.g. Ready or Available."),
     status: str("True, False or Unknown."),
