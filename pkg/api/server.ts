@@ -9,6 +9,7 @@ import { del, deleteCollection } from "./handlers/delete.ts";
 import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
+import { supportsAs } from "./handlers/transform.ts";
 import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
@@ -92,6 +93,7 @@ export class ApiHandler {
   }
 
   private async route(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+    if (info.isResourceRequest) return this.resource(req, url, info);
     const path = url.pathname;
     const health = await this.health.handle(url);
     if (health) return health;
@@ -100,15 +102,12 @@ export class ApiHandler {
       const res = await r(req, url);
       if (res) return res;
     }
-    if (!info.isResourceRequest) {
-      if (req.method === "GET") {
-        const d = this.discovery.handle(path, req.headers.get("accept"));
-        if (d) return d;
-      }
-      if (path === "/") return Response.json({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/openapi/v3", "/version"] });
-      throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
+    if (req.method === "GET") {
+      const d = this.discovery.handle(path, req.headers.get("accept"));
+      if (d) return d;
     }
-    return this.resource(req, url, info);
+    if (path === "/") return Response.json({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/openapi/v3", "/version"] });
+    throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
   }
 
   private async resource(req: Request, url: URL, info: RequestInfo): Promise<Response> {
@@ -122,7 +121,7 @@ export class ApiHandler {
     if (rs.def.namespaced && !info.namespace && info.name) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
-    const rep = negotiate(req.headers.get("accept"));
+    const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb));
     const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [] };
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);

@@ -22,7 +22,7 @@ export class ApiError extends Error {
 
 /** The server could not be reached at all (refused, TLS failure, DNS...). */
 export class ConnectionError extends Error {
-  constructor(readonly server: string, readonly source: string, readonly cause: unknown) {
+  constructor(readonly server: string, readonly source: string, override readonly cause: unknown) {
     super(String((cause as Error)?.message ?? cause));
   }
 }

@@ -126,10 +126,13 @@ export class ResourceStore {
   // ---- reads
   async get(ns: string, name: string, resourceVersion?: string): Promise<Obj> {
     const rv = parseRV(resourceVersion);
-    const cache = resourceVersion ? this.watchCache() : undefined;
-    if (cache) {
-      // "0": any version, "N": not older than N — both from the cache once it has caught up.
-      if (!(await cache.waitFor(rv))) throw tooNewRevision();
+    const unset = resourceVersion === undefined || resourceVersion === "";
+    const cache = this.watchCache();
+    if (cache && (!unset || (await cache.servesConsistentReads()))) {
+      // Unset: a consistent read — the cache first catches up with the store's current revision.
+      // "0": any version; "N": not older than N.
+      const want = unset ? await this.store.currentRevision() : rv;
+      if (!(await cache.waitFor(want))) throw tooNewRevision();
       const e = cache.get(this.key(ns, name));
       if (!e) throw notFound(this.q, name);
       return this.decodeEntry(e);
@@ -174,7 +177,7 @@ export class ResourceStore {
       if (limit) revision = n; // limit with a resourceVersion reads exactly that revision
     }
     const cache = !o.continue && o.resourceVersionMatch !== "Exact" && (!limit || rv === "0") ? this.watchCache() : undefined;
-    if (cache) return this.listFromCache(cache, prefix, label, field, rv);
+    if (cache && (rv || (await cache.servesConsistentReads()))) return this.listFromCache(cache, prefix, label, field, rv);
     const items: Obj[] = [];
     let listRev = revision, more = false, remaining = 0, lastKey = "";
     try {
@@ -234,7 +237,7 @@ export class ResourceStore {
     let after = parseRV(rv);
     const cache = this.watchCache();
     if (cache) {
-      if (!rv) await cache.waitFor(await this.store.currentRevision());
+      if (!rv && (await cache.servesConsistentReads())) await cache.waitFor(await this.store.currentRevision());
       else await cache.whenReady();
       let open = true;
       const w = {

@@ -18,11 +18,15 @@ export function listJSON(list: { items: object[] } & Record<string, unknown>): s
 const enc = new TextEncoder();
 const eventLines = new WeakMap<object, Map<string, Uint8Array>>();
 
-/** One watch event line as bytes, built once per event type and object, shared by every watcher. */
-export function eventLine(type: string, obj: object): Uint8Array {
+/**
+ * One watch event line as bytes, built once per event type, object and representation (`repKey`,
+ * with `convert` producing that representation), and shared by every watcher that sends it.
+ */
+export function eventLine(type: string, obj: object, repKey = "", convert?: (o: object) => object): Uint8Array {
   let m = eventLines.get(obj);
   if (!m) eventLines.set(obj, (m = new Map()));
-  let b = m.get(type);
-  if (!b) m.set(type, (b = enc.encode(`{"type":"${type}","object":${jsonOf(obj)}}\n`)));
+  const key = `${type};${repKey}`;
+  let b = m.get(key);
+  if (!b) m.set(key, (b = enc.encode(`{"type":"${type}","object":${convert ? JSON.stringify(convert(obj)) : jsonOf(obj)}}\n`)));
   return b;
 }

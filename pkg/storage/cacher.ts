@@ -73,6 +73,10 @@ export class WatchCache {
   async waitFor(rev: number, timeoutMs = 3000): Promise<boolean> {
     await this.ready;
     if (this.rev >= rev) return true;
+    // Writes elsewhere move the store's revision without an event here: ask the watch how far it got.
+    const progressed = await this.storeWatch?.progress?.();
+    if (progressed !== undefined && progressed > this.rev) this.rev = Math.max(this.rev, progressed);
+    if (this.rev >= rev) return true;
     return new Promise((resolve) => {
       const w = { rev, resolve: () => { clearTimeout(t); resolve(true); } };
       const t = setTimeout(() => { this.waiters = this.waiters.filter((x) => x !== w); resolve(false); }, timeoutMs);
@@ -81,6 +85,12 @@ export class WatchCache {
   }
 
   async whenReady() { await this.ready; }
+
+  /** Consistent reads can come from the cache only when the store's watch reports its progress. */
+  async servesConsistentReads(): Promise<boolean> {
+    await this.ready;
+    return !!this.storeWatch?.progress;
+  }
 
   /** The current state under a sub-prefix, ordered by key, at `this.rev`. */
   list(prefix: string): Entry[] {

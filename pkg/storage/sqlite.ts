@@ -207,7 +207,8 @@ export class SqliteStore implements Store {
     }
     const l: Listener = { prefix, onEvent };
     this.listeners.add(l);
-    return { close: () => this.listeners.delete(l) };
+    // Listeners run synchronously inside the commit, so every event up to the current revision is delivered.
+    return { close: () => this.listeners.delete(l), progress: async () => this.rev };
   }
 
   /** Remove superseded rows and tombstones at or below revision, in small steps, then give the space back. */

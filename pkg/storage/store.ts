@@ -44,6 +44,11 @@ export interface ListResult {
 
 export interface Watcher {
   close(): void;
+  /**
+   * A progress notification: resolves with a revision R such that every event of this watch up to R has
+   * been delivered (etcd's progress request). A watch that cannot tell leaves it out.
+   */
+  progress?(): Promise<number>;
 }
 
 export interface Store {

@@ -1,5 +1,5 @@
 // Benchmark of the API server against the raw store, measured in the same run (issue 2 item 11).
-// Run: bun test/bench/api.bench.ts  (prints a Markdown table for docs/PERFORMANCE.md)
+// Run: npm run bench  (builds dist/kite, then prints a Markdown table for docs/PERFORMANCE.md)
 import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,8 +57,12 @@ function raw() {
 }
 
 async function api() {
-  const t0 = performance.now();
-  const s = await startServer(["--etcd-compaction-interval=0"]);
+  let t0 = performance.now();
+  const first = await startServer(["--etcd-compaction-interval=0"]);
+  const firstReadyMs = performance.now() - t0; // includes generating the CA and serving certificate
+  await first.stop();
+  t0 = performance.now();
+  const s = await startServer(["--etcd-compaction-interval=0"], first.dataDir);
   const readyMs = performance.now() - t0;
   await Bun.sleep(1000);
   const rssMB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${s.proc.pid}/status`, "utf8"))![1]) / 1024;
@@ -94,7 +98,7 @@ async function api() {
     if (n !== N_LIST) throw new Error(`list returned ${n}`);
   }
   await s.stop();
-  return { readyMs, rssMB, c1, c64, g1, g64, listMs: best, listBytes: bytes };
+  return { firstReadyMs, readyMs, rssMB, c1, c64, g1, g64, listMs: best, listBytes: bytes };
 }
 
 const r = raw();
@@ -109,7 +113,7 @@ console.log(`
 | gets/s, concurrency 1 | ${f(a.g1)} | ${f(r.gets)} (point SELECT) | ${pct(a.g1, r.gets)} | |
 | gets/s, concurrency 64 | ${f(a.g64)} | ${f(r.gets)} | ${pct(a.g64, r.gets)} | ≥ 25,000 |
 | LIST of 10,000 configmaps (ms, best of 5; ${(a.listBytes / 1e6).toFixed(1)} MB) | ${a.listMs.toFixed(1)} | ${r.listMs.toFixed(1)} (indexed range scan) | ${(a.listMs / r.listMs).toFixed(2)}× | ≤ 1.5× raw |
-| start to ready (ms, incl. process spawn) | ${a.readyMs.toFixed(0)} | | | ≤ 300 |
+| start to ready (ms, process spawn to first 200 on /readyz) | ${a.readyMs.toFixed(0)} (first start, generating certificates: ${a.firstReadyMs.toFixed(0)}) | | | ≤ 300 |
 | idle RSS (MB) | ${a.rssMB.toFixed(1)} | | | ≤ 80 |
 `);
 process.exit(0);

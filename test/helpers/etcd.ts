@@ -31,8 +31,9 @@ export interface EtcdMember {
 export interface EtcdCluster {
   endpoints: string[];
   members: EtcdMember[];
-  /** Stop every member and remove the data dirs. */
+  /** Stop every member (SIGKILL: members stopping together would wait on each other) and remove the data dirs. */
   stop(): Promise<void>;
+  /** The same as stop(). */
   kill(): Promise<void>;
 }
 
@@ -207,11 +208,12 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdProcess> {
 /** Start a 3-member (or n-member) etcd cluster on loopback; resolves once every member answers /health. */
 export async function startEtcdCluster(n = 3, opts: EtcdOptions = {}): Promise<EtcdCluster> {
   const { root, members } = await startMembers(n, opts);
-  const end = async (hard: boolean) => {
-    await Promise.all(members.map((m) => m.stop(hard)));
+  const end = async () => {
+    // Members stopping together wait on each other for leadership transfer; the data goes anyway, so kill.
+    await Promise.all(members.map((m) => m.stop(true)));
     rmSync(root, { recursive: true, force: true });
   };
-  return { endpoints: members.map((m) => m.endpoint), members, stop: () => end(false), kill: () => end(true) };
+  return { endpoints: members.map((m) => m.endpoint), members, stop: end, kill: end };
 }
 
 /** `etcdctl` path when installed (Debian's etcd-client), else null. */

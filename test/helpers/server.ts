@@ -5,7 +5,8 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 
 export const ROOT = resolve(import.meta.dir, "../..");
-export const KITE = [process.execPath, join(ROOT, "cmd/main.ts")];
+/** How tests run kite: from source, or a built binary when KITE_BIN names one (the benchmarks do). */
+export const KITE = process.env.KITE_BIN ? [process.env.KITE_BIN] : [process.execPath, join(ROOT, "cmd/main.ts")];
 
 export async function freePort(): Promise<number> {
   const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });

@@ -22,10 +22,16 @@ export function respond(ctx: HandlerContext, obj: unknown, status = 200): Respon
     // Objects from the watch cache carry their JSON already; a list reuses each item's.
     const o = obj as Record<string, any>;
     const body = Array.isArray(o.items) ? listJSON(o as { items: object[] }) : jsonOf(o);
-    return new Response(body, { status, headers: { "Content-Type": "application/json" } });
+    return new Response(body, { status, headers: { "Content-Type": contentType(ctx) } });
   }
   const { body, type } = encodeBody(obj, ctx.rep.format);
   return new Response(body, { status, headers: { "Content-Type": type } });
+}
+
+/** The Content-Type names exactly the representation served. */
+export function contentType(ctx: HandlerContext): string {
+  const r = ctx.rep;
+  return r.as ? `application/json;as=${r.as};g=${r.group};v=${r.version}` : "application/json";
 }
 
 /** dryRun accepts only All (spec §4.3); anything else is a 400. */

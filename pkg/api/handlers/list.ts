@@ -3,6 +3,7 @@ import { parseFieldSelector, parseLabelSelector } from "../../registry/selector.
 import type { ListOptions } from "../../registry/generic.ts";
 import { badRequest } from "../status.ts";
 import { type HandlerContext, respond } from "./context.ts";
+import { represent } from "./transform.ts";
 
 export function listOptions(ctx: HandlerContext): ListOptions {
   const p = ctx.url.searchParams;
@@ -25,5 +26,5 @@ export function listOptions(ctx: HandlerContext): ListOptions {
 
 export async function list(ctx: HandlerContext): Promise<Response> {
   const out = await ctx.rs.list(ctx.info.namespace, listOptions(ctx));
-  return respond(ctx, out);
+  return respond(ctx, represent(ctx, out));
 }

@@ -5,7 +5,8 @@ import { eventLine } from "../../registry/serialized.ts";
 import { apiVersionOf } from "../../registry/types.ts";
 import { StoreError } from "../../storage/store.ts";
 import { StatusError, gone } from "../status.ts";
-import type { HandlerContext } from "./context.ts";
+import { type HandlerContext, contentType } from "./context.ts";
+import { represent, representationKey } from "./transform.ts";
 
 export interface WatchSettings { minRequestTimeoutSeconds: number; bookmarkIntervalMs?: number }
 
@@ -26,6 +27,8 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   const min = settings.minRequestTimeoutSeconds;
   const timeoutMs = (timeoutParam && Number(timeoutParam) > 0 ? Number(timeoutParam) : min * (1 + Math.random())) * 1000;
   let cleanup = () => {};
+  const repKey = representationKey(ctx);
+  const convert = repKey ? (o: object) => represent(ctx, o as Record<string, any>) : undefined;
 
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -61,7 +64,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       }
       try {
         stop = await rs.watch(info.namespace, rv, label, field, {
-          event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(eventLine(type, obj)); },
+          event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(eventLine(type, obj, repKey, convert)); },
           progress: (r) => { if (!lastRV || Number(lastRV) < r) lastRV = String(r); },
           fail: (e) => {
             const st = e instanceof StatusError ? e : gone(e instanceof StoreError && e.code === "Compacted" ? `too old resource version: ${rv}` : e.message);
@@ -81,5 +84,5 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
     cancel() { cleanup(); },
   }, { highWaterMark: 64 * 1024, size: (c) => c?.byteLength ?? 0 });
 
-  return new Response(stream, { headers: { "Content-Type": "application/json", "Cache-Control": "no-cache, private" } });
+  return new Response(stream, { headers: { "Content-Type": contentType(ctx), "Cache-Control": "no-cache, private" } });
 }

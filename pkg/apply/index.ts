@@ -1,0 +1,176 @@
+// Server-side apply and field ownership (spec §9.1), as a pure engine for the write handlers.
+// The steps follow upstream's field manager: managedFields are decoded (or reset, rule 11),
+// objects never tracked before are left alone by updates and handed to "before-first-apply"
+// by an apply, the write's ownership is computed (updater.ts), server-owned metadata is
+// stripped from the writer's set, its entry is stamped with `now` when it changed, old
+// Update entries are capped, and the entries are written back sorted.
+import { type Conflict, conflictsOf } from "./conflict.ts";
+import { FieldSet } from "./fieldset.ts";
+import {
+  type Managed, copyManaged, capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields,
+  isResetManagedFields, managerKey, sameFields,
+} from "./managers.ts";
+import type { PE } from "./pathelement.ts";
+import { rootAtom } from "./schema.ts";
+import { toFieldSet } from "./tofieldset.ts";
+import { type Ctx, type Fields, applyFields, updateFields } from "./updater.ts";
+import { ApplyError, type Obj, deepEqual, isObj } from "./value.ts";
+
+export { ApplyError, type Obj } from "./value.ts";
+export { type Conflict, conflictCauses, conflictMessage } from "./conflict.ts";
+export { type ApplyTarget, validateApplyConfig } from "./validate.ts";
+export { isResetManagedFields } from "./managers.ts";
+
+export interface FieldOptions {
+  /**
+   * Dotted field paths this write does not own: `["status"]` for the main resource of a kind
+   * with a status subresource, `["spec"]` (and so on) for writes to its status.
+   */
+  ignoreFields?: string[];
+  /** A custom resource's openAPIV3Schema, so its list/map markers apply; else all lists are atomic. */
+  schema?: object;
+}
+
+// Fields the server owns, dropped from every writer's set (upstream's stripMeta; not recursive).
+const STRIP = FieldSet.of(
+  ...[["apiVersion"], ["kind"], ["metadata"], ...["name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName",
+    "generation", "managedFields", "resourceVersion"].map((f) => ["metadata", f])].map((p) => p.map((f): PE => ({ f }))),
+);
+const CURRENT_OPERATION = "current-operation";
+const BEFORE_FIRST_APPLY = "before-first-apply";
+
+function ctxOf(kind: string, apiVersion: string, opts: FieldOptions): Ctx {
+  const ignored = opts.ignoreFields?.length
+    ? FieldSet.of(...opts.ignoreFields.map((p) => p.split(".").map((f): PE => ({ f }))))
+    : undefined;
+  return { atom: rootAtom(kind, apiVersion, opts.schema), ignored };
+}
+
+const managedFieldsOf = (o: unknown): unknown =>
+  isObj(o) && isObj(o.metadata) && Object.hasOwn(o.metadata, "managedFields") ? o.metadata.managedFields : undefined;
+
+/** A deep copy of `o` without metadata.managedFields. */
+function withoutManagedFields(o: Obj): Obj {
+  const copy = structuredClone(o);
+  if (isObj(copy.metadata)) delete copy.metadata.managedFields;
+  return copy;
+}
+
+function setManagedFields(o: Obj, entries: Obj[] | undefined): void {
+  if (!isObj(o.metadata)) {
+    if (!entries) return;
+    o.metadata = {};
+  }
+  const meta = o.metadata as Obj;
+  if (entries) meta.managedFields = entries;
+  else delete meta.managedFields;
+}
+
+function tryDecode(list: unknown): Managed | undefined {
+  try {
+    return decodeManagedFields(list);
+  } catch {
+    return undefined;
+  }
+}
+
+function stripMeta(fields: Fields, key: string): void {
+  const vs = fields.get(key);
+  if (!vs) return;
+  const set = vs.set.difference(STRIP);
+  if (set.isEmpty()) fields.delete(key);
+  else fields.set(key, { ...vs, set });
+}
+
+/** Records a non-apply write by `manager` into `managed` (what upstream's chain does for Update). */
+function trackUpdate(ctx: Ctx, live: Obj, next: Obj, apiVersion: string, managed: Managed, manager: string, now: string): void {
+  const key = managerKey(manager || "unknown", "Update", apiVersion);
+  const former = managed.fields.get(key);
+  updateFields(ctx, live, next, apiVersion, managed.fields, CURRENT_OPERATION);
+  stripMeta(managed.fields, CURRENT_OPERATION);
+  const taken = managed.fields.get(CURRENT_OPERATION);
+  if (taken) {
+    managed.fields.delete(CURRENT_OPERATION);
+    const previous = managed.fields.get(key);
+    const set = previous ? taken.set.union(previous.set) : taken.set;
+    managed.fields.set(key, { set, apiVersion, applied: false });
+    if (!former || !set.equals(former.set)) managed.times.set(key, now);
+  }
+  capUpdateManagers(managed);
+}
+
+/**
+ * managedFields for a POST, PUT or non-apply PATCH (operation Update): `manager` takes the
+ * fields the write added or changed, from whoever owned them. Returns a copy of `next`.
+ * `live` is undefined for a create. The managedFields `next` carries are used when valid
+ * and non-empty (else live's); a list holding one empty entry resets them first (rule 11).
+ */
+export function updateManagedFields(kind: string, apiVersion: string, live: Obj | undefined, next: Obj, manager: string,
+  now: string, opts: FieldOptions = {}): Obj {
+  const out = withoutManagedFields(next);
+  const requested = managedFieldsOf(next);
+  const reset = isResetManagedFields(requested);
+  let managed = reset ? emptyManaged() : tryDecode(requested);
+  if (!managed || managed.fields.size === 0) managed = (!reset && live && tryDecode(managedFieldsOf(live))) || emptyManaged();
+  // Upstream starts tracking an existing object only once it is applied to (rule 11's reset
+  // still hands the requester what it changed).
+  if (managed.fields.size === 0 && live !== undefined && !reset) return out;
+  try {
+    trackUpdate(ctxOf(kind, apiVersion, opts), live ? withoutManagedFields(live) : {}, out, apiVersion, managed, manager, now);
+  } catch (e) {
+    // Like upstream's UpdateNoErrors: an object the engine cannot read is stored untracked.
+    if (e instanceof ApplyError) return out;
+    throw e;
+  }
+  setManagedFields(out, encodeManagedFields(managed));
+  return out;
+}
+
+/**
+ * Server-side apply of `config` by `manager` (operation Apply). Returns the merged object
+ * with its managedFields, or the conflicts that refuse it (answer 409, see conflictMessage).
+ * `live` is undefined when the object does not exist: the apply creates it. Throws
+ * ApplyError (with a status) for configs that cannot be merged.
+ */
+export function applyConfig(kind: string, apiVersion: string, live: Obj | undefined, config: Obj, manager: string,
+  force: boolean, now: string, opts: FieldOptions = {}): { object: Obj } | { conflicts: Conflict[] } {
+  if (!isObj(config)) throw new ApplyError("error decoding YAML: the apply configuration must be an object", 400);
+  if (managedFieldsOf(config) !== undefined || (isObj(config.metadata) && Object.hasOwn(config.metadata, "managedFields"))) {
+    throw new ApplyError("metadata.managedFields must be nil", 400);
+  }
+  const ctx = ctxOf(kind, apiVersion, opts);
+  let managed: Managed;
+  try {
+    managed = decodeManagedFields(managedFieldsOf(live));
+  } catch (e) {
+    throw new ApplyError(`failed to decode managed fields: ${(e as Error).message}`);
+  }
+  const liveObj = live ? withoutManagedFields(live) : {};
+  // Fields of an object never tracked before go to "before-first-apply", so they can conflict.
+  if (managed.fields.size === 0 && live !== undefined) trackUpdate(ctx, {}, liveObj, apiVersion, managed, BEFORE_FIRST_APPLY, now);
+  const key = managerKey(manager || "unknown", "Apply", apiVersion);
+  const former = copyManaged(managed);
+  const result = applyFields(ctx, liveObj, structuredClone(config), apiVersion, managed.fields, key, force);
+  if ("conflicts" in result) return { conflicts: conflictsOf(result.conflicts) };
+  stripMeta(managed.fields, key);
+  if (result.changed || !sameFields(former.fields, managed.fields)) managed.times.set(key, now);
+  const entries = encodeManagedFields(managed);
+  // Nothing changed: hand back the live object itself, so the caller can skip the write.
+  if (live && !result.changed && deepEqual(entries, managedFieldsOf(live))) return { object: structuredClone(live) };
+  const object = (result.changed || !live ? result.object : liveObj) as Obj;
+  setManagedFields(object, entries);
+  return { object };
+}
+
+/**
+ * The FieldsV1 tree of the fields `obj` sets, as an apply of it would own them: server-owned
+ * metadata (name, uid, resourceVersion, ...) and apiVersion/kind excluded, and the fields in
+ * `opts.ignoreFields` (e.g. status) too.
+ */
+export function fieldsV1Of(kind: string, obj: Obj, opts: FieldOptions = {}): object {
+  const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "v1";
+  const ctx = ctxOf(kind, apiVersion, opts);
+  let set = toFieldSet(withoutManagedFields(obj), ctx.atom);
+  if (ctx.ignored) set = set.recursiveDifference(ctx.ignored);
+  return set.difference(STRIP).toFieldsV1();
+}

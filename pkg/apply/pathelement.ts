@@ -1,0 +1,72 @@
+// One step of a field path, in upstream's four forms: a struct/map field (`f:`), a keyed
+// list item (`k:`), a set item (`v:`) and a positional item (`i:`). The serialized form is
+// both the FieldsV1 key and the identity used by sets.
+import { ApplyError, compareStrings, compareValues, goJSON, valueString } from "./value.ts";
+
+export type KeyFields = [string, unknown][];
+export type PE = { f: string } | { k: KeyFields } | { v: unknown } | { i: number };
+
+export const field = (f: string): PE => ({ f });
+
+/** A key element; fields are sorted by name, as upstream sorts them. */
+export function keyOf(fields: KeyFields): PE {
+  return { k: [...fields].sort((a, b) => compareStrings(a[0], b[0])) };
+}
+
+export function serializePE(pe: PE): string {
+  if ("f" in pe) return `f:${pe.f}`;
+  if ("k" in pe) return `k:{${pe.k.map(([n, v]) => `${goJSON(n)}:${goJSON(v)}`).join(",")}}`;
+  if ("v" in pe) return `v:${goJSON(pe.v)}`;
+  return `i:${pe.i}`;
+}
+
+export function parsePE(s: string): PE {
+  const kind = s.slice(0, 2);
+  const rest = s.slice(2);
+  try {
+    if (kind === "f:") return { f: rest };
+    if (kind === "k:") {
+      const o = JSON.parse(rest) as Record<string, unknown>;
+      return keyOf(Object.entries(o));
+    }
+    if (kind === "v:") return { v: JSON.parse(rest) };
+    if (kind === "i:" && /^-?\d+$/.test(rest)) return { i: Number(rest) };
+  } catch {
+    // fall through to the error below
+  }
+  throw new ApplyError(`unknown path element: ${s}`);
+}
+
+const order = (pe: PE): number => ("f" in pe ? 0 : "k" in pe ? 1 : "v" in pe ? 2 : 3);
+
+/** Upstream's order: fields, then keys, then values, then indexes. */
+export function comparePE(a: PE, b: PE): number {
+  const oa = order(a);
+  const ob = order(b);
+  if (oa !== ob) return oa < ob ? -1 : 1;
+  if ("f" in a) return compareStrings(a.f, (b as { f: string }).f);
+  if ("k" in a) {
+    const x = a.k;
+    const y = (b as { k: KeyFields }).k;
+    for (let i = 0; i < x.length && i < y.length; i++) {
+      const c = compareStrings(x[i][0], y[i][0]) || compareValues(x[i][1], y[i][1]);
+      if (c !== 0) return c;
+    }
+    return x.length === y.length ? 0 : x.length < y.length ? -1 : 1;
+  }
+  if ("v" in a) return compareValues(a.v, (b as { v: unknown }).v);
+  const d = a.i - (b as { i: number }).i;
+  return d === 0 ? 0 : d < 0 ? -1 : 1;
+}
+
+/** A path as upstream prints it in conflicts: `.spec.containers[name="nginx"].image`. */
+export function pathString(path: PE[]): string {
+  return path
+    .map((pe) => {
+      if ("f" in pe) return `.${pe.f}`;
+      if ("k" in pe) return `[${pe.k.map(([n, v]) => `${n}=${valueString(v)}`).join(",")}]`;
+      if ("v" in pe) return `[=${valueString(pe.v)}]`;
+      return `[${pe.i}]`;
+    })
+    .join("");
+}

@@ -1,0 +1,43 @@
+// Removes the fields of a set from a value (upstream's TypedValue.RemoveItems): a member
+// removes the whole field or list item, a child descends. Atomic values are never entered.
+import type { FieldSet } from "./fieldset.ts";
+import { listItems } from "./listitems.ts";
+import type { PE } from "./pathelement.ts";
+import { type Atom, childOf, deduce } from "./schema.ts";
+import { type Obj, isObj } from "./value.ts";
+
+const isEmpty = (v: unknown): boolean =>
+  (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
+
+export function removeItems(value: unknown, set: FieldSet, atom: Atom, path: PE[] = []): unknown {
+  if (set.isEmpty()) return value;
+  const a = deduce(atom, value);
+  if (a.map && isObj(value) && !a.map.atomic) {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(value)) {
+      const pe: PE = { f: k };
+      if (set.hasMember(pe)) continue;
+      const sub = set.withPrefix(pe);
+      if (sub.isEmpty()) {
+        out[k] = v;
+        continue;
+      }
+      const next = removeItems(v, sub, childOf(a.map, k), [...path, pe]);
+      // Upstream leaves an emptied value null, which Go turns into an absent field, or into
+      // `{}` for the non-pointer structs that it always serializes.
+      if (!isEmpty(next) || isEmpty(v)) out[k] = next;
+      else if (a.map.present?.[k] === "map") out[k] = {};
+    }
+    return out;
+  }
+  if (a.list && Array.isArray(value) && a.list.rel !== "atomic") {
+    const out: unknown[] = [];
+    for (const it of listItems(a.list, value, path, "")) {
+      if (set.hasMember(it.pe)) continue;
+      const sub = set.withPrefix(it.pe);
+      out.push(sub.isEmpty() ? it.value : removeItems(it.value, sub, a.list.elem(), [...path, it.pe]));
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,236 @@
+// Client configuration as kubectl loads it: --kubeconfig, else $KUBECONFIG (colon-separated files merged,
+// the first value of each key wins), else ~/.kube/config, else ~/.kite/kubeconfig.yaml; then a context,
+// its cluster and user, and kubectl's global flags on top.
+//
+// Parsed kubeconfigs are cached as JSON under the cache dir (keyed by the file's path, checked against a hash
+// of its text), so a command does not pay for loading the YAML parser on every run.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { CliError } from "./errors.ts";
+
+/** kubectl's global flags (all optional). */
+export interface KubeconfigFlags {
+  kubeconfig?: string;
+  context?: string;
+  cluster?: string;
+  user?: string;
+  server?: string;
+  token?: string;
+  certificateAuthority?: string;
+  clientCertificate?: string;
+  clientKey?: string;
+  insecureSkipTlsVerify?: boolean;
+  namespace?: string;
+  cacheDir?: string;
+}
+
+/** Everything needed to talk to one API server. */
+export interface ClientConfig {
+  server: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  insecure: boolean;
+  token?: string;
+  username?: string;
+  password?: string;
+  /** The namespace of -n, else the context's, else "default". */
+  namespace: string;
+  /** True when -n/--namespace was given. */
+  explicitNamespace: boolean;
+  context?: string;
+  /** Where the settings came from, for error messages: "kubeconfig /path" or "the --server flag". */
+  source: string;
+  cacheDir: string;
+}
+
+type Dict = Record<string, any>;
+
+interface Merged {
+  clusters: Map<string, Dict>;
+  users: Map<string, Dict>;
+  contexts: Map<string, Dict>;
+  currentContext?: string;
+  files: string[];
+}
+
+export const defaultCacheDir = (home = homedir()) => join(home, ".kite", "cache");
+
+/** The kubeconfig files in use, in precedence order (what kubectl's loading rules pick). */
+export function kubeconfigFiles(flags: KubeconfigFlags, env: Record<string, string | undefined> = process.env, home = homedir()): string[] {
+  if (flags.kubeconfig) {
+    if (!existsSync(flags.kubeconfig)) throw new CliError(`stat ${flags.kubeconfig}: no such file or directory`);
+    return [resolve(flags.kubeconfig)];
+  }
+  if (env.KUBECONFIG) {
+    const seen = new Set<string>();
+    for (const p of env.KUBECONFIG.split(delimiter)) {
+      if (p && !seen.has(resolve(p)) && existsSync(p)) seen.add(resolve(p));
+    }
+    return [...seen];
+  }
+  for (const p of [join(home, ".kube", "config"), join(home, ".kite", "kubeconfig.yaml")]) {
+    if (existsSync(p)) return [p];
+  }
+  return [];
+}
+
+/** Parses one kubeconfig file (YAML or JSON), through the JSON cache when it is current. */
+export async function readKubeconfigFile(path: string, cacheDir: string): Promise<Dict> {
+  const text = readFileSync(path, "utf8");
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("{")) return JSON.parse(text);
+  if (!trimmed) return {};
+  const hash = Bun.hash(text).toString(36);
+  const cacheFile = join(cacheDir, "kubeconfig", `${Bun.hash(path).toString(36)}.json`);
+  try {
+    const c = JSON.parse(readFileSync(cacheFile, "utf8"));
+    if (c.hash === hash) return c.data;
+  } catch { /* no cache yet */ }
+  const YAML = (await import("yaml")).default;
+  let data: Dict;
+  try {
+    data = (YAML.parse(text) ?? {}) as Dict;
+  } catch (e) {
+    throw new CliError(`error loading config file "${path}": ${(e as Error).message.split("\n")[0]}`);
+  }
+  try {
+    mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
+    writeFileSync(cacheFile, JSON.stringify({ path, hash, data }), { mode: 0o600 });
+  } catch { /* the cache is an optimisation only */ }
+  return data;
+}
+
+const PATH_FIELDS = {
+  cluster: ["certificate-authority"],
+  user: ["client-certificate", "client-key", "tokenFile"],
+};
+
+/** Merges files as kubectl does: for every named entry and for current-context, the first file wins. */
+export async function loadMerged(files: string[], cacheDir: string): Promise<Merged> {
+  const m: Merged = { clusters: new Map(), users: new Map(), contexts: new Map(), files };
+  for (const file of files) {
+    const cfg = await readKubeconfigFile(file, cacheDir);
+    const base = dirname(file);
+    const add = (list: unknown, key: "cluster" | "user" | "context", into: Map<string, Dict>) => {
+      if (!Array.isArray(list)) return;
+      for (const entry of list) {
+        if (!entry?.name || into.has(entry.name)) continue;
+        const v: Dict = { ...(entry[key] ?? {}) };
+        for (const f of (PATH_FIELDS as Record<string, string[]>)[key] ?? []) {
+          if (typeof v[f] === "string" && v[f] && !isAbsolute(v[f])) v[f] = resolve(base, v[f]);
+        }
+        if (key === "user" && v.exec?.command && v.exec.command.includes("/") && !isAbsolute(v.exec.command)) {
+          v.exec = { ...v.exec, command: resolve(base, v.exec.command) };
+        }
+        into.set(entry.name, v);
+      }
+    };
+    add(cfg.clusters, "cluster", m.clusters);
+    add(cfg.users, "user", m.users);
+    add(cfg.contexts, "context", m.contexts);
+    if (!m.currentContext && cfg["current-context"]) m.currentContext = cfg["current-context"];
+  }
+  return m;
+}
+
+const readText = (path: string, what: string) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    throw new CliError(`unable to read ${what} ${path}: ${(e as Error).message}`);
+  }
+};
+const b64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
+
+/** Resolves flags + kubeconfig files into the settings of one server, as kubectl does. */
+export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<string, string | undefined> = process.env, home = homedir()): Promise<ClientConfig> {
+  const cacheDir = flags.cacheDir || defaultCacheDir(home);
+  const files = kubeconfigFiles(flags, env, home);
+  const m = await loadMerged(files, cacheDir);
+  const contextName = flags.context || m.currentContext;
+  const ctx = contextName ? m.contexts.get(contextName) : undefined;
+  if (flags.context && !ctx) throw new CliError(`context "${flags.context}" does not exist`);
+  const clusterName = flags.cluster || ctx?.cluster;
+  const userName = flags.user || ctx?.user;
+  if (flags.cluster && !m.clusters.has(flags.cluster)) throw new CliError(`cluster "${flags.cluster}" does not exist`);
+  const cluster: Dict = (clusterName && m.clusters.get(clusterName)) || {};
+  const user: Dict = (userName && m.users.get(userName)) || {};
+  const source = files.length ? `kubeconfig ${files.join(delimiter)}` : "no kubeconfig";
+  let server: string | undefined = flags.server || cluster.server;
+  if (!server) {
+    if (files.length === 0) {
+      throw new CliError("no configuration found: pass --kubeconfig or --server, set KUBECONFIG, or start a cluster with 'kite up' (looked for ~/.kube/config and ~/.kite/kubeconfig.yaml)");
+    }
+    if (contextName && !ctx) throw new CliError(`context was not found for specified context: ${contextName} (${source})`);
+    throw new CliError(`no server found for cluster "${clusterName ?? ""}" (${source})`);
+  }
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(server)) server = `https://${server}`;
+  server = server.replace(/\/+$/, "");
+
+  const insecure = flags.insecureSkipTlsVerify ?? cluster["insecure-skip-tls-verify"] === true;
+  let ca: string | undefined;
+  if (flags.certificateAuthority) ca = readText(flags.certificateAuthority, "certificate authority");
+  else if (!flags.insecureSkipTlsVerify) {
+    if (cluster["certificate-authority-data"]) ca = b64(cluster["certificate-authority-data"]);
+    else if (cluster["certificate-authority"]) ca = readText(cluster["certificate-authority"], "certificate authority");
+  }
+  if (insecure && ca && flags.certificateAuthority) {
+    throw new CliError("specifying a root certificates file with the insecure flag is not allowed");
+  }
+
+  let cert: string | undefined, key: string | undefined;
+  if (flags.clientCertificate) cert = readText(flags.clientCertificate, "client certificate");
+  else if (user["client-certificate-data"]) cert = b64(user["client-certificate-data"]);
+  else if (user["client-certificate"]) cert = readText(user["client-certificate"], "client certificate");
+  if (flags.clientKey) key = readText(flags.clientKey, "client key");
+  else if (user["client-key-data"]) key = b64(user["client-key-data"]);
+  else if (user["client-key"]) key = readText(user["client-key"], "client key");
+
+  let token: string | undefined = flags.token || user.token;
+  if (!token && user.tokenFile) token = readText(user.tokenFile, "token file").trim();
+  if (!token && !flags.token && user["auth-provider"]?.config) {
+    const c = user["auth-provider"].config;
+    token = c["id-token"] || c["access-token"] || undefined;
+  }
+  if (!flags.token && !token && user.exec?.command) {
+    const cred = runExecPlugin(user.exec, server);
+    token = cred.token ?? token;
+    if (cred.clientCertificateData) cert = cred.clientCertificateData;
+    if (cred.clientKeyData) key = cred.clientKeyData;
+  }
+
+  return {
+    server, ca, cert, key, insecure, token,
+    username: user.username, password: user.password,
+    namespace: flags.namespace || ctx?.namespace || "default",
+    explicitNamespace: !!flags.namespace,
+    context: contextName,
+    source: flags.server ? `the --server flag${files.length ? ` and ${source}` : ""}` : source,
+    cacheDir,
+  };
+}
+
+/** Runs a client-go exec credential plugin and returns its ExecCredential status. */
+function runExecPlugin(exec: Dict, server: string): Dict {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  for (const e of exec.env ?? []) env[e.name] = e.value;
+  env.KUBERNETES_EXEC_INFO = JSON.stringify({
+    apiVersion: exec.apiVersion ?? "client.authentication.k8s.io/v1",
+    kind: "ExecCredential",
+    spec: { interactive: false, ...(exec.provideClusterInfo ? { cluster: { server } } : {}) },
+  });
+  let p: ReturnType<typeof Bun.spawnSync>;
+  try {
+    p = Bun.spawnSync([exec.command, ...(exec.args ?? [])], { env, stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  } catch (e) {
+    throw new CliError(`getting credentials: exec: executable ${exec.command} not found${exec.installHint ? `\n\n${exec.installHint}` : ""}`);
+  }
+  if (p.exitCode !== 0) throw new CliError(`getting credentials: exec: executable ${exec.command} failed with exit code ${p.exitCode}`);
+  try {
+    return JSON.parse(p.stdout!.toString()).status ?? {};
+  } catch {
+    throw new CliError(`getting credentials: decoding stdout of ${exec.command}: not an ExecCredential`);
+  }
+}

@@ -1,0 +1,81 @@
+// One HTTPS connection setting for one server: credentials, TLS, retries on 429, and error answers turned
+// into ApiError (with the server's Status) or ConnectionError (naming the server and the kubeconfig).
+import type { ClientConfig } from "./kubeconfig.ts";
+import { ConnectionError, errorFromResponse } from "./errors.ts";
+import { KITE_VERSION } from "../version.ts";
+
+export interface RequestInit2 {
+  method?: string;
+  /** Query parameters; undefined and "" values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: string;
+  contentType?: string;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+const USER_AGENT = `kite/${KITE_VERSION} (${process.platform}/${process.arch === "x64" ? "amd64" : process.arch})`;
+const MAX_RETRIES = 5;
+
+export class Transport {
+  private readonly headers: Record<string, string>;
+  private readonly tls: Record<string, unknown>;
+
+  constructor(readonly config: ClientConfig) {
+    this.headers = { "User-Agent": USER_AGENT };
+    if (config.token) this.headers.Authorization = `Bearer ${config.token}`;
+    else if (config.username !== undefined) {
+      this.headers.Authorization = `Basic ${Buffer.from(`${config.username}:${config.password ?? ""}`).toString("base64")}`;
+    }
+    this.tls = { rejectUnauthorized: !config.insecure };
+    if (config.ca) this.tls.ca = config.ca;
+    if (config.cert) this.tls.cert = config.cert;
+    if (config.key) this.tls.key = config.key;
+  }
+
+  url(path: string, query?: RequestInit2["query"]): string {
+    let url = this.config.server + path;
+    if (query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") qs.set(k, String(v));
+      const s = qs.toString();
+      if (s) url += `${path.includes("?") ? "&" : "?"}${s}`;
+    }
+    return url;
+  }
+
+  /** Sends a request; a non-2xx answer throws ApiError, an unreachable server ConnectionError. */
+  async request(path: string, init: RequestInit2 = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...this.headers, Accept: init.accept ?? "application/json" };
+    if (init.contentType) headers["Content-Type"] = init.contentType;
+    const url = this.url(path, init.query);
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal: init.signal, tls: this.tls } as RequestInit);
+      } catch (e) {
+        if ((e as Error)?.name === "AbortError") throw e;
+        throw new ConnectionError(this.config.server, this.config.source, e);
+      }
+      if (res.ok) return res;
+      const text = await res.text();
+      if ((res.status === 429 || (res.status === 503 && res.headers.get("retry-after"))) && attempt < MAX_RETRIES) {
+        const after = Math.min(Number(res.headers.get("retry-after")) || 1, 10);
+        await Bun.sleep(after * 1000 * (attempt === 0 ? 0.25 : 1));
+        continue;
+      }
+      throw errorFromResponse(res.status, text);
+    }
+  }
+
+  /** A request whose answer is JSON. */
+  async json<T = any>(path: string, init: RequestInit2 = {}): Promise<T> {
+    const res = await this.request(path, init);
+    const text = await res.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw errorFromResponse(500, `the server answered ${path} with a body that is not JSON: ${text.slice(0, 100)}`);
+    }
+  }
+}

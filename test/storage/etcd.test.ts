@@ -1,0 +1,83 @@
+// The Store conformance suite on a real etcd (Debian's etcd-server), plus what only etcd has:
+// keys as given on the wire, several stores on one etcd, and members going away.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { EtcdStore } from "../../pkg/storage/etcd.ts";
+import { StoreError, type WatchEvent } from "../../pkg/storage/store.ts";
+import { type EtcdProcess, freePort, startEtcd, startEtcdCluster } from "../helpers/etcd.ts";
+import { runStoreConformance } from "./conformance.ts";
+
+let etcd: EtcdProcess;
+let n = 0;
+beforeAll(async () => { etcd = await startEtcd(); });
+afterAll(async () => { await etcd?.stop(); });
+
+// One etcd for the file; each store gets its own root, so every test starts empty.
+runStoreConformance("etcd", async () => new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: `/kite-test-${++n}` }));
+
+describe("etcd store", () => {
+  test("keys and values are written as given", async () => {
+    const s = new EtcdStore({ endpoints: etcd.endpoints });
+    await s.create("/registry/configmaps/default/raw", '{"kind":"ConfigMap"}');
+    const b64 = (x: string) => Buffer.from(x).toString("base64");
+    const res = await fetch(`${etcd.endpoints[0]}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: b64("/registry/configmaps/default/raw") }) });
+    const body = (await res.json()) as { kvs: { value: string }[] };
+    expect(Buffer.from(body.kvs[0].value, "base64").toString()).toBe('{"kind":"ConfigMap"}');
+    await s.close();
+  });
+
+  test("two stores on one etcd: CAS holds across them and a watch sees the other's writes", async () => {
+    const root = `/kite-two-${++n}`;
+    const a = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });
+    const b = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });
+    const events: WatchEvent[] = [];
+    const w = await b.watch("/x/", await b.currentRevision(), (e) => events.push(e));
+    const kv = await a.create("/x/1", "1");
+    expect((await b.get("/x/1"))!.value).toBe("1");
+    const r = await Promise.allSettled([a.update("/x/1", "a", kv.modRevision), b.update("/x/1", "b", kv.modRevision)]);
+    expect(r.filter((x) => x.status === "fulfilled").length).toBe(1);
+    const lost = r.find((x) => x.status === "rejected") as PromiseRejectedResult;
+    expect((lost.reason as StoreError).code).toBe("Conflict");
+    expect((lost.reason as StoreError).currentRevision).toBe(kv.modRevision + 1);
+    const t0 = Date.now();
+    while (events.length < 2 && Date.now() - t0 < 2000) await Bun.sleep(5);
+    expect(events.map((e) => e.type)).toEqual(["PUT", "PUT"]);
+    w.close();
+    await a.close();
+    await b.close();
+  });
+
+  test("an unreachable etcd fails with Unavailable, promptly", async () => {
+    const s = new EtcdStore({ endpoints: [`http://127.0.0.1:${await freePort()}`], requestTimeoutMs: 3000 });
+    const t0 = Date.now();
+    let code = "";
+    try { await s.get("/a"); } catch (e) { code = (e as StoreError).code; }
+    expect(code).toBe("Unavailable");
+    try { await s.create("/a", "1"); } catch (e) { code = (e as StoreError).code; }
+    expect(code).toBe("Unavailable");
+    expect(Date.now() - t0).toBeLessThan(3000);
+    await s.close();
+  }, 10_000);
+
+  test("3-member cluster: with one member stopped, reads, writes and a watch carry on", async () => {
+    const c = await startEtcdCluster(3);
+    try {
+      const s = new EtcdStore({ endpoints: c.endpoints, requestTimeoutMs: 5000 });
+      const events: WatchEvent[] = [];
+      const w = await s.watch("/f/", await s.currentRevision(), (e) => events.push(e));
+      await s.create("/f/1", "1");
+      // Stop the member the store talks to now, so both requests and the watch must move.
+      const m = c.members.find((x) => x.endpoint === s.endpoint())!;
+      await m.stop();
+      await s.create("/f/2", "2");
+      expect((await s.list("/f/")).items.map((i) => i.value)).toEqual(["1", "2"]);
+      const t0 = Date.now();
+      while (events.length < 2 && Date.now() - t0 < 5000) await Bun.sleep(10);
+      expect(events.map((e) => e.kv.value)).toEqual(["1", "2"]);
+      await m.start();
+      w.close();
+      await s.close();
+    } finally {
+      await c.stop();
+    }
+  }, 30_000);
+});
