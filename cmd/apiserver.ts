@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
+import { parseServersOverrides } from "../pkg/storage/factory.ts";
 
 export const args = {
   "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
@@ -22,7 +23,12 @@ export const args = {
   "livez-grace-period": { type: "string", default: "0s", description: "Time after start during which unfinished start-up hooks count as live" },
   "etcd-prefix": { type: "string", default: "/registry", description: "The prefix of every key in the store" },
   "etcd-compaction-interval": { type: "string", default: "5m0s", description: "Interval of compaction; history older than one interval is dropped (0 disables)" },
-  "etcd-servers": { type: "string", description: "Comma-separated etcd URLs (selects the etcd3 backend; not available yet)" },
+  "etcd-servers": { type: "string", description: "Comma-separated etcd client URLs; selects the etcd3 backend" },
+  "etcd-servers-overrides": { type: "string", description: "Per-resource etcd servers: group/resource#servers, comma-separated; servers separated by ';' (core group: /pods#...)" },
+  "etcd-cafile": { type: "string", description: "SSL Certificate Authority file used to secure etcd communication" },
+  "etcd-certfile": { type: "string", description: "SSL certification file used to secure etcd communication" },
+  "etcd-keyfile": { type: "string", description: "SSL key file used to secure etcd communication" },
+  "etcd-healthcheck-timeout": { type: "string", default: "2s", description: "The timeout to use when checking etcd health" },
   "watch-cache": { type: "boolean", default: true, description: "Enable the watch cache for all resources (--no-watch-cache or --watch-cache=false disables it)" },
   "default-watch-cache-size": { type: "string", default: "100", description: "Events kept per resource in the watch cache; 0 disables caching for resources without their own size" },
   "watch-cache-sizes": { type: "string", description: "Per-resource cache sizes, comma-separated resource[.group]#size (e.g. pods#1000,deployments.apps#200)" },
@@ -31,8 +37,12 @@ export const args = {
 } as const;
 
 export function toOptions(a: Record<string, any>) {
-  const backend = oneOf("storage-backend", a["etcd-servers"] ? "etcd3" : a["storage-backend"], ["sqlite", "etcd3"]);
-  if (backend === "etcd3") throw new UsageError("the etcd3 storage backend is not available in this build yet; use --storage-backend=sqlite");
+  const backend = oneOf("storage-backend", a["etcd-servers"] ? "etcd3" : a["storage-backend"], ["sqlite", "etcd3"]) as "sqlite" | "etcd3";
+  const etcdServers = String(a["etcd-servers"] ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  if (backend === "etcd3" && etcdServers.length === 0) throw new UsageError("--storage-backend=etcd3 needs --etcd-servers");
+  for (const u of etcdServers) if (!/^https?:\/\/[^/]+/.test(u)) throw new UsageError(`invalid argument "${u}" for "--etcd-servers" flag: expected http(s)://host:port`);
+  let overrides: Record<string, string[]>;
+  try { overrides = parseServersOverrides(a["etcd-servers-overrides"] ?? ""); } catch (e) { throw new UsageError(`invalid argument for "--etcd-servers-overrides" flag: ${(e as Error).message}`); }
   if (a["tls-min-version"]) oneOf("tls-min-version", a["tls-min-version"], ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"]);
   if (!!a["tls-cert-file"] !== !!a["tls-private-key-file"]) throw new UsageError("--tls-cert-file and --tls-private-key-file must be given together");
   return {
@@ -52,6 +62,11 @@ export function toOptions(a: Record<string, any>) {
     compactionIntervalMs: duration("etcd-compaction-interval", a["etcd-compaction-interval"]),
     maxRequestsInflight: int("max-requests-inflight", a["max-requests-inflight"], 0),
     maxMutatingRequestsInflight: int("max-mutating-requests-inflight", a["max-mutating-requests-inflight"], 0),
+    storage: {
+      backend, etcdServers, etcdServersOverrides: overrides,
+      etcdCAFile: a["etcd-cafile"], etcdCertFile: a["etcd-certfile"], etcdKeyFile: a["etcd-keyfile"],
+    },
+    etcdHealthcheckTimeoutMs: duration("etcd-healthcheck-timeout", a["etcd-healthcheck-timeout"]),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
@@ -77,7 +92,8 @@ export default defineCommand({
     const server = new ApiServer(toOptions(a));
     const t0 = performance.now();
     await server.start();
-    consola.info(`kite apiserver serving on ${server.url} (store ${server.opts.dataDir}/state.db, ready in ${Math.round(performance.now() - t0)} ms)`);
+    const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;
+    consola.info(`kite apiserver serving on ${server.url} (store ${where}, ready in ${Math.round(performance.now() - t0)} ms)`);
     const stop = async (sig: string) => {
       consola.info(`${sig}: shutting down`);
       await server.shutdown();

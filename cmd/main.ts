@@ -10,6 +10,9 @@ const main = defineCommand({
     apiserver: () => import("./apiserver.ts").then((m) => m.default),
     up: () => import("./up.ts").then((m) => m.default),
     version: () => import("./version.ts").then((m) => m.default),
+    get: () => import("./get.ts").then((m) => m.default),
+    apply: () => import("./apply.ts").then((m) => m.default),
+    delete: () => import("./delete.ts").then((m) => m.default),
   },
 });
 

@@ -1,6 +1,7 @@
 // Content negotiation: which representation a client accepts, and decoding request bodies.
 import YAML from "yaml";
-import { badRequest, notAcceptable, tooLarge, unsupportedMediaType } from "./status.ts";
+import { PROTOBUF_MEDIA_TYPES, ProtobufError, ProtobufUnsupported, decodeObject as decodeProtobuf } from "../protobuf/index.ts";
+import { StatusError, badRequest, notAcceptable, tooLarge, unsupportedMediaType } from "./status.ts";
 
 export interface MediaType { type: string; params: Record<string, string> }
 
@@ -17,7 +18,12 @@ export function parseMediaTypes(header: string | null): MediaType[] {
   }).filter((m) => m.type);
 }
 
-export type Representation = { format: "json" | "yaml"; as?: undefined } | { format: "json"; as: "Table" | "PartialObjectMetadata" | "PartialObjectMetadataList"; group: string; version: string };
+export type Representation =
+  | { format: "json" | "yaml"; as?: undefined }
+  | { format: "protobuf"; as?: undefined; type: string }
+  | { format: "json"; as: "Table" | "PartialObjectMetadata" | "PartialObjectMetadataList"; group: string; version: string };
+
+export const isProtobufType = (t: string) => (PROTOBUF_MEDIA_TYPES as readonly string[]).includes(t);
 
 const isJSON = (t: string) => t === "application/json" || t === "*/*" || t === "application/*";
 
@@ -25,7 +31,11 @@ const isJSON = (t: string) => t === "application/json" || t === "*/*" || t === "
  * Picks the first entry of Accept the server can serve. `as=` forms (Table, PartialObjectMetadata) are
  * offered only where `supportsAs` says so; an unservable entry falls through to the next, as upstream.
  */
-export function negotiate(accept: string | null, supportsAs: (as: string, group: string, version: string) => boolean = () => false): Representation {
+export function negotiate(
+  accept: string | null,
+  supportsAs: (as: string, group: string, version: string) => boolean = () => false,
+  protobuf = false,
+): Representation {
   const types = parseMediaTypes(accept);
   if (types.length === 0) return { format: "json" };
   for (const m of types) {
@@ -38,26 +48,37 @@ export function negotiate(accept: string | null, supportsAs: (as: string, group:
     }
     if (isJSON(m.type)) return { format: "json" };
     if (m.type === "application/yaml") return { format: "yaml" };
+    if (protobuf && isProtobufType(m.type)) return { format: "protobuf", type: m.type };
   }
-  throw notAcceptable(`only the following media types are accepted: application/json, application/yaml`);
+  throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${protobuf ? ", application/vnd.platform.protobuf, application/vnd.kubernetes.protobuf" : ""}`);
 }
 
 export const MAX_BODY = 3 * 1024 * 1024;
 
 /** Reads a body up to 3 MiB; larger bodies are refused with 413 before they are parsed. */
-export async function readBody(req: Request): Promise<string> {
+export async function readBody(req: Request): Promise<Uint8Array> {
   const len = Number(req.headers.get("content-length") ?? "0");
   if (len > MAX_BODY) throw tooLarge();
-  const buf = await req.arrayBuffer();
+  const buf = new Uint8Array(await req.arrayBuffer());
   if (buf.byteLength > MAX_BODY) throw tooLarge();
-  return new TextDecoder().decode(buf);
+  return buf;
 }
 
-/** Decodes a JSON or YAML object body; anything else is a 400 or 415. */
-export function decodeObject(text: string, contentType: string | null): unknown {
+export const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+/** Decodes an object body in JSON, YAML or the binary form; anything else is a 400 or 415. */
+export function decodeObject(body: Uint8Array, contentType: string | null): unknown {
   const type = parseMediaTypes(contentType)[0]?.type ?? "application/json";
   if (type === "application/json" || type === "application/yaml" || type === "application/apply-patch+yaml") {
-    return parseText(text, type !== "application/json");
+    return parseText(text(body), type !== "application/json");
+  }
+  if (isProtobufType(type)) {
+    try {
+      return decodeProtobuf(body);
+    } catch (e) {
+      if (e instanceof ProtobufError || e instanceof ProtobufUnsupported) throw badRequest(`the body of the request could not be decoded: ${e.message}`);
+      throw new StatusError(400, "BadRequest", `the body of the request could not be decoded: ${(e as Error).message}`);
+    }
   }
   throw unsupportedMediaType(type);
 }

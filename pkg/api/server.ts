@@ -10,6 +10,8 @@ import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
 import { supportsAs } from "./handlers/transform.ts";
+import { canEncode } from "../protobuf/index.ts";
+import { apiVersionOf } from "../registry/types.ts";
 import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
@@ -121,7 +123,7 @@ export class ApiHandler {
     if (rs.def.namespaced && !info.namespace && info.name) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
-    const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb));
+    const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
     const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [] };
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);

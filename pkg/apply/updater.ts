@@ -7,6 +7,7 @@ import { type Comparison, compareObjects, excludeFields } from "./compare.ts";
 import { FieldSet } from "./fieldset.ts";
 import type { VersionedSet } from "./managers.ts";
 import { mergeValue } from "./merge.ts";
+import { reconcileWithSchema } from "./reconcile.ts";
 import { removeItems } from "./remove.ts";
 import type { Atom } from "./schema.ts";
 import { ensureNamedFieldsAreMembers, toFieldSet } from "./tofieldset.ts";
@@ -47,8 +48,17 @@ function update(ctx: Ctx, live: unknown, next: unknown, managers: Fields, workfl
   return { compare };
 }
 
+/** Rule 9: sets recorded under an older schema are read with the current one. */
+function reconcileAll(ctx: Ctx, managers: Fields): void {
+  for (const [key, vs] of managers) {
+    const set = reconcileWithSchema(vs.set, ctx.atom);
+    if (set !== vs.set) managers.set(key, { ...vs, set });
+  }
+}
+
 /** A non-apply write: `manager` owns what it added or modified. Mutates `managers`. */
 export function updateFields(ctx: Ctx, live: unknown, next: unknown, apiVersion: string, managers: Fields, manager: string): void {
+  reconcileAll(ctx, managers);
   const { compare } = update(ctx, live, next, managers, manager, true);
   const prev = managers.get(manager)?.set ?? new FieldSet();
   let set = prev.union(compare.modified).union(compare.added).difference(compare.removed);
@@ -62,6 +72,7 @@ export type ApplyOutcome = { object: unknown; changed: boolean } | { conflicts: 
 /** An apply of `config` by `manager` (an Apply identifier). Mutates `managers` on success. */
 export function applyFields(ctx: Ctx, live: unknown, config: unknown, apiVersion: string, managers: Fields,
   manager: string, force: boolean): ApplyOutcome {
+  reconcileAll(ctx, managers);
   const merged = mergeValue(live, config, ctx.atom);
   const lastSet = managers.get(manager);
   let set = toFieldSet(config, ctx.atom);

@@ -21,10 +21,14 @@ export class Registry {
   private byPath = new Map<string, ResourceStore>();
   readonly all: ResourceStore[] = [];
 
-  constructor(readonly defs: ResourceDef[], readonly store: Store, etcdPrefix: string, caching: CacheSizing = DEFAULT_CACHE_SIZING) {
+  constructor(
+    readonly defs: ResourceDef[], readonly store: Store, etcdPrefix: string,
+    caching: CacheSizing = DEFAULT_CACHE_SIZING, overrides: Map<string, Store> = new Map(),
+  ) {
     const nsCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
     for (const d of defs) {
-      const rs = new ResourceStore(d, store, etcdPrefix, nsCheck, cacheConfigFor(d, caching));
+      const st = overrides.get(`${d.group}/${d.plural}`) ?? store;
+      const rs = new ResourceStore(d, st, etcdPrefix, nsCheck, cacheConfigFor(d, caching));
       this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
       this.all.push(rs);
     }

@@ -15,6 +15,8 @@ export function listJSON(list: { items: object[] } & Record<string, unknown>): s
   return `${h.slice(0, -1)},"items":[${items.map(jsonOf).join(",")}]}`;
 }
 
+import { encodeObject, encodeWatchEvent } from "../protobuf/index.ts";
+
 const enc = new TextEncoder();
 const eventLines = new WeakMap<object, Map<string, Uint8Array>>();
 
@@ -28,5 +30,19 @@ export function eventLine(type: string, obj: object, repKey = "", convert?: (o: 
   const key = `${type};${repKey}`;
   let b = m.get(key);
   if (!b) m.set(key, (b = enc.encode(`{"type":"${type}","object":${convert ? JSON.stringify(convert(obj)) : jsonOf(obj)}}\n`)));
+  return b;
+}
+
+/** One watch event frame in the binary form (length-prefixed), built once per event type and object. */
+export function eventFrame(type: string, obj: object): Uint8Array {
+  let m = eventLines.get(obj);
+  if (!m) eventLines.set(obj, (m = new Map()));
+  const key = `${type};protobuf`;
+  let b = m.get(key);
+  if (!b) {
+    let env = m.get("protobuf");
+    if (!env) m.set("protobuf", (env = encodeObject(obj as Record<string, any>)));
+    m.set(key, (b = encodeWatchEvent(type, env)));
+  }
   return b;
 }

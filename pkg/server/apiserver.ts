@@ -9,7 +9,8 @@ import { NamespaceController } from "../controllers/namespace.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { BUILTIN } from "../registry/builtin.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
-import { SqliteStore } from "../storage/sqlite.ts";
+import { type StorageOptions, openStores } from "../storage/factory.ts";
+import { EtcdStore } from "../storage/etcd.ts";
 import type { Store } from "../storage/store.ts";
 
 export interface ApiServerOptions {
@@ -30,6 +31,8 @@ export interface ApiServerOptions {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   watchCache: CacheSizing;
+  storage: Omit<StorageOptions, "dataDir" | "requestTimeoutMs">;
+  etcdHealthcheckTimeoutMs: number;
 }
 
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
@@ -40,6 +43,7 @@ const openapi: Route = async (req, url) =>
 
 export class ApiServer {
   store!: Store;
+  private extraStores: Store[] = [];
   registry!: Registry;
   private http?: ReturnType<typeof Bun.serve>;
   private handler!: ApiHandler;
@@ -54,8 +58,10 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const o = this.opts;
-    this.store = new SqliteStore(join(o.dataDir, "state.db"));
-    this.registry = new Registry(BUILTIN, this.store, o.etcdPrefix, o.watchCache);
+    const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
+    this.store = stores.main;
+    this.extraStores = [...stores.overrides.values()];
+    this.registry = new Registry(BUILTIN, this.store, o.etcdPrefix, o.watchCache, stores.overrides);
     await this.registry.bootstrap();
 
     const health = new Health(o.livezGraceMs);
@@ -63,7 +69,11 @@ export class ApiServer {
     health.add({ name: "log", in: ["livez", "readyz", "healthz"], run: async () => null });
     health.add({
       name: "etcd", in: ["livez", "readyz", "healthz"],
-      run: async () => { await this.store.currentRevision(); return null; },
+      run: async () => {
+        const all = [this.store, ...this.extraStores];
+        await Promise.all(all.map((st) => (st instanceof EtcdStore ? st.healthy(o.etcdHealthcheckTimeoutMs) : st.currentRevision())));
+        return null;
+      },
     });
     let controllersStarted = false;
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
@@ -135,6 +145,6 @@ export class ApiServer {
     for (const c of this.controllers) c.stop();
     this.handler?.shutdown.abort();
     await this.http?.stop(false);
-    await this.store?.close();
+    await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));
   }
 }

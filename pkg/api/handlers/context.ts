@@ -1,5 +1,6 @@
 // What every resource handler receives, and how it answers.
 import type { ResourceStore } from "../../registry/generic.ts";
+import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
 import { jsonOf, listJSON } from "../../registry/serialized.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
@@ -18,19 +19,34 @@ export interface HandlerContext {
 }
 
 export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response {
+  if (ctx.rep.format === "protobuf") return reply(ctx, encodeProtobuf(obj as Record<string, any>), status, ctx.rep.type);
   if (ctx.rep.format === "json" && typeof obj === "object" && obj !== null) {
     // Objects from the watch cache carry their JSON already; a list reuses each item's.
     const o = obj as Record<string, any>;
-    const body = Array.isArray(o.items) ? listJSON(o as { items: object[] }) : jsonOf(o);
-    return new Response(body, { status, headers: { "Content-Type": contentType(ctx) } });
+    return reply(ctx, Array.isArray(o.items) ? listJSON(o as { items: object[] }) : jsonOf(o), status, contentType(ctx));
   }
   const { body, type } = encodeBody(obj, ctx.rep.format);
-  return new Response(body, { status, headers: { "Content-Type": type } });
+  return reply(ctx, body, status, type);
+}
+
+/** Responses over 128 KB are gzipped for clients that accept it (the APIResponseCompression gate). */
+const GZIP_OVER = 128 * 1024;
+
+function reply(ctx: HandlerContext, body: string | Uint8Array, status: number, type: string): Response {
+  const headers: Record<string, string> = { "Content-Type": type };
+  if (ctx.warnings.length) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
+  if (body.length > GZIP_OVER && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
+    headers["Content-Encoding"] = "gzip";
+    headers.Vary = "Accept-Encoding";
+    return new Response(Bun.gzipSync(typeof body === "string" ? new TextEncoder().encode(body) : body, { level: 1 }), { status, headers });
+  }
+  return new Response(body, { status, headers });
 }
 
 /** The Content-Type names exactly the representation served. */
 export function contentType(ctx: HandlerContext): string {
   const r = ctx.rep;
+  if (r.format === "protobuf") return r.type;
   return r.as ? `application/json;as=${r.as};g=${r.group};v=${r.version}` : "application/json";
 }
 

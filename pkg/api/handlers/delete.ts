@@ -1,6 +1,6 @@
 // DELETE one object or a collection, with DeleteOptions from the body or the query.
 import type { DeleteOptions } from "../../registry/generic.ts";
-import { parseText, readBody } from "../negotiate.ts";
+import { parseText, readBody, text } from "../negotiate.ts";
 import { badRequest } from "../status.ts";
 import { type HandlerContext, dryRun, respond } from "./context.ts";
 import { listOptions } from "./list.ts";
@@ -8,8 +8,8 @@ import { listOptions } from "./list.ts";
 const POLICIES = ["Orphan", "Background", "Foreground"];
 
 async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
-  const text = await readBody(ctx.req);
-  const body = (text.trim() ? parseText(text, !text.trim().startsWith("{")) : {}) as Record<string, any>;
+  const raw = text(await readBody(ctx.req)).trim();
+  const body = (raw ? parseText(raw, !raw.startsWith("{")) : {}) as Record<string, any>;
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the body of the request must be a DeleteOptions object");
   const p = ctx.url.searchParams;
   const grace = body.gracePeriodSeconds ?? (p.has("gracePeriodSeconds") ? Number(p.get("gracePeriodSeconds")) : undefined);

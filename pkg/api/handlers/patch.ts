@@ -1,7 +1,7 @@
 // PATCH one object (or its status) with a merge, JSON or strategic merge patch.
 import { jsonPatch, mergePatch, PatchFailure } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
-import { parseMediaTypes, parseText, readBody } from "../negotiate.ts";
+import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
 import { StatusError, unsupportedMediaType } from "../status.ts";
 import { type HandlerContext, dryRun, respond } from "./context.ts";
 
@@ -18,7 +18,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
   const type = parseMediaTypes(req.headers.get("content-type"))[0]?.type ?? "";
   const patcher = PATCHERS[type];
   if (!patcher) throw unsupportedMediaType(type);
-  const body = parseText(await readBody(req), false);
+  const body = parseText(text(await readBody(req)), false);
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => {
     try {
       return patcher(cur, body, rs.def.kind) as Record<string, any>;

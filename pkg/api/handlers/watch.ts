@@ -1,7 +1,8 @@
 // A watch: a chunked stream of JSON events, one per line (spec §4.6, §6.1). The registry decides what
 // to send; this file streams it, with bookmarks, the timeout, and cut-off of a watcher that can't keep up.
 import { parseFieldSelector, parseLabelSelector } from "../../registry/selector.ts";
-import { eventLine } from "../../registry/serialized.ts";
+import { eventFrame, eventLine } from "../../registry/serialized.ts";
+import { encodeWatchEvent } from "../../protobuf/index.ts";
 import { apiVersionOf } from "../../registry/types.ts";
 import { StoreError } from "../../storage/store.ts";
 import { StatusError, gone } from "../status.ts";
@@ -29,6 +30,10 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   let cleanup = () => {};
   const repKey = representationKey(ctx);
   const convert = repKey ? (o: object) => represent(ctx, o as Record<string, any>) : undefined;
+  const binary = ctx.rep.format === "protobuf";
+  /** Events in the negotiated form; ERROR and BOOKMARK events are rare and built per watcher. */
+  const frame = (type: string, obj: Record<string, any>) => (binary ? eventFrame(type, obj) : eventLine(type, obj, repKey, convert));
+  const control = (type: string, obj: Record<string, any>) => (binary ? encodeWatchEvent(type, obj) : enc.encode(JSON.stringify({ type, object: obj }) + "\n"));
 
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -46,7 +51,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       const write = (b: Uint8Array) => {
         if (!open) return false;
         if ((controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) {
-          try { controller.enqueue(enc.encode(JSON.stringify({ type: "ERROR", object: gone("watch was too slow and was cut off: list and watch again").toStatus() }) + "\n")); } catch { /* closed */ }
+          try { controller.enqueue(control("ERROR", gone("watch was too slow and was cut off: list and watch again").toStatus())); } catch { /* closed */ }
           close();
           return false;
         }
@@ -54,7 +59,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       };
       const bookmark = () => {
         if (!bookmarks || !lastRV) return;
-        write(enc.encode(JSON.stringify({ type: "BOOKMARK", object: { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: lastRV } } }) + "\n"));
+        write(control("BOOKMARK", { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: lastRV } }));
       };
       ctx.signal.addEventListener("abort", close);
       timers.push(setTimeout(() => { bookmark(); close(); }, timeoutMs));
@@ -64,11 +69,11 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       }
       try {
         stop = await rs.watch(info.namespace, rv, label, field, {
-          event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(eventLine(type, obj, repKey, convert)); },
+          event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(frame(type, obj)); },
           progress: (r) => { if (!lastRV || Number(lastRV) < r) lastRV = String(r); },
           fail: (e) => {
             const st = e instanceof StatusError ? e : gone(e instanceof StoreError && e.code === "Compacted" ? `too old resource version: ${rv}` : e.message);
-            write(enc.encode(JSON.stringify({ type: "ERROR", object: st.toStatus() }) + "\n"));
+            write(control("ERROR", st.toStatus()));
             close();
           },
         });
@@ -77,7 +82,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       } catch (e) {
         const st = e instanceof StatusError ? e : null;
         if (!st) throw e;
-        write(enc.encode(JSON.stringify({ type: "ERROR", object: (st.code === 410 ? gone(`too old resource version: ${rv}`) : st).toStatus() }) + "\n"));
+        write(control("ERROR", (st.code === 410 ? gone(`too old resource version: ${rv}`) : st).toStatus()));
         close();
       }
     },
