@@ -38,7 +38,8 @@ function reply(ctx: HandlerContext, body: string | Uint8Array, status: number, t
   if (body.length > GZIP_OVER && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
     headers["Content-Encoding"] = "gzip";
     headers.Vary = "Accept-Encoding";
-    return new Response(Bun.gzipSync(typeof body === "string" ? new TextEncoder().encode(body) : body, { level: 1 }), { status, headers });
+    const raw = typeof body === "string" ? new TextEncoder().encode(body) : body;
+    return new Response(Bun.gzipSync(raw as Uint8Array<ArrayBuffer>, { level: 1 }), { status, headers });
   }
   return new Response(body, { status, headers });
 }
