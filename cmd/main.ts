@@ -1,7 +1,6 @@
 #!/usr/bin/env bun
 // kite: one binary, many commands. Each subcommand loads lazily from its own file.
 import { defineCommand, runMain } from "citty";
-import { UsageError } from "../pkg/cli/args.ts";
 import { KITE_VERSION } from "../pkg/version.ts";
 
 const main = defineCommand({
@@ -16,14 +15,11 @@ const main = defineCommand({
   },
 });
 
-process.on("uncaughtException", (e) => {
-  if (e instanceof UsageError) {
-    console.error(`Error: ${e.message}`);
-    process.exit(2);
-  }
-  throw e;
-});
-
 const argv = process.argv.slice(2);
 if (argv.length === 0) argv.push("--help");
+const first = argv[0];
+if (!first.startsWith("-") && !(first in (main.subCommands as Record<string, unknown>))) {
+  console.error(`Error: unknown command "${first}" for "kite" (see 'kite --help')`);
+  process.exit(2);
+}
 await runMain(main, { rawArgs: argv });

@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { int, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
-import { writeKubeconfig } from "../pkg/server/kubeconfig.ts";
+import { adminToken, writeKubeconfig } from "../pkg/server/kubeconfig.ts";
 import { toOptions, args as serverArgs } from "./apiserver.ts";
 
 const args = {
@@ -25,7 +25,7 @@ export default defineCommand({
     const t0 = performance.now();
     await server.start();
     const kubeconfig = join(dir, "kubeconfig.yaml");
-    writeKubeconfig(kubeconfig, server.url, server.caPem);
+    writeKubeconfig(kubeconfig, server.url, server.caPem, adminToken(join(dir, "server")));
     const ms = Math.round(performance.now() - t0);
     console.log(`
   kite is up (ready in ${ms} ms): ${server.url}
