@@ -83,8 +83,27 @@ export function decodeObject(body: Uint8Array, contentType: string | null): unkn
   throw unsupportedMediaType(type);
 }
 
+/** Upstream refuses documents nested deeper than this; deeper ones would also exhaust the stack later. */
+const MAX_DEPTH = 10_000;
+
+function checkDepth(v: unknown) {
+  const stack: [unknown, number][] = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (typeof x !== "object" || x === null) continue;
+    if (d > MAX_DEPTH) throw badRequest(`the body of the request could not be decoded: exceeded max depth of ${MAX_DEPTH}`);
+    for (const c of Object.values(x)) if (typeof c === "object" && c !== null) stack.push([c, d + 1]);
+  }
+}
+
 export function parseText(text: string, yaml: boolean): unknown {
   if (!text.trim()) throw badRequest("the body of the request was empty");
+  const v = parseUnchecked(text, yaml);
+  checkDepth(v);
+  return v;
+}
+
+function parseUnchecked(text: string, yaml: boolean): unknown {
   try {
     if (!yaml) return JSON.parse(text);
     const docs = YAML.parseAllDocuments(text);

@@ -1,4 +1,5 @@
 // Parses a request path into what it addresses, as upstream's RequestInfoFactory does.
+import { badRequest } from "./status.ts";
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -26,7 +27,12 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: "", group: "", version: "",
     namespace: "", resource: "", subresource: "", name: "", parts: [],
   };
-  const segs = path.split("/").filter((s) => s !== "").map(decodeURIComponent);
+  let segs: string[];
+  try {
+    segs = path.split("/").filter((s) => s !== "").map(decodeURIComponent);
+  } catch {
+    throw badRequest(`invalid URL escape in path "${path}"`);
+  }
   if (segs[0] !== "api" && segs[0] !== "apis") return info;
   info.apiPrefix = segs[0];
   let rest = segs.slice(1);

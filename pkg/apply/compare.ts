@@ -5,7 +5,7 @@
 import { FieldSet } from "./fieldset.ts";
 import { listItems } from "./listitems.ts";
 import { at, classify, unionKeys } from "./node.ts";
-import type { PE } from "./pathelement.ts";
+import { type PE, fieldPE } from "./pathelement.ts";
 import { type Atom, type MapType, childOf } from "./schema.ts";
 import { deepEqual } from "./value.ts";
 
@@ -46,8 +46,10 @@ function walk(lhs: unknown, rhs: unknown, atom: Atom, path: PE[], c: Comparison)
   }
   if (node.kind === "map") {
     const present = node.map.present;
-    for (const k of unionKeys(lhs, rhs, present && Object.keys(present))) {
-      walk(side(lhs, k, node.map), side(rhs, k, node.map), childOf(node.map, k), [...path, { f: k }], c);
+    for (const k of unionKeys(lhs, rhs, present)) {
+      path.push(fieldPE(k));
+      walk(side(lhs, k, node.map), side(rhs, k, node.map), childOf(node.map, k), path, c);
+      path.pop();
     }
   } else {
     const list = node.list;
@@ -55,13 +57,24 @@ function walk(lhs: unknown, rhs: unknown, atom: Atom, path: PE[], c: Comparison)
     const right = listItems(list, Array.isArray(rhs) ? rhs : [], path, "rhs: ");
     const byKey = new Map(right.map((it) => [it.key, it.value]));
     const seen = new Set(left.map((it) => it.key));
-    for (const it of left) walk(it.value, byKey.get(it.key), list.elem(), [...path, it.pe], c);
-    for (const it of right) if (!seen.has(it.key)) walk(undefined, it.value, list.elem(), [...path, it.pe], c);
+    for (const it of left) {
+      path.push(it.pe);
+      walk(it.value, byKey.get(it.key), list.elem(), path, c);
+      path.pop();
+    }
+    for (const it of right) {
+      if (seen.has(it.key)) continue;
+      path.push(it.pe);
+      walk(undefined, it.value, list.elem(), path, c);
+      path.pop();
+    }
   }
   // The container itself appeared or went away.
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
 }
+
+// `path` is one stack shared by the whole walk (pushed and popped around each descent).
 
 // A field Go always serializes is present (as {} or null) wherever its parent is.
 function side(parent: unknown, k: string, map: MapType): unknown {

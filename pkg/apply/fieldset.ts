@@ -2,7 +2,7 @@
 // end at this level, `children` lead deeper. Empty children are never kept, so structural
 // equality is set equality. Also reads and writes the FieldsV1 encoding.
 import { ApplyError, isObj } from "./value.ts";
-import { type PE, comparePE, parsePE, serializePE } from "./pathelement.ts";
+import { type PE, comparePE, parsePE } from "./pathelement.ts";
 
 interface Child {
   pe: PE;
@@ -20,38 +20,44 @@ export class FieldSet {
   }
 
   addMember(pe: PE): void {
-    this.members.set(serializePE(pe), pe);
+    this.members.set(pe.s, pe);
   }
 
   /** Attaches `set` under `pe` (merging with what is there); empty sets are not kept. */
   addChild(pe: PE, set: FieldSet): void {
     if (set.isEmpty()) return;
-    const key = serializePE(pe);
-    const old = this.children.get(key);
-    this.children.set(key, { pe, set: old ? old.set.union(set) : set });
+    const old = this.children.get(pe.s);
+    this.children.set(pe.s, { pe, set: old ? old.set.union(set) : set });
   }
 
-  insert(path: PE[]): void {
-    if (path.length === 0) return;
-    if (path.length === 1) return this.addMember(path[0]);
-    this.addChild(path[0], FieldSet.of(path.slice(1)));
+  /**
+   * Adds a path in place. Only for a set being built: child sets may be shared with the
+   * sets that set operations returned.
+   */
+  insert(path: readonly PE[]): void {
+    let node: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) {
+      const pe = path[i];
+      let c = node.children.get(pe.s);
+      if (!c) node.children.set(pe.s, (c = { pe, set: new FieldSet() }));
+      node = c.set;
+    }
+    if (path.length > 0) node.addMember(path[path.length - 1]);
   }
 
-  has(path: PE[]): boolean {
-    if (path.length === 0) return false;
-    const key = serializePE(path[0]);
-    if (path.length === 1) return this.members.has(key);
-    const c = this.children.get(key);
-    return !!c && c.set.has(path.slice(1));
+  has(path: readonly PE[]): boolean {
+    let node: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && node; i++) node = node.children.get(path[i].s)?.set;
+    return path.length > 0 && !!node && node.members.has(path[path.length - 1].s);
   }
 
   hasMember(pe: PE): boolean {
-    return this.members.has(serializePE(pe));
+    return this.members.has(pe.s);
   }
 
   /** The subtree under `pe` (empty when there is none). */
   withPrefix(pe: PE): FieldSet {
-    return this.children.get(serializePE(pe))?.set ?? EMPTY;
+    return this.children.get(pe.s)?.set ?? EMPTY;
   }
 
   isEmpty(): boolean {
@@ -59,10 +65,12 @@ export class FieldSet {
   }
 
   union(o: FieldSet): FieldSet {
+    if (o.isEmpty()) return this;
+    if (this.isEmpty()) return o;
     const out = new FieldSet();
-    for (const [k, pe] of this.members) out.members.set(k, pe);
-    for (const [k, pe] of o.members) out.members.set(k, pe);
-    for (const [k, c] of this.children) out.children.set(k, c);
+    copyInto(out.members, this.members);
+    copyInto(out.members, o.members);
+    copyInto(out.children, this.children);
     for (const [k, c] of o.children) {
       const mine = out.children.get(k);
       out.children.set(k, mine ? { pe: c.pe, set: mine.set.union(c.set) } : c);
@@ -141,6 +149,10 @@ export class FieldSet {
 }
 
 const EMPTY = new FieldSet();
+
+function copyInto<V>(to: Map<string, V>, from: Map<string, V>): void {
+  for (const [k, v] of from) to.set(k, v);
+}
 
 // Mirrors upstream's reader: an object with no children is a member (so `{}` and `{".":{}}`
 // both mean "this path"), and path elements of unknown types are skipped.

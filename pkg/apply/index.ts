@@ -10,11 +10,11 @@ import {
   type Managed, copyManaged, capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields,
   isResetManagedFields, managerKey, sameFields,
 } from "./managers.ts";
-import type { PE } from "./pathelement.ts";
+import { fieldPE } from "./pathelement.ts";
 import { rootAtom } from "./schema.ts";
 import { toFieldSet } from "./tofieldset.ts";
 import { type Ctx, type Fields, applyFields, updateFields } from "./updater.ts";
-import { ApplyError, type Obj, deepEqual, isObj } from "./value.ts";
+import { ApplyError, type Obj, cloneJSON, deepEqual, isObj } from "./value.ts";
 
 export { ApplyError, type Obj } from "./value.ts";
 export { type Conflict, conflictCauses, conflictMessage } from "./conflict.ts";
@@ -34,14 +34,14 @@ export interface FieldOptions {
 // Fields the server owns, dropped from every writer's set (upstream's stripMeta; not recursive).
 const STRIP = FieldSet.of(
   ...[["apiVersion"], ["kind"], ["metadata"], ...["name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName",
-    "generation", "managedFields", "resourceVersion"].map((f) => ["metadata", f])].map((p) => p.map((f): PE => ({ f }))),
+    "generation", "managedFields", "resourceVersion"].map((f) => ["metadata", f])].map((p) => p.map(fieldPE)),
 );
 const CURRENT_OPERATION = "current-operation";
 const BEFORE_FIRST_APPLY = "before-first-apply";
 
 function ctxOf(kind: string, apiVersion: string, opts: FieldOptions): Ctx {
   const ignored = opts.ignoreFields?.length
-    ? FieldSet.of(...opts.ignoreFields.map((p) => p.split(".").map((f): PE => ({ f }))))
+    ? FieldSet.of(...opts.ignoreFields.map((p) => p.split(".").map(fieldPE)))
     : undefined;
   return { atom: rootAtom(kind, apiVersion, opts.schema), ignored };
 }
@@ -49,11 +49,14 @@ function ctxOf(kind: string, apiVersion: string, opts: FieldOptions): Ctx {
 const managedFieldsOf = (o: unknown): unknown =>
   isObj(o) && isObj(o.metadata) && Object.hasOwn(o.metadata, "managedFields") ? o.metadata.managedFields : undefined;
 
-/** A deep copy of `o` without metadata.managedFields. */
+/**
+ * `o` without metadata.managedFields: a copy of the top level and metadata only (the engine
+ * never mutates its inputs, and only ever sets managedFields on this copy).
+ */
 function withoutManagedFields(o: Obj): Obj {
-  const copy = structuredClone(o);
-  if (isObj(copy.metadata)) delete copy.metadata.managedFields;
-  return copy;
+  if (!isObj(o.metadata)) return { ...o };
+  const { managedFields: _, ...metadata } = o.metadata;
+  return { ...o, metadata };
 }
 
 function setManagedFields(o: Obj, entries: Obj[] | undefined): void {
@@ -80,6 +83,20 @@ function stripMeta(fields: Fields, key: string): void {
   const set = vs.set.difference(STRIP);
   if (set.isEmpty()) fields.delete(key);
   else fields.set(key, { ...vs, set });
+}
+
+const SYSTEM_META = ["creationTimestamp", "uid", "resourceVersion", "generation", "selfLink", "deletionTimestamp"];
+
+/**
+ * Configs made by `kubectl create --dry-run -o yaml` carry `creationTimestamp: null`; upstream
+ * restores such system fields from the live object afterwards, here they are not merged.
+ */
+function withoutNullSystemMeta(config: Obj): Obj {
+  const meta = config.metadata;
+  if (!isObj(meta) || !SYSTEM_META.some((f) => Object.hasOwn(meta, f) && meta[f] === null)) return config;
+  const copy: Obj = { ...meta };
+  for (const f of SYSTEM_META) if (copy[f] === null) delete copy[f];
+  return { ...config, metadata: copy };
 }
 
 /** Records a non-apply write by `manager` into `managed` (what upstream's chain does for Update). */
@@ -150,14 +167,15 @@ export function applyConfig(kind: string, apiVersion: string, live: Obj | undefi
   if (managed.fields.size === 0 && live !== undefined) trackUpdate(ctx, {}, liveObj, apiVersion, managed, BEFORE_FIRST_APPLY, now);
   const key = managerKey(manager || "unknown", "Apply", apiVersion);
   const former = copyManaged(managed);
-  const result = applyFields(ctx, liveObj, structuredClone(config), apiVersion, managed.fields, key, force);
+  const result = applyFields(ctx, liveObj, withoutNullSystemMeta(config), apiVersion, managed.fields, key, force);
   if ("conflicts" in result) return { conflicts: conflictsOf(result.conflicts) };
   stripMeta(managed.fields, key);
   if (result.changed || !sameFields(former.fields, managed.fields)) managed.times.set(key, now);
   const entries = encodeManagedFields(managed);
   // Nothing changed: hand back the live object itself, so the caller can skip the write.
-  if (live && !result.changed && deepEqual(entries, managedFieldsOf(live))) return { object: structuredClone(live) };
-  const object = (result.changed || !live ? result.object : liveObj) as Obj;
+  if (live && !result.changed && deepEqual(entries, managedFieldsOf(live))) return { object: cloneJSON(live) };
+  // The merged object is built afresh (it shares nothing mutable with the inputs).
+  const object = result.object as Obj;
   setManagedFields(object, entries);
   return { object };
 }

@@ -3,17 +3,20 @@
 // leaf (scalar, atomic list or map) replaced by the config's value.
 import { at, classify, unionKeys } from "./node.ts";
 import { listItems } from "./listitems.ts";
-import type { PE } from "./pathelement.ts";
+import { type PE, fieldPE } from "./pathelement.ts";
 import { type Atom, childOf } from "./schema.ts";
 import type { Obj } from "./value.ts";
 
+/** `path` is a stack shared by the walk, used for error messages. */
 export function mergeValue(lhs: unknown, rhs: unknown, atom: Atom, path: PE[] = []): unknown {
   const node = classify(atom, lhs, rhs);
   if (node.kind === "leaf") return rhs !== undefined ? rhs : lhs;
   if (node.kind === "map") {
     const out: Obj = {};
     for (const k of unionKeys(lhs, rhs)) {
-      const v = mergeValue(at(lhs, k), at(rhs, k), childOf(node.map, k), [...path, { f: k }]);
+      path.push(fieldPE(k));
+      const v = mergeValue(at(lhs, k), at(rhs, k), childOf(node.map, k), path);
+      path.pop();
       if (v !== undefined) out[k] = v;
     }
     return out;
@@ -24,7 +27,16 @@ export function mergeValue(lhs: unknown, rhs: unknown, atom: Atom, path: PE[] = 
   const byKey = new Map(right.map((it) => [it.key, it.value]));
   const seen = new Set(left.map((it) => it.key));
   const out: unknown[] = [];
-  for (const it of left) out.push(mergeValue(it.value, byKey.get(it.key), list.elem(), [...path, it.pe]));
-  for (const it of right) if (!seen.has(it.key)) out.push(mergeValue(undefined, it.value, list.elem(), [...path, it.pe]));
+  for (const it of left) {
+    path.push(it.pe);
+    out.push(mergeValue(it.value, byKey.get(it.key), list.elem(), path));
+    path.pop();
+  }
+  for (const it of right) {
+    if (seen.has(it.key)) continue;
+    path.push(it.pe);
+    out.push(mergeValue(undefined, it.value, list.elem(), path));
+    path.pop();
+  }
   return out;
 }

@@ -12,35 +12,37 @@ type Shape = "map" | "list" | "scalar" | "none";
 const shapeOf = (v: unknown): Shape =>
   v === undefined || v === null ? "none" : Array.isArray(v) ? "list" : isObj(v) ? "map" : "scalar";
 
-const emptyOrNone = (v: unknown): boolean =>
-  v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0);
+function emptyOrNone(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  for (const _ in v as object) return false;
+  return true;
+}
 
 /** `undefined` means absent; `null` is a present null (Go's nil pointer or slice). */
-export function classify(atom: Atom, ...values: unknown[]): Node {
-  let shape: Shape = "none";
-  for (const v of values) {
-    const s = shapeOf(v);
-    if (s === "none") continue;
-    if (shape !== "none" && s !== shape) return LEAF;
-    shape = s;
-  }
+export function classify(atom: Atom, a: unknown, b: unknown): Node {
+  const sa = shapeOf(a);
+  const sb = shapeOf(b);
+  if (sa !== "none" && sb !== "none" && sa !== sb) return LEAF;
+  const shape = sa === "none" ? sb : sa;
   if (shape === "map" && atom.map) {
-    if (atom.map.atomic || values.every(emptyOrNone)) return LEAF;
-    return { kind: "map", map: atom.map };
+    if (atom.map.atomic || (emptyOrNone(a) && emptyOrNone(b))) return LEAF;
+    return atom.map.node ??= { kind: "map", map: atom.map };
   }
   if (shape === "list" && atom.list) {
-    if (atom.list.rel === "atomic" || values.every(emptyOrNone)) return LEAF;
-    return { kind: "list", list: atom.list };
+    if (atom.list.rel === "atomic" || (emptyOrNone(a) && emptyOrNone(b))) return LEAF;
+    return atom.list.node ??= { kind: "list", list: atom.list };
   }
   return LEAF;
 }
 
 /** Keys of both maps, the left's first, each once. */
-export function unionKeys(a: unknown, b: unknown, extra?: Iterable<string>): string[] {
-  const keys = new Set<string>(isObj(a) ? Object.keys(a) : []);
-  if (isObj(b)) for (const k of Object.keys(b)) keys.add(k);
-  if (extra) for (const k of extra) keys.add(k);
-  return [...keys];
+export function unionKeys(a: unknown, b: unknown, extra?: Readonly<Record<string, unknown>>): string[] {
+  const left = isObj(a) ? a : undefined;
+  const keys = left ? Object.keys(left) : [];
+  if (isObj(b)) for (const k in b) if (!left || !Object.hasOwn(left, k)) keys.push(k);
+  if (extra) for (const k in extra) if (!(left && Object.hasOwn(left, k)) && !(isObj(b) && Object.hasOwn(b, k))) keys.push(k);
+  return keys;
 }
 
 /** The value at `k`: `undefined` when absent. */

@@ -4,33 +4,41 @@
 import { ApplyError, compareStrings, compareValues, goJSON, valueString } from "./value.ts";
 
 export type KeyFields = [string, unknown][];
-export type PE = { f: string } | { k: KeyFields } | { v: unknown } | { i: number };
+/** `s` is the serialized form, computed once: sets are keyed by it. */
+export type PE = ({ f: string } | { k: KeyFields } | { v: unknown } | { i: number }) & { readonly s: string };
 
-export const field = (f: string): PE => ({ f });
+// Field elements are immutable and few (field names, label keys): share them.
+const fields = new Map<string, PE>();
+export function fieldPE(f: string): PE {
+  let pe = fields.get(f);
+  if (!pe) {
+    if (fields.size > 50_000) fields.clear();
+    fields.set(f, (pe = { f, s: `f:${f}` }));
+  }
+  return pe;
+}
+export const valuePE = (v: unknown): PE => ({ v, s: `v:${goJSON(v)}` });
+export const indexPE = (i: number): PE => ({ i, s: `i:${i}` });
 
 /** A key element; fields are sorted by name, as upstream sorts them. */
 export function keyOf(fields: KeyFields): PE {
-  return { k: [...fields].sort((a, b) => compareStrings(a[0], b[0])) };
+  const k = fields.length > 1 ? [...fields].sort((a, b) => compareStrings(a[0], b[0])) : fields;
+  return { k, s: `k:{${k.map(([n, v]) => `${goJSON(n)}:${goJSON(v)}`).join(",")}}` };
 }
 
-export function serializePE(pe: PE): string {
-  if ("f" in pe) return `f:${pe.f}`;
-  if ("k" in pe) return `k:{${pe.k.map(([n, v]) => `${goJSON(n)}:${goJSON(v)}`).join(",")}}`;
-  if ("v" in pe) return `v:${goJSON(pe.v)}`;
-  return `i:${pe.i}`;
-}
+export const serializePE = (pe: PE): string => pe.s;
 
 export function parsePE(s: string): PE {
   const kind = s.slice(0, 2);
   const rest = s.slice(2);
   try {
-    if (kind === "f:") return { f: rest };
+    if (kind === "f:") return fieldPE(rest);
     if (kind === "k:") {
       const o = JSON.parse(rest) as Record<string, unknown>;
       return keyOf(Object.entries(o));
     }
-    if (kind === "v:") return { v: JSON.parse(rest) };
-    if (kind === "i:" && /^-?\d+$/.test(rest)) return { i: Number(rest) };
+    if (kind === "v:") return valuePE(JSON.parse(rest));
+    if (kind === "i:" && /^-?\d+$/.test(rest)) return indexPE(Number(rest));
   } catch {
     // fall through to the error below
   }

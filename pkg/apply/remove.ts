@@ -2,8 +2,8 @@
 // removes the whole field or list item, a child descends. Atomic values are never entered.
 import type { FieldSet } from "./fieldset.ts";
 import { listItems } from "./listitems.ts";
-import type { PE } from "./pathelement.ts";
-import { type Atom, childOf, deduce } from "./schema.ts";
+import { type PE, fieldPE } from "./pathelement.ts";
+import { type Atom, childOf } from "./schema.ts";
 import { type Obj, isObj } from "./value.ts";
 
 const isEmpty = (v: unknown): boolean =>
@@ -11,18 +11,20 @@ const isEmpty = (v: unknown): boolean =>
 
 export function removeItems(value: unknown, set: FieldSet, atom: Atom, path: PE[] = []): unknown {
   if (set.isEmpty()) return value;
-  const a = deduce(atom, value);
+  const a = atom;
   if (a.map && isObj(value) && !a.map.atomic) {
     const out: Obj = {};
     for (const [k, v] of Object.entries(value)) {
-      const pe: PE = { f: k };
+      const pe = fieldPE(k);
       if (set.hasMember(pe)) continue;
       const sub = set.withPrefix(pe);
       if (sub.isEmpty()) {
         out[k] = v;
         continue;
       }
-      const next = removeItems(v, sub, childOf(a.map, k), [...path, pe]);
+      path.push(pe);
+      const next = removeItems(v, sub, childOf(a.map, k), path);
+      path.pop();
       // Upstream leaves an emptied value null, which Go turns into an absent field, or into
       // `{}` for the non-pointer structs that it always serializes.
       if (!isEmpty(next) || isEmpty(v)) out[k] = next;
@@ -35,7 +37,13 @@ export function removeItems(value: unknown, set: FieldSet, atom: Atom, path: PE[
     for (const it of listItems(a.list, value, path, "")) {
       if (set.hasMember(it.pe)) continue;
       const sub = set.withPrefix(it.pe);
-      out.push(sub.isEmpty() ? it.value : removeItems(it.value, sub, a.list.elem(), [...path, it.pe]));
+      if (sub.isEmpty()) {
+        out.push(it.value);
+        continue;
+      }
+      path.push(it.pe);
+      out.push(removeItems(it.value, sub, a.list.elem(), path));
+      path.pop();
     }
     return out;
   }

@@ -17,6 +17,8 @@ export interface MapType {
   defaultOf(name: string): unknown;
   /** Fields Go always serializes (non-pointer structs, non-omitempty lists); see present.ts. */
   present?: Readonly<Record<string, "map" | "list">>;
+  /** The walkers' node for this type, made once (see node.ts). */
+  node?: { kind: "map"; map: MapType };
 }
 
 export interface ListType {
@@ -24,6 +26,8 @@ export interface ListType {
   rel: "atomic" | "associative" | "separable";
   keys: string[];
   elem(): Atom;
+  /** The walkers' node for this type, made once (see node.ts). */
+  node?: { kind: "list"; list: ListType };
 }
 
 export interface Atom {
@@ -76,7 +80,7 @@ class Converter {
     const mapType = s["x-kubernetes-map-type"];
     // The referring site may override the referred map's granularity.
     if (atom.map && (mapType === "atomic" || mapType === "granular")) {
-      return { ...atom, map: { ...atom.map, atomic: mapType === "atomic" } };
+      return { ...atom, map: { ...atom.map, atomic: mapType === "atomic", node: undefined } };
     }
     return atom;
   }
@@ -101,9 +105,8 @@ class Converter {
     return {
       atomic: s["x-kubernetes-map-type"] === "atomic",
       field: (name) => {
-        if (!Object.hasOwn(props, name)) return undefined;
         let a = cache.get(name);
-        if (!a) cache.set(name, (a = this.ref(props[name])));
+        if (a === undefined && Object.hasOwn(props, name)) cache.set(name, (a = this.ref(props[name])));
         return a;
       },
       elem,
@@ -175,7 +178,7 @@ function customRoot(custom: object | undefined): Atom {
   const map = (custom && isObj(custom) ? builtin.convert(custom).map : undefined) ?? DEDUCED.map!;
   const meta = builtin.byName(OBJECT_META);
   const field = (n: string): Atom | undefined => (n === "metadata" ? meta : n === "apiVersion" || n === "kind" ? SCALAR : map.field(n));
-  return { map: { ...map, atomic: false, field } };
+  return { map: { ...map, atomic: false, field, node: undefined } };
 }
 
 // A built-in kind's Go struct always carries metadata, and spec/status where it has them.
@@ -185,15 +188,7 @@ function builtinRoot(name: string): Atom {
   if (!map) return atom;
   const present: Record<string, "map" | "list"> = { ...map.present, metadata: "map" };
   for (const f of ["spec", "status"]) if (map.field(f)) present[f] = "map";
-  return { map: { ...map, present } };
-}
-
-/** The atom to use for `value`, as upstream deduces it: the part of the type matching its shape. */
-export function deduce(atom: Atom, value: unknown): Atom {
-  if (value === null || value === undefined) return atom;
-  if (Array.isArray(value)) return atom.list ? { list: atom.list } : atom;
-  if (isObj(value)) return atom.map ? { map: atom.map } : atom;
-  return atom.scalar ? SCALAR : atom;
+  return { map: { ...map, present, node: undefined } };
 }
 
 /** The type of key `name` in a map: its declared field, else the element type. */

@@ -3,41 +3,60 @@
 // when it is null, an empty map, or not a declared field (labels, data, deduced objects).
 import { FieldSet } from "./fieldset.ts";
 import { listItems } from "./listitems.ts";
-import type { PE } from "./pathelement.ts";
-import { type Atom, childOf, deduce } from "./schema.ts";
+import { type PE, fieldPE } from "./pathelement.ts";
+import { type Atom, childOf } from "./schema.ts";
 import { isObj } from "./value.ts";
 
-/** `self` tells the parent to record this node's own path. */
-function walk(value: unknown, atom: Atom, path: PE[]): { set: FieldSet; self: boolean } {
-  const set = new FieldSet();
-  const a = deduce(atom, value);
-  if (a.map && (value === null || isObj(value))) {
-    if (a.map.atomic) return { set, self: true };
-    if (value === null) return { set, self: false };
-    for (const [k, v] of Object.entries(value)) {
-      const pe: PE = { f: k };
-      const child = walk(v, childOf(a.map, k), [...path, pe]);
-      set.addChild(pe, child.set);
-      const emptyMap = isObj(v) && Object.keys(v).length === 0;
-      if (child.self || v === null || emptyMap || !a.map.field(k)) set.addMember(pe);
+const SELF = true;
+
+/**
+ * The fields below `value`: SELF when the node is owned whole (the parent records its path),
+ * else its children's set, if any. `path` is a stack shared by the walk (for errors).
+ */
+function walk(value: unknown, atom: Atom, path: PE[]): FieldSet | typeof SELF | undefined {
+  const map = atom.map;
+  if (map && (value === null || isObj(value))) {
+    if (map.atomic) return SELF;
+    if (value === null) return undefined;
+    const set = new FieldSet();
+    for (const k in value) {
+      const v = value[k];
+      const pe = fieldPE(k);
+      path.push(pe);
+      const child = walk(v, childOf(map, k), path);
+      path.pop();
+      if (child === SELF || v === null || isEmptyMap(v) || !map.field(k)) set.addMember(pe);
+      if (child instanceof FieldSet) set.addChild(pe, child);
     }
-    return { set, self: false };
+    return set;
   }
-  if (a.list && (value === null || Array.isArray(value))) {
-    if (a.list.rel === "atomic") return { set, self: true };
-    if (value === null) return { set, self: false };
-    for (const it of listItems(a.list, value, path, "")) {
-      set.addChild(it.pe, walk(it.value, a.list.elem(), [...path, it.pe]).set);
+  const list = atom.list;
+  if (list && (value === null || Array.isArray(value))) {
+    if (list.rel === "atomic") return SELF;
+    if (value === null) return undefined;
+    const set = new FieldSet();
+    for (const it of listItems(list, value, path, "")) {
+      path.push(it.pe);
+      const child = walk(it.value, list.elem(), path);
+      path.pop();
       set.addMember(it.pe);
+      if (child instanceof FieldSet) set.addChild(it.pe, child);
     }
-    return { set, self: false };
+    return set;
   }
   // Scalars, and values whose shape the type does not expect, are owned whole.
-  return { set, self: true };
+  return SELF;
 }
 
+const isEmptyMap = (v: unknown): boolean => {
+  if (!isObj(v)) return false;
+  for (const _ in v) return false;
+  return true;
+};
+
 export function toFieldSet(value: unknown, atom: Atom): FieldSet {
-  return walk(value, atom, []).set;
+  const s = walk(value, atom, []);
+  return s instanceof FieldSet ? s : new FieldSet();
 }
 
 /**

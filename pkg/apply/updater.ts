@@ -95,12 +95,14 @@ export function applyFields(ctx: Ctx, live: unknown, config: unknown, apiVersion
  */
 function prune(ctx: Ctx, merged: unknown, managers: Fields, last: FieldSet | undefined): unknown {
   if (!last || last.isEmpty()) return merged;
+  let owned = new FieldSet();
+  for (const vs of managers.values()) owned = owned.union(vs.set);
+  // Everything applied last time is still owned (a re-apply, say): nothing to remove.
+  if (last.difference(owned).isEmpty()) return merged;
   const named = (s: FieldSet) => ensureNamedFieldsAreMembers(s, ctx.atom);
   const lastNamed = named(last);
   const mergedSet = named(toFieldSet(merged, ctx.atom));
   const firstCut = removeItems(merged, lastNamed, ctx.atom);
-  let owned = new FieldSet();
-  for (const vs of managers.values()) owned = owned.union(vs.set);
   // Put back whatever someone still owns.
   const unowned = mergedSet.difference(named(toFieldSet(firstCut, ctx.atom)).union(named(owned)));
   const ownedKept = removeItems(merged, unowned, ctx.atom);

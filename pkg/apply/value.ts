@@ -29,19 +29,19 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+// UTF-16 units in code point order: surrogates (U+D800-DFFF) sort after U+E000-FFFF.
+const unitRank = (c: number): number => (c < 0xd800 ? c : c >= 0xe000 ? c - 0x800 : c + 0x2000);
+
 /** Go compares strings bytewise (UTF-8), which is code point order, not UTF-16 unit order. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  for (;;) {
-    const x = ia.next();
-    const y = ib.next();
-    if (x.done) return y.done ? 0 : -1;
-    if (y.done) return 1;
-    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!;
-    if (d !== 0) return d < 0 ? -1 : 1;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return unitRank(x) < unitRank(y) ? -1 : 1;
   }
+  return a.length < b.length ? -1 : 1;
 }
 
 // Upstream's total order across types: numbers < strings < booleans < lists < maps < null.
@@ -77,8 +77,21 @@ export function compareValues(a: unknown, b: unknown): number {
 }
 
 /** JSON as Go's encoder writes it: HTML-sensitive characters and line separators escaped. */
+const HTML_UNSAFE = /[<>&\u2028\u2029]/;
+
+// Printable ASCII needing no escape: the common case, quoted without JSON.stringify.
+function plain(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26) return false;
+  }
+  return true;
+}
 export function goJSON(v: unknown): string {
-  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (typeof v === "string" && plain(v)) return `"${v}"`;
+  const s = JSON.stringify(v);
+  return HTML_UNSAFE.test(s) ? s.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) : s;
 }
 
 /** A value as upstream prints it inside a path (`value.ToString`): strings quoted, maps as k=v. */
@@ -90,11 +103,23 @@ export function valueString(v: unknown): string {
   return String(v);
 }
 
+/** A deep copy of a JSON value (much cheaper than structuredClone for plain data). */
+export function cloneJSON<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(cloneJSON) as T;
+  if (!isObj(v)) return v;
+  const out: Obj = {};
+  for (const k in v) out[k] = cloneJSON(v[k]);
+  return out as T;
+}
+
 /** Drops null-valued map entries; upstream's typed round trip turns them into absent fields. */
 export function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (!isObj(v)) return v;
   const out: Obj = {};
-  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = dropNulls(x);
+  for (const k in v) {
+    const x = v[k];
+    if (x !== null) out[k] = dropNulls(x);
+  }
   return out;
 }

@@ -69,7 +69,7 @@ export function formatError(e: unknown): string {
   if (e instanceof ApiError) {
     const s = e.status;
     if (s.reason === "Unauthorized") return `error: You must be logged in to the server (${e.message})`;
-    if (s.reason === "Invalid" && s.details && (s.details.kind || s.details.name) && !e.message.startsWith("error when")) {
+    if (s.reason === "Invalid" && s.details && (s.details.kind || s.details.name)) {
       const head = `The ${s.details.kind ?? ""} "${s.details.name ?? ""}" is invalid`;
       const causes = (s.details.causes ?? []).map((c) => (c.field ? `${c.field}: ${c.message}` : `${c.message}`));
       if (causes.length === 0) return head;

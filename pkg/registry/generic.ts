@@ -456,7 +456,17 @@ export class ResourceStore {
       throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${want})`);
     }
     if (body.metadata === undefined || body.metadata === null) body.metadata = {};
-    if (!isObject(body.metadata)) throw badRequest("metadata must be an object");
+    if (!isObject(body.metadata)) throw badRequest(`${this.def.kind} in version "${want}" cannot be handled as a ${this.def.kind}: metadata must be an object`);
+    const md = body.metadata;
+    const cannot = (what: string) => badRequest(`${this.def.kind} in version "${want}" cannot be handled as a ${this.def.kind}: ${what}`);
+    for (const f of ["name", "generateName", "namespace", "resourceVersion", "uid"]) {
+      if (md[f] !== undefined && md[f] !== null && typeof md[f] !== "string") throw cannot(`metadata.${f} must be a string`);
+    }
+    for (const f of ["labels", "annotations"]) {
+      if (md[f] !== undefined && md[f] !== null && (!isObject(md[f]) || Object.values(md[f]).some((v) => typeof v !== "string"))) {
+        throw cannot(`metadata.${f} must be a map of strings`);
+      }
+    }
     // kind and apiVersion lead, as upstream serializes them.
     const { kind: _k, apiVersion: _a, ...rest } = body;
     body = { kind: this.def.kind, apiVersion: want, ...rest };
@@ -472,6 +482,12 @@ export class ResourceStore {
 
   private validate(obj: Obj, old?: Obj) {
     const causes: FieldCause[] = validateMeta(this.def, obj);
+    if (old?.metadata.deletionTimestamp) {
+      const added = (obj.metadata.finalizers ?? []).filter((f: string) => !(old.metadata.finalizers ?? []).includes(f));
+      if (added.length) {
+        causes.push({ field: "metadata.finalizers", reason: "FieldValueForbidden", message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f: string) => JSON.stringify(f)).join(", ")}}` });
+      }
+    }
     if (old) {
       for (const f of ["name", "uid"]) {
         if (obj.metadata[f] !== old.metadata[f]) causes.push({ field: `metadata.${f}`, message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });

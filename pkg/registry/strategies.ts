@@ -1,5 +1,5 @@
 // Per-type hooks for the built-in kinds: only what differs from the generic path.
-import { forbidden } from "../api/status.ts";
+import { badRequest, forbidden } from "../api/status.ts";
 import type { Codec, FieldCause, Obj, Strategy } from "./types.ts";
 
 /** Namespaces that can never be deleted, as upstream's NamespaceLifecycle admission has them. */
@@ -35,18 +35,23 @@ export const pod: Strategy = {
     sp.securityContext ??= {};
     sp.enableServiceLinks ??= true;
     sp.priority ??= 0;
-    for (const c of [...(sp.containers ?? []), ...(sp.initContainers ?? [])]) {
+    const list = (v: unknown) => (Array.isArray(v) ? v.filter((c) => typeof c === "object" && c !== null) : []);
+    for (const c of [...list(sp.containers), ...list(sp.initContainers)]) {
       c.imagePullPolicy ??= String(c.image ?? "").endsWith(":latest") || !String(c.image ?? "").includes(":") ? "Always" : "IfNotPresent";
       c.terminationMessagePath ??= "/dev/termination-log";
       c.terminationMessagePolicy ??= "File";
       c.resources ??= {};
-      for (const p of c.ports ?? []) p.protocol ??= "TCP";
+      for (const p of list(c.ports)) p.protocol ??= "TCP";
     }
     o.status = { phase: "Pending", qosClass: "BestEffort" };
   },
   validate(o) {
     const causes: FieldCause[] = [];
     const cs = o.spec?.containers;
+    for (const f of ["containers", "initContainers", "volumes", "tolerations"]) {
+      const v = o.spec?.[f];
+      if (v !== undefined && v !== null && !Array.isArray(v)) throw badRequest(`Pod in version "v1" cannot be handled as a Pod: spec.${f} must be a list`);
+    }
     if (!Array.isArray(cs) || cs.length === 0) causes.push({ field: "spec.containers", message: "Required value", reason: "FieldValueRequired" });
     else cs.forEach((c: Obj, i: number) => {
       if (!c?.name) causes.push({ field: `spec.containers[${i}].name`, message: "Required value", reason: "FieldValueRequired" });
@@ -82,7 +87,8 @@ export const service: Strategy = {
     if (sp.clusterIP) sp.clusterIPs ??= [sp.clusterIP];
     sp.ipFamilies ??= ["IPv4"];
     sp.ipFamilyPolicy ??= "SingleStack";
-    for (const p of sp.ports ?? []) {
+    for (const p of Array.isArray(sp.ports) ? sp.ports : []) {
+      if (typeof p !== "object" || p === null) continue;
       p.protocol ??= "TCP";
       p.targetPort ??= p.port;
     }
@@ -105,9 +111,28 @@ export const service: Strategy = {
   },
 };
 
+/** Values that upstream could not even decode are a 400, not a 422. */
+function stringMap(o: Obj, field: string) {
+  const m = o[field];
+  if (m === undefined || m === null) return;
+  if (typeof m !== "object" || Array.isArray(m) || Object.values(m).some((v) => typeof v !== "string")) {
+    throw badRequest(`${o.kind} in version "${o.apiVersion}" cannot be handled as a ${o.kind}: ${field} must be a map of strings`);
+  }
+}
+
+export const configMap: Strategy = {
+  validate(o) {
+    stringMap(o, "data");
+    stringMap(o, "binaryData");
+    return [];
+  },
+};
+
 export const secret: Strategy = {
   prepareForCreate(o) { o.type ??= "Opaque"; },
   validate(o, old) {
+    stringMap(o, "data");
+    stringMap(o, "stringData");
     const causes: FieldCause[] = [];
     for (const [k, v] of Object.entries(o.data ?? {})) {
       if (typeof v !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 !== 0) {

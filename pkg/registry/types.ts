@@ -50,8 +50,8 @@ export interface ResourceDef {
   generation?: boolean;
   /** Resource name under the storage prefix when it differs from group/plural (upstream's etcd layout). */
   storageResource?: string;
-  /** The name rule: DNS-1123 subdomain (default), label, or any path segment. */
-  nameRule?: "subdomain" | "label" | "segment";
+  /** The name rule: DNS-1123 subdomain (default), DNS-1123 label, DNS-1035 label (services), or any path segment. */
+  nameRule?: "subdomain" | "label" | "dns1035" | "segment";
   /** PUT to a missing object creates it. */
   createOnUpdate?: boolean;
   strategy?: Strategy;

@@ -12,6 +12,14 @@ export function nameErrors(name: string, rule: ResourceDef["nameRule"] = "subdom
     if (/[/%]/.test(name)) return [`may not contain '/' or '%'`];
     return [];
   }
+  if (rule === "dns1035") {
+    const errs: string[] = [];
+    if (name.length > 63) errs.push("must be no more than 63 characters");
+    if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+      errs.push(`a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`);
+    }
+    return errs;
+  }
   if (rule === "label") {
     const errs: string[] = [];
     if (name.length > 63) errs.push("must be no more than 63 characters");

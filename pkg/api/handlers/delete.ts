@@ -1,11 +1,17 @@
 // DELETE one object or a collection, with DeleteOptions from the body or the query.
 import type { DeleteOptions } from "../../registry/generic.ts";
 import { parseText, readBody, text } from "../negotiate.ts";
-import { badRequest } from "../status.ts";
+import { StatusError, badRequest } from "../status.ts";
 import { type HandlerContext, dryRun, respond } from "./context.ts";
 import { listOptions } from "./list.ts";
 
 const POLICIES = ["Orphan", "Background", "Foreground"];
+
+/** DeleteOptions that fail validation are a 422, as upstream's ValidateDeleteOptions makes them. */
+const invalidOptions = (field: string, message: string) =>
+  new StatusError(422, "Invalid", `DeleteOptions.meta.k8s.io "" is invalid: ${field}: ${message}`, {
+    group: "meta.k8s.io", kind: "DeleteOptions", causes: [{ reason: "FieldValueNotSupported", field, message }],
+  });
 
 async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const raw = text(await readBody(ctx.req)).trim();
@@ -17,11 +23,11 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   let policy = body.propagationPolicy ?? p.get("propagationPolicy") ?? undefined;
   const orphan = body.orphanDependents ?? (p.has("orphanDependents") ? p.get("orphanDependents") === "true" : undefined);
   if (orphan !== undefined && policy !== undefined) {
-    throw badRequest("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Invalid value: \"" + policy + "\": orphanDependents and deletionPropagation cannot be both set");
+    throw invalidOptions("propagationPolicy", `Invalid value: "${policy}": orphanDependents and deletionPropagation cannot be both set`);
   }
   if (orphan !== undefined) policy = orphan ? "Orphan" : "Background";
   if (policy !== undefined && !POLICIES.includes(policy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+    throw invalidOptions("propagationPolicy", `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
   }
   const dry = body.dryRun?.length ? body.dryRun.every((x: string) => x === "All") || (() => { throw badRequest(`dryRun: Unsupported value: "${body.dryRun}": supported values: "All"`); })() : dryRun(ctx.url);
   return { preconditions: body.preconditions, propagationPolicy: policy, gracePeriodSeconds: grace, dryRun: dry };
