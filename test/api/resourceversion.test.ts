@@ -146,7 +146,11 @@ describe("watch", () => {
       if (done) break;
       buf += new TextDecoder().decode(value);
       let i;
-      while ((i = buf.indexOf("\n")) >= 0) { out.push(JSON.parse(buf.slice(0, i))); buf = buf.slice(i + 1); }
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i).trim();
+        if (line) out.push(JSON.parse(line));
+        buf = buf.slice(i + 1);
+      }
     }
     await act;
     reader.cancel();
@@ -193,7 +197,7 @@ test("a compacted revision: list Exact and watch answer 410 Gone (Expired)", asy
   expect(l.status).toBe(410);
   expect(l.body.reason).toBe("Expired");
   const w = await c.req(`${ns}?watch=1&resourceVersion=${old}&timeoutSeconds=2`);
-  const ev = JSON.parse((await w.text()).trim().split("\n")[0]);
+  const ev = JSON.parse((await w.text()).trim().split("\n").filter(Boolean)[0]);
   expect(ev.type).toBe("ERROR");
   expect(ev.object.code).toBe(410);
   expect(ev.object.reason).toBe("Expired");

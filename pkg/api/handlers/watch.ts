@@ -14,6 +14,7 @@ export interface WatchSettings { minRequestTimeoutSeconds: number; bookmarkInter
 /** Bytes a watcher may have queued before it is cut off (a slow client must not grow memory without bound). */
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 const enc = new TextEncoder();
+const NEWLINE = enc.encode("\n");
 
 export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   const { url, info, rs } = ctx;
@@ -62,6 +63,9 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
         write(control("BOOKMARK", { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: lastRV } }));
       };
       ctx.signal.addEventListener("abort", close);
+      // Bun commits the response headers with the first bytes; a JSON stream may begin with a newline
+      // (every JSON watch decoder skips it), so clients see the 200 at once even on a quiet collection.
+      if (!binary) write(NEWLINE);
       timers.push(setTimeout(() => { bookmark(); close(); }, timeoutMs));
       if (bookmarks) {
         const every = settings.bookmarkIntervalMs ?? 60_000;
