@@ -133,7 +133,7 @@ export class FieldSet {
     const entries = new Map<string, PE>(this.members);
     for (const [k, c] of this.children) entries.set(k, c.pe);
     const out: Record<string, object> = {};
-    for (const [k, pe] of [...entries].sort((a, b) => comparePE(a[1], b[1]))) {
+    for (const [k] of [...entries].sort((a, b) => comparePE(a[1], b[1]))) {
       const child = this.children.get(k);
       if (!child) out[k] = {};
       else out[k] = this.members.has(k) ? { ".": {}, ...child.set.toFieldsV1() } : child.set.toFieldsV1();

@@ -3,9 +3,11 @@
 // objects never tracked before are left alone by updates and handed to "before-first-apply"
 // by an apply, the write's ownership is computed (updater.ts), server-owned metadata is
 // stripped from the writer's set, its entry is stamped with `now` when it changed, old
-// Update entries are capped, and the entries are written back sorted.
+// Update entries are capped, and the entries are written back sorted. Applies by "kubectl"
+// also honour the client-side last-applied annotation (lastapplied.ts).
 import { type Conflict, conflictsOf } from "./conflict.ts";
 import { FieldSet } from "./fieldset.ts";
+import { KUBECTL, allowedByLastApplied, syncLastApplied, withoutAllowed } from "./lastapplied.ts";
 import {
   type Managed, copyManaged, capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields,
   isResetManagedFields, managerKey, sameFields,
@@ -167,16 +169,26 @@ export function applyConfig(kind: string, apiVersion: string, live: Obj | undefi
   if (managed.fields.size === 0 && live !== undefined) trackUpdate(ctx, {}, liveObj, apiVersion, managed, BEFORE_FIRST_APPLY, now);
   const key = managerKey(manager || "unknown", "Apply", apiVersion);
   const former = copyManaged(managed);
-  const result = applyFields(ctx, liveObj, withoutNullSystemMeta(config), apiVersion, managed.fields, key, force);
+  const cfg = withoutNullSystemMeta(config);
+  let result = applyFields(ctx, liveObj, cfg, apiVersion, managed.fields, key, force);
+  if ("conflicts" in result && manager === KUBECTL) {
+    // Upgrading from client-side apply: fields still as last applied do not conflict.
+    const allowed = allowedByLastApplied(ctx.atom, liveObj, apiVersion);
+    if (allowed) {
+      const rest = withoutAllowed(result.conflicts, allowed);
+      result = rest.size > 0 ? { conflicts: rest } : applyFields(ctx, liveObj, cfg, apiVersion, managed.fields, key, true);
+    }
+  }
   if ("conflicts" in result) return { conflicts: conflictsOf(result.conflicts) };
   stripMeta(managed.fields, key);
   if (result.changed || !sameFields(former.fields, managed.fields)) managed.times.set(key, now);
   const entries = encodeManagedFields(managed);
-  // Nothing changed: hand back the live object itself, so the caller can skip the write.
-  if (live && !result.changed && deepEqual(entries, managedFieldsOf(live))) return { object: cloneJSON(live) };
-  // The merged object is built afresh (it shares nothing mutable with the inputs).
-  const object = result.object as Obj;
-  setManagedFields(object, entries);
+  // Nothing changed, managedFields included: a copy of live, so the caller can skip the write.
+  const unchanged = live && !result.changed && deepEqual(entries, managedFieldsOf(live));
+  // Otherwise the merged object, built afresh (it shares nothing mutable with the inputs).
+  const object = unchanged ? cloneJSON(live) : (result.object as Obj);
+  if (!unchanged) setManagedFields(object, entries);
+  if (manager === KUBECTL) syncLastApplied(object, config);
   return { object };
 }
 

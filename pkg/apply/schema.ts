@@ -154,6 +154,7 @@ export function splitApiVersion(apiVersion: string): { group: string; version: s
 
 const roots = new Map<string, Atom>();
 const customRoots = new WeakMap<object, Atom>();
+let deducedRoot: Atom | undefined;
 
 /**
  * The type of a whole object of `kind`. Built-in kinds come from the OpenAPI schemas; other
@@ -168,7 +169,7 @@ export function rootAtom(kind: string, apiVersion: string, custom?: object): Ato
     if (!atom) roots.set(name, (atom = builtinRoot(name)));
     return atom;
   }
-  if (!custom) return (roots.get("") ?? (roots.set("", customRoot(undefined)), roots.get("")!));
+  if (!custom) return (deducedRoot ??= customRoot(undefined));
   let atom = customRoots.get(custom);
   if (!atom) customRoots.set(custom, (atom = customRoot(custom)));
   return atom;

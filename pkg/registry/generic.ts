@@ -9,9 +9,14 @@ import type { KeyValue, Store, WatchEvent } from "../storage/store.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
+import { updateManagedFields } from "../apply/index.ts";
 import { decodeContinue, encodeContinue } from "./continue.ts";
 
-export interface WriteOptions { dryRun?: boolean }
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** Who makes the change (managedFields); unset means the caller tracked ownership itself (apply). */
+  fieldManager?: string;
+}
 
 export interface ListOptions {
   labelSelector?: Selector;
@@ -291,6 +296,8 @@ export class ResourceStore {
     this.def.strategy?.prepareForCreate?.(obj);
     this.validate(obj);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
+    if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
+    if (!obj.metadata.managedFields?.length) delete obj.metadata.managedFields;
     if (o.dryRun) return obj;
     try {
       const kv = await this.store.create(this.key(ns, m.name), this.encode(obj));
@@ -341,6 +348,18 @@ export class ResourceStore {
     }
   }
 
+  /** Field ownership of a non-apply write (operation Update), as upstream's field manager keeps it. */
+  private track(old: Obj | undefined, next: Obj, manager: string, sub: string): Obj {
+    const hasStatus = this.def.subresources?.includes("status");
+    const ignoreFields = sub === "status" ? Object.keys(next).filter((k) => !["status", "apiVersion", "kind", "metadata"].includes(k)) : hasStatus ? ["status"] : [];
+    return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields });
+  }
+
+  /** Fields an apply to the main resource does not own: status, for types with a status subresource. */
+  get applyIgnoredFields(): string[] {
+    return this.def.subresources?.includes("status") ? ["status"] : [];
+  }
+
   private async writeUpdate(ns: string, old: Obj, oldRev: number, obj: Obj, sub: "" | "status" | "finalize", o: WriteOptions): Promise<Obj> {
     const name = old.metadata.name;
     let next: Obj;
@@ -361,6 +380,8 @@ export class ResourceStore {
     if (m.generateName === undefined) delete m.generateName;
     if (this.def.generation) m.generation = specPart(next) !== specPart(old) ? (om.generation ?? 0) + 1 : om.generation;
     delete m.resourceVersion;
+    if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
+    if (!m.managedFields?.length) delete m.managedFields;
     this.validate(next, old);
     const key = this.key(ns, name);
     const data = this.encode(next);

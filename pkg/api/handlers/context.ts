@@ -58,3 +58,13 @@ export function dryRun(url: URL): boolean {
   if (v.every((x) => x === "All")) return true;
   throw badRequest(`dryRun: Unsupported value: "${v.find((x) => x !== "All")}": supported values: "All"`);
 }
+
+/** The manager of a write: `fieldManager`, else the User-Agent's first segment, as upstream derives it. */
+export function fieldManager(ctx: HandlerContext): string {
+  const fm = ctx.url.searchParams.get("fieldManager");
+  if (fm !== null) {
+    if (fm.length > 128 || !/^[\x20-\x7e]*$/.test(fm)) throw badRequest(`fieldManager: Invalid value: "${fm.slice(0, 140)}": must be printable and at most 128 characters`);
+    return fm;
+  }
+  return (ctx.req.headers.get("user-agent") ?? "").split("/")[0].slice(0, 128);
+}

@@ -1,9 +1,9 @@
 // POST to a collection.
 import { decodeObject, readBody } from "../negotiate.ts";
-import { type HandlerContext, dryRun, respond } from "./context.ts";
+import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts";
 
 export async function create(ctx: HandlerContext): Promise<Response> {
   const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"));
-  const obj = await ctx.rs.create(ctx.info.namespace, body as Record<string, unknown>, { dryRun: dryRun(ctx.url) });
+  const obj = await ctx.rs.create(ctx.info.namespace, body as Record<string, unknown>, { dryRun: dryRun(ctx.url), fieldManager: fieldManager(ctx) });
   return respond(ctx, obj, 201);
 }

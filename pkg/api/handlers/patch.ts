@@ -1,9 +1,11 @@
-// PATCH one object (or its status) with a merge, JSON or strategic merge patch.
+// PATCH one object (or its status): merge, JSON and strategic merge patches, and server-side apply.
+import { applyConfig, conflictCauses, conflictMessage, validateApplyConfig, ApplyError } from "../../apply/index.ts";
 import { jsonPatch, mergePatch, PatchFailure } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
+import { apiVersionOf, type Obj } from "../../registry/types.ts";
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
-import { StatusError, unsupportedMediaType } from "../status.ts";
-import { type HandlerContext, dryRun, respond } from "./context.ts";
+import { StatusError, badRequest, unsupportedMediaType } from "../status.ts";
+import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts";
 
 type Patcher = (cur: Record<string, any>, patch: unknown, kind: string) => unknown;
 
@@ -13,11 +15,24 @@ const PATCHERS: Record<string, Patcher> = {
   "application/strategic-merge-patch+json": (cur, p, kind) => strategicMergePatch(cur, p, kind),
 };
 
+const APPLY = "application/apply-patch+yaml";
+
+function force(ctx: HandlerContext, apply: boolean): boolean {
+  const v = ctx.url.searchParams.get("force");
+  if (v === null || v === "") return false;
+  if (!["true", "false", "1", "0"].includes(v)) throw badRequest(`force: Invalid value: "${v}": must be a boolean`);
+  const on = v === "true" || v === "1";
+  if (on && !apply) throw badRequest("force: Invalid value: true: may not be specified for non-apply patch");
+  return on;
+}
+
 export async function patch(ctx: HandlerContext): Promise<Response> {
   const { info, rs, req } = ctx;
   const type = parseMediaTypes(req.headers.get("content-type"))[0]?.type ?? "";
+  if (type === APPLY) return apply(ctx);
   const patcher = PATCHERS[type];
   if (!patcher) throw unsupportedMediaType(type);
+  force(ctx, false);
   const body = parseText(text(await readBody(req)), false);
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => {
     try {
@@ -28,6 +43,43 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
       }
       throw e;
     }
-  }, { dryRun: dryRun(ctx.url), sub: info.subresource === "status" ? "status" : "" });
+  }, { dryRun: dryRun(ctx.url), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "" });
+  return respond(ctx, obj);
+}
+
+/** Server-side apply (spec §9.1): merge the applied configuration, track ownership, refuse conflicts. */
+async function apply(ctx: HandlerContext): Promise<Response> {
+  const { info, rs, url } = ctx;
+  const manager = url.searchParams.get("fieldManager");
+  if (!manager) throw badRequest("PATCH /apply requires a fieldManager parameter: fieldManager is required for apply requests");
+  fieldManager(ctx); // validates it
+  const forced = force(ctx, true);
+  const config = parseText(text(await readBody(ctx.req)), true);
+  if (typeof config !== "object" || config === null || Array.isArray(config)) throw badRequest("the apply configuration must be an object");
+  const apiVersion = apiVersionOf(rs.def);
+  const problem = validateApplyConfig(config as Obj, { apiVersion, kind: rs.def.kind, name: info.name, namespace: info.namespace || undefined });
+  if (problem) throw badRequest(problem);
+  const opts = { ignoreFields: info.subresource === "status" ? [] : rs.applyIgnoredFields };
+  const merge = (live: Obj | undefined): Obj => {
+    let r;
+    try {
+      r = applyConfig(rs.def.kind, apiVersion, live, config as Obj, manager, forced, new Date().toISOString().replace(/\.\d{3}Z$/, "Z"), opts);
+    } catch (e) {
+      if (e instanceof ApplyError) throw new StatusError(e.status === 400 ? 400 : 500, e.status === 400 ? "BadRequest" : "InternalError", e.message);
+      throw e;
+    }
+    if ("conflicts" in r) {
+      throw new StatusError(409, "Conflict", conflictMessage(r.conflicts), { causes: conflictCauses(r.conflicts) });
+    }
+    return r.object;
+  };
+  const dry = dryRun(url);
+  const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
+  if (!exists) {
+    // Apply to a missing object creates it.
+    const obj = await rs.create(info.namespace, merge(undefined), { dryRun: dry });
+    return respond(ctx, obj, 201);
+  }
+  const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merge(cur), { dryRun: dry, sub: info.subresource === "status" ? "status" : "" });
   return respond(ctx, obj);
 }
