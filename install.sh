@@ -20,7 +20,9 @@ fi
 [ $# -eq 0 ] || die "unknown argument: $1 (usage: install.sh [--uninstall])"
 
 mkdir -p "$dest"
-here=$(cd "$(dirname "$0")" 2>/dev/null && pwd || true)
+# Run as a file (./install.sh), $0 names the script; piped into sh, it names the shell.
+here=""
+case "$0" in */install.sh|install.sh) here=$(cd "$(dirname "$0")" && pwd) ;; esac
 
 if [ -n "$here" ] && [ -f "$here/package.json" ] && [ -f "$here/cmd/main.ts" ]; then
   # A checkout: build with the pinned bun.
