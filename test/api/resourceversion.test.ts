@@ -175,6 +175,16 @@ describe("watch", () => {
     for (const e of ev) expect(Number(e.object.metadata.resourceVersion)).toBeGreaterThan(rvOld);
   });
 
+  test("legacy /watch/ paths, for a collection and for one object", async () => {
+    for (const [path, want] of [[`/api/v1/watch/namespaces/${NS}/configmaps?timeoutSeconds=1&labelSelector=w%3D1`, ["w-before", "w-unset"]], [`/api/v1/watch/namespaces/${NS}/configmaps/a1?timeoutSeconds=1`, ["a1"]]] as const) {
+      const res = await s.req(path);
+      expect(res.status).toBe(200);
+      const ev = (await res.text()).split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+      expect(ev.map((e) => e.type)).toEqual(want.map(() => "ADDED"));
+      expect(ev.map((e) => e.object.metadata.name)).toEqual([...want]);
+    }
+  });
+
   test("bookmarks carry only the resourceVersion and the kind", async () => {
     const res = await s.req(`${base}?watch=1&timeoutSeconds=1&allowWatchBookmarks=true&resourceVersion=${rvNow}`);
     const text = await res.text();
