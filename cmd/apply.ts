@@ -7,7 +7,7 @@ import { clientCommand, clientFlags, globalArgs } from "../pkg/cli/flags.ts";
 const args = {
   filename: { type: "string", alias: "f", multiple: true, description: "Manifest file, directory (its .yaml, .yml and .json files), http(s) URL, or - for stdin; repeatable" },
   recursive: { type: "boolean", alias: "R", description: "Process directories given with -f recursively" },
-  "server-side": { type: "boolean", default: true, description: "Apply on the server (server-side apply); --server-side=false applies client-side with the kubectl.kubernetes.io/last-applied-configuration annotation. A server without server-side apply gets client-side apply, with a warning" },
+  "server-side": { type: "boolean", default: true, description: "Server-side apply; =false: client-side apply with the last-applied annotation (also used, with a warning, if the server lacks server-side apply)" },
   "field-manager": { type: "string", default: "kite", description: "Name of the manager that owns the applied fields" },
   "force-conflicts": { type: "boolean", description: "Server-side apply: take over fields that other managers own instead of failing" },
   "dry-run": { type: "string", default: "none", description: "none, server (the server checks and answers without saving), or client (only compute; client-side apply only)" },
@@ -19,7 +19,7 @@ const args = {
 export default defineCommand({
   meta: {
     name: "apply",
-    description: "Create or update objects from manifests (multi-document YAML, JSON, Lists), like kubectl apply, printing kind/name created|configured|unchanged|serverside-applied. Examples: kite apply -f app.yaml; kite apply -R -f k8s/; cat x.yaml | kite apply -f -",
+    description: "Create or update objects from manifests, as kubectl apply does (e.g. kite apply -f app.yaml; kite apply -R -f k8s/)",
   },
   args,
   run: clientCommand("apply", args, ({ values: v, positionals }) => {

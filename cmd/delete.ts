@@ -15,7 +15,7 @@ const args = {
   "all-namespaces": { type: "boolean", alias: "A", description: "With -l, --field-selector or --all: select across all namespaces" },
   wait: { type: "boolean", default: true, description: "Wait until the objects are gone (finalizers done) before returning; --wait=false returns at once" },
   timeout: { type: "string", default: "0s", description: "How long to wait for the deletion (0s: no limit), e.g. 30s, 2m" },
-  "grace-period": { type: "string", default: "-1", description: "Seconds an object gets to terminate gracefully (-1: the type's default; 0 needs --force)" },
+  "grace-period": { type: "string", default: "-1", description: "Seconds an object gets to terminate gracefully (-1: the type's default; 0 only with --force, else it becomes 1)" },
   now: { type: "boolean", description: "Signal the objects to stop at once (grace period 1)" },
   force: { type: "boolean", description: "With --grace-period=0: remove at once, without waiting for confirmation of termination" },
   cascade: { type: "string", default: "background", description: "What happens to dependents: background, foreground (wait for them) or orphan (keep them)" },
@@ -28,7 +28,7 @@ const args = {
 export default defineCommand({
   meta: {
     name: "delete",
-    description: "Delete objects by type and name, selector, --all, or from manifests, like kubectl delete; waits until they are gone. Examples: kite delete pod web; kite delete cm -l app=web; kite delete -f app.yaml",
+    description: "Delete objects by name, selector, --all or manifest, as kubectl delete does, and wait until they are gone (e.g. kite delete pod web)",
   },
   args,
   run: clientCommand("delete", args, async ({ values: v, positionals }) => {

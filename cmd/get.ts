@@ -13,11 +13,12 @@ const args = {
   watch: { type: "boolean", alias: "w", description: "After listing/getting the requested object(s), watch for changes (one type only)" },
   "watch-only": { type: "boolean", description: "Watch for changes to the requested object(s), without listing/getting first" },
   "output-watch-events": { type: "boolean", description: "With --watch, add a column (or wrapper object) with the event type" },
-  "chunk-size": { type: "string", default: "500", description: "Return large lists in chunks of this many objects rather than all at once (0 disables)" },
+  "chunk-size": { type: "string", default: "500", description: "Return large lists in chunks of this many objects rather than all at once (0 disables; --sort-by reads everything at once)" },
   "show-labels": { type: "boolean", description: "Show all labels as the last column (table output)" },
   "show-kind": { type: "boolean", description: "Print the resource type with each name (kind/name)" },
   "label-columns": { type: "string", alias: "L", multiple: true, description: "Labels to present as columns, comma-separated or repeated (-L app -L tier)" },
   "sort-by": { type: "string", description: "Sort by a JSONPath expression, e.g. '{.metadata.name}' or .metadata.creationTimestamp" },
+  "show-managed-fields": { type: "boolean", description: "Keep metadata.managedFields when printing objects (yaml, json, jsonpath, custom-columns)" },
   "no-headers": { type: "boolean", description: "Do not print headers (table and custom-columns output)" },
   "ignore-not-found": { type: "boolean", description: "Do not report objects that do not exist (and print nothing when none are found)" },
   ...globalArgs,
@@ -26,7 +27,7 @@ const args = {
 export default defineCommand({
   meta: {
     name: "get",
-    description: "Display one or many resources, as kubectl get does: tables from the server, or -o yaml|json|name|jsonpath|custom-columns. Examples: kite get pods; kite get pods,svc -A; kite get deploy/web -o yaml; kite get all -l app=web",
+    description: "Display one or many resources, as kubectl get does (e.g. kite get pods,svc -A; kite get deploy/web -o yaml)",
   },
   args,
   run: clientCommand("get", args, ({ values: v, positionals }) => runGet({
@@ -45,5 +46,6 @@ export default defineCommand({
     ignoreNotFound: !!v["ignore-not-found"],
     labelColumns: v["label-columns"] ?? [],
     sortBy: v["sort-by"] || undefined,
+    showManagedFields: !!v["show-managed-fields"],
   }, clientFlags(v))),
 });

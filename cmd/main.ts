@@ -12,6 +12,7 @@ const main = defineCommand({
     get: () => import("./get.ts").then((m) => m.default),
     apply: () => import("./apply.ts").then((m) => m.default),
     delete: () => import("./delete.ts").then((m) => m.default),
+    datastore: () => import("./datastore.ts").then((m) => m.default),
   },
 });
 

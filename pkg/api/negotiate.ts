@@ -1,5 +1,5 @@
 // Content negotiation: which representation a client accepts, and decoding request bodies.
-import YAML from "yaml";
+import YAML, { Scalar } from "yaml";
 import { PROTOBUF_MEDIA_TYPES, ProtobufError, ProtobufUnsupported, decodeObject as decodeProtobuf } from "../protobuf/index.ts";
 import { StatusError, badRequest, notAcceptable, tooLarge, unsupportedMediaType } from "./status.ts";
 
@@ -115,7 +115,21 @@ function parseUnchecked(text: string, yaml: boolean): unknown {
   }
 }
 
+/** True when a YAML 1.1 or 1.2 reader would take the plain scalar for something other than this string. */
+function ambiguous(s: string): boolean {
+  try {
+    return YAML.parse(s, { version: "1.1" }) !== s || YAML.parse(s, { version: "1.2" }) !== s;
+  } catch {
+    return true;
+  }
+}
+
+/** YAML as upstream writes it: strings that would read back as booleans, numbers or dates are quoted. */
+export function toYAML(obj: unknown): string {
+  return YAML.stringify(obj, (_k, v) => (typeof v === "string" && v !== "" && ambiguous(v) ? Object.assign(new Scalar(v), { type: Scalar.QUOTE_DOUBLE }) : v));
+}
+
 export function encodeBody(obj: unknown, format: "json" | "yaml"): { body: string; type: string } {
-  if (format === "yaml") return { body: YAML.stringify(obj), type: "application/yaml" };
+  if (format === "yaml") return { body: toYAML(obj), type: "application/yaml" };
   return { body: JSON.stringify(obj), type: "application/json" };
 }

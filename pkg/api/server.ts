@@ -15,6 +15,7 @@ import { apiVersionOf } from "../registry/types.ts";
 import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import { negotiate } from "./negotiate.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { StatusError, internal, methodNotAllowed } from "./status.ts";
@@ -48,20 +49,36 @@ export class ApiHandler {
     private health: Health,
     private opts: ServerOptions,
     private routes: Route[] = [],
+    private metrics?: Metrics,
   ) {}
 
   /** The whole filter chain for one request. */
   async handle(req: Request): Promise<Response> {
-    let url: URL;
+    const t0 = performance.now();
+    let info: RequestInfo | undefined;
+    let res: Response;
     try {
-      url = new URL(req.url);
-      const info = parseRequestInfo(req.method, url);
-      return await this.limited(req, url, info);
+      const url = new URL(req.url);
+      info = parseRequestInfo(req.method, url);
+      res = await this.limited(req, url, info);
     } catch (e) {
-      if (e instanceof StatusError) return statusResponse(e);
-      consola.error(`${req.method} ${req.url}:`, e);
-      return statusResponse(internal((e as Error)?.message ?? String(e)));
+      if (e instanceof StatusError) res = statusResponse(e);
+      else {
+        consola.error(`${req.method} ${req.url}:`, e);
+        res = statusResponse(internal((e as Error)?.message ?? String(e)));
+      }
     }
+    if (info?.isResourceRequest && this.metrics) this.record(info, res.status, performance.now() - t0);
+    return res;
+  }
+
+  /** Request metrics, labelled as upstream labels them. */
+  private record(info: RequestInfo, code: number, ms: number) {
+    const verb = ({ create: "POST", update: "PUT" } as Record<string, string>)[info.verb] ?? info.verb.toUpperCase();
+    const scope = info.name ? "resource" : info.namespace ? "namespace" : "cluster";
+    const labels = { verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope };
+    this.metrics!.requests.inc({ ...labels, code: String(code) });
+    if (verb !== "WATCH") this.metrics!.duration.observe(labels, ms / 1000);
   }
 
   /** In-flight limits: over the limit a request is told to retry (429), never queued without bound. */
@@ -74,10 +91,12 @@ export class ApiHandler {
       throw new StatusError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: 1 }, { "Retry-After": "1" });
     }
     this.inflight[kind]++;
+    this.metrics?.inflight.set({ request_kind: kind === "mutating" ? "mutating" : "readOnly" }, this.inflight[kind]);
     try {
       return await this.withTimeout(req, url, info);
     } finally {
       this.inflight[kind]--;
+      this.metrics?.inflight.set({ request_kind: kind === "mutating" ? "mutating" : "readOnly" }, this.inflight[kind]);
     }
   }
 

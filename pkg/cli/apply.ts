@@ -33,6 +33,19 @@ function failure(e: unknown, verb?: string, source?: string): string {
 
 const CONFLICT_RETRIES = 5;
 
+/** kubectl's advice after a server-side apply conflict. */
+const CONFLICT_HELP = `Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the \`--force-conflicts\` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the value is
+  changed in the future.
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts`;
+
 export async function runApply(o: ApplyOptions, flags: KubeconfigFlags): Promise<number> {
   if (o.filenames.length === 0) throw new CliError("must specify -f (a file, directory, URL or - for stdin)\nSee 'kite apply --help' for usage.");
   if (o.serverSide && o.dryRun === "client") throw new UsageError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
@@ -120,9 +133,7 @@ class Applier {
   }
 
   private ssaError(e: unknown, m: Manifest): string {
-    if (e instanceof ApiError && e.code === 409 && e.reason === "Conflict") {
-      return `error: Apply failed with conflicts (${where(m)}): ${e.message}\nPlease review the fields above--they currently have other managers. Re-run with --force-conflicts to take them over, or remove them from your manifest.`;
-    }
+    if (e instanceof ApiError && e.code === 409 && e.reason === "Conflict") return `error: ${e.message}\n${CONFLICT_HELP}`;
     return failure(e, "patching", m.source);
   }
 

@@ -2,8 +2,10 @@
 // and a pflag-like parser (`-n ns`, `-nns`, `-n=ns`, `--flag value`, `--flag=value`, `-Aw`, `--no-x`,
 // repeatable and comma-separated `-f a,b -f c`) on top of citty's declarative tables (used for --help).
 import type { ArgsDef } from "citty";
+import { formatError } from "../client/errors.ts";
 import type { KubeconfigFlags } from "../client/kubeconfig.ts";
 import { UsageError, strict } from "./args.ts";
+import { finish } from "./output.ts";
 
 type Def = { type?: string; alias?: string | readonly string[]; default?: unknown; multiple?: boolean };
 
@@ -101,7 +103,7 @@ export function parseFlags(raw: string[], def: ArgsDef, command: string): Parsed
     if (a === "--") { positionals.push(...raw.slice(i + 1)); break; }
     if (a === "-" || !a.startsWith("-")) { positionals.push(a); continue; }
     const m = /^(--?)([^=]+)(?:=([\s\S]*))?$/.exec(a)!;
-    let key = m[2];
+    const key = m[2];
     let inline: string | undefined = m[3];
     let hit = (m[1] === "-" ? short : long).get(key) ?? (m[1] === "-" ? undefined : long.get(key));
     if (!hit && m[1] === "--" && key.startsWith("no-")) {
@@ -122,7 +124,6 @@ export function parseFlags(raw: string[], def: ArgsDef, command: string): Parsed
       inline = raw[++i];
     }
     set(name, d, inline);
-    key = name;
   }
   return { values, positionals };
 }
@@ -133,13 +134,11 @@ export function clientCommand(command: string, def: ArgsDef, run: (p: Parsed) =>
     const rawArgs = normalizeArgs(ctx.rawArgs, def);
     return strict(command, def, async (c: { rawArgs: string[] }) => {
       const parsed = parseFlags(c.rawArgs, def, command);
-      const { finish } = await import("./output.ts");
       let code: number | void = 0;
       try {
         code = await run(parsed);
       } catch (e) {
         if (e instanceof UsageError) throw e;
-        const { formatError } = await import("../client/errors.ts");
         await finish(1, formatError(e));
       }
       await finish(code ?? 0);

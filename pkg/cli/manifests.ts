@@ -3,6 +3,7 @@
 // document keeps its source and index, and a bad one becomes an error entry instead of stopping the rest.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { parseYamlFast } from "../client/yaml-fast.ts";
 
 export interface Manifest {
   /** The file, URL or "STDIN" it came from. */
@@ -67,6 +68,12 @@ export async function parseManifests(text: string, source: string): Promise<Mani
       const v = JSON.parse(text);
       return (Array.isArray(v) ? v : [v]).flatMap((o, i) => expand({ source, index: i + 1 }, o));
     } catch { /* not one JSON value: read it as YAML (a JSON stream is YAML too) */ }
+  }
+  const fast = parseYamlFast(text);
+  if (fast) {
+    const out: Manifest[] = [];
+    fast.forEach((v, i) => { if (v !== null && v !== undefined) out.push(...expand({ source, index: i + 1 }, v)); });
+    return out;
   }
   const YAML = (await import("yaml")).default;
   const docs = YAML.parseAllDocuments(text, {

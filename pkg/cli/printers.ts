@@ -138,6 +138,9 @@ export function headerCells(t: Table, view: TableView): string[] {
   return h;
 }
 
+/** kubectl pads event types to one width (its formatEventType). */
+const EVENT_CELLS: Record<string, string> = { ADDED: "ADDED   ", MODIFIED: "MODIFIED", DELETED: "DELETED ", ERROR: "ERROR   " };
+
 export function rowCells(t: Table, row: Row, view: TableView, event?: string): string[] {
   const cols = visibleColumns(t, view);
   const nameCol = t.columns.findIndex((c) => c.format === "name");
@@ -147,7 +150,7 @@ export function rowCells(t: Table, row: Row, view: TableView, event?: string): s
   });
   const meta = row.object?.metadata ?? {};
   if (view.withNamespace) cells.unshift(meta.namespace ?? "");
-  if (view.eventColumn) cells.unshift(event ?? "");
+  if (view.eventColumn) cells.unshift(EVENT_CELLS[event ?? ""] ?? event ?? "");
   for (const l of view.labelColumns ?? []) cells.push(meta.labels?.[l] ?? "");
   if (view.showLabels) cells.push(formatLabels(meta.labels));
   return cells;

@@ -191,7 +191,7 @@ export class Client {
   }
 }
 
-/** True for a 404 about the object itself (not a missing resource type). */
+/** True for a 404 answer (the object, or the type, does not exist). */
 export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === "Conflict";
 export { ApiError, errorFromResponse };

@@ -2,8 +2,6 @@
 // name, kind, `name.group`, `name.version.group`, categories such as `all`). The aggregated documents
 // (apidiscovery.k8s.io v2) are asked for first, the legacy per-group documents are the fallback. The result
 // is cached on disk per server (like kubectl's ~/.kube/cache/discovery) and refreshed when a name is unknown.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { CliError } from "./errors.ts";
 import type { Transport } from "./transport.ts";
 
@@ -39,14 +37,14 @@ export class DiscoveryClient {
 
   constructor(private readonly t: Transport, cacheDir: string) {
     const host = new URL(t.config.server).host.replace(/[^A-Za-z0-9.-]/g, "_");
-    this.cacheFile = join(cacheDir, "discovery", host, "resources.json");
+    this.cacheFile = `${cacheDir}/discovery/${host}/resources.json`;
   }
 
   /** Every resource (no subresources): core first, then groups in server order, preferred versions first. */
   async all(): Promise<ApiResource[]> {
     if (this.resources) return this.resources;
     try {
-      const c = JSON.parse(readFileSync(this.cacheFile, "utf8"));
+      const c = JSON.parse(await Bun.file(this.cacheFile).text());
       if (c.server === this.t.config.server && Date.now() - c.fetchedAt < TTL_MS && Array.isArray(c.resources)) {
         return (this.resources = c.resources as ApiResource[]);
       }
@@ -61,17 +59,13 @@ export class DiscoveryClient {
     this.resources = list;
     this.fetched = true;
     try {
-      mkdirSync(dirname(this.cacheFile), { recursive: true, mode: 0o700 });
+      const fs = await import("node:fs");
+      fs.mkdirSync(this.cacheFile.slice(0, this.cacheFile.lastIndexOf("/")), { recursive: true, mode: 0o700 });
       const tmp = `${this.cacheFile}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ server: this.t.config.server, fetchedAt: Date.now(), resources: list }));
-      renameSync(tmp, this.cacheFile);
+      fs.writeFileSync(tmp, JSON.stringify({ server: this.t.config.server, fetchedAt: Date.now(), resources: list }));
+      fs.renameSync(tmp, this.cacheFile); // readers never see a half-written file
     } catch { /* the cache is an optimisation only */ }
     return list;
-  }
-
-  /** Forgets the cached documents (the next lookup asks the server). */
-  invalidate(): void {
-    if (!this.fetched) this.resources = undefined;
   }
 
   private async fetchAggregated(): Promise<ApiResource[] | undefined> {

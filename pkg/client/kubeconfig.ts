@@ -3,10 +3,8 @@
 // its cluster and user, and kubectl's global flags on top.
 //
 // Parsed kubeconfigs are cached as JSON under the cache dir (keyed by the file's path, checked against a hash
-// of its text), so a command does not pay for loading the YAML parser on every run.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+// of its text), so a command does not pay for loading the YAML parser on every run. The read path uses Bun's
+// file API only (no node:fs/node:path), which keeps a client command's start-up short.
 import { CliError } from "./errors.ts";
 
 /** kubectl's global flags (all optional). */
@@ -55,49 +53,69 @@ interface Merged {
   files: string[];
 }
 
-export const defaultCacheDir = (home = homedir()) => join(home, ".kite", "cache");
+const delimiter = process.platform === "win32" ? ";" : ":";
+const isAbsolute = (p: string) => p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p);
+const join = (...parts: string[]) => parts.join("/").replace(/\/+/g, "/");
+const resolve = (base: string, p: string) => (isAbsolute(p) ? p : join(base, p));
+const dirname = (p: string) => (p.lastIndexOf("/") > 0 ? p.slice(0, p.lastIndexOf("/")) : "/");
+const exists = (p: string) => Bun.file(p).exists();
+
+/** The user's home directory ($HOME, else the OS's idea of it). */
+export async function homeDir(): Promise<string> {
+  return process.env.HOME || (await import("node:os")).homedir();
+}
+
+export const defaultCacheDir = (home: string) => join(home, ".kite", "cache");
 
 /** The kubeconfig files in use, in precedence order (what kubectl's loading rules pick). */
-export function kubeconfigFiles(flags: KubeconfigFlags, env: Record<string, string | undefined> = process.env, home = homedir()): string[] {
+export async function kubeconfigFiles(flags: KubeconfigFlags, env: Record<string, string | undefined>, home: string): Promise<string[]> {
+  const cwd = process.cwd();
   if (flags.kubeconfig) {
-    if (!existsSync(flags.kubeconfig)) throw new CliError(`stat ${flags.kubeconfig}: no such file or directory`);
-    return [resolve(flags.kubeconfig)];
+    if (!(await exists(flags.kubeconfig))) throw new CliError(`stat ${flags.kubeconfig}: no such file or directory`);
+    return [resolve(cwd, flags.kubeconfig)];
   }
   if (env.KUBECONFIG) {
     const seen = new Set<string>();
     for (const p of env.KUBECONFIG.split(delimiter)) {
-      if (p && !seen.has(resolve(p)) && existsSync(p)) seen.add(resolve(p));
+      if (p && !seen.has(resolve(cwd, p)) && (await exists(p))) seen.add(resolve(cwd, p));
     }
     return [...seen];
   }
   for (const p of [join(home, ".kube", "config"), join(home, ".kite", "kubeconfig.yaml")]) {
-    if (existsSync(p)) return [p];
+    if (await exists(p)) return [p];
   }
   return [];
 }
 
 /** Parses one kubeconfig file (YAML or JSON), through the JSON cache when it is current. */
 export async function readKubeconfigFile(path: string, cacheDir: string): Promise<Dict> {
-  const text = readFileSync(path, "utf8");
+  const text = await Bun.file(path).text();
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) return JSON.parse(text);
   if (!trimmed) return {};
   const hash = Bun.hash(text).toString(36);
   const cacheFile = join(cacheDir, "kubeconfig", `${Bun.hash(path).toString(36)}.json`);
   try {
-    const c = JSON.parse(readFileSync(cacheFile, "utf8"));
+    const c = JSON.parse(await Bun.file(cacheFile).text());
     if (c.hash === hash) return c.data;
   } catch { /* no cache yet */ }
-  const YAML = (await import("yaml")).default;
+  // YAML 1.1, as client-go reads kubeconfigs; the fast reader covers what kubectl and kite write.
   let data: Dict;
-  try {
-    data = (YAML.parse(text) ?? {}) as Dict;
-  } catch (e) {
-    throw new CliError(`error loading config file "${path}": ${(e as Error).message.split("\n")[0]}`);
+  const fast = (await import("./yaml-fast.ts")).parseYamlFast(text);
+  if (fast && fast.length === 1) data = (fast[0] ?? {}) as Dict;
+  else {
+    const YAML = (await import("yaml")).default;
+    try {
+      data = (YAML.parse(text, { version: "1.1" } as never) ?? {}) as Dict;
+    } catch (e) {
+      throw new CliError(`error loading config file "${path}": ${(e as Error).message.split("\n")[0]}`);
+    }
   }
   try {
-    mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
-    writeFileSync(cacheFile, JSON.stringify({ path, hash, data }), { mode: 0o600 });
+    // The cache holds what the kubeconfig holds (credentials too): private, like the file itself.
+    const fs = await import("node:fs");
+    fs.mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(cacheFile, JSON.stringify({ path, hash, data }), { mode: 0o600 });
   } catch { /* the cache is an optimisation only */ }
   return data;
 }
@@ -119,7 +137,7 @@ export async function loadMerged(files: string[], cacheDir: string): Promise<Mer
         if (!entry?.name || into.has(entry.name)) continue;
         const v: Dict = { ...(entry[key] ?? {}) };
         for (const f of (PATH_FIELDS as Record<string, string[]>)[key] ?? []) {
-          if (typeof v[f] === "string" && v[f] && !isAbsolute(v[f])) v[f] = resolve(base, v[f]);
+          if (typeof v[f] === "string" && v[f]) v[f] = resolve(base, v[f]);
         }
         if (key === "user" && v.exec?.command && v.exec.command.includes("/") && !isAbsolute(v.exec.command)) {
           v.exec = { ...v.exec, command: resolve(base, v.exec.command) };
@@ -135,9 +153,9 @@ export async function loadMerged(files: string[], cacheDir: string): Promise<Mer
   return m;
 }
 
-const readText = (path: string, what: string) => {
+const readText = async (path: string, what: string) => {
   try {
-    return readFileSync(path, "utf8");
+    return await Bun.file(path).text();
   } catch (e) {
     throw new CliError(`unable to read ${what} ${path}: ${(e as Error).message}`);
   }
@@ -145,9 +163,10 @@ const readText = (path: string, what: string) => {
 const b64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
 
 /** Resolves flags + kubeconfig files into the settings of one server, as kubectl does. */
-export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<string, string | undefined> = process.env, home = homedir()): Promise<ClientConfig> {
+export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<string, string | undefined> = process.env, home?: string): Promise<ClientConfig> {
+  home ??= await homeDir();
   const cacheDir = flags.cacheDir || defaultCacheDir(home);
-  const files = kubeconfigFiles(flags, env, home);
+  const files = await kubeconfigFiles(flags, env, home);
   const m = await loadMerged(files, cacheDir);
   const contextName = flags.context || m.currentContext;
   const ctx = contextName ? m.contexts.get(contextName) : undefined;
@@ -171,25 +190,25 @@ export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<
 
   const insecure = flags.insecureSkipTlsVerify ?? cluster["insecure-skip-tls-verify"] === true;
   let ca: string | undefined;
-  if (flags.certificateAuthority) ca = readText(flags.certificateAuthority, "certificate authority");
+  if (flags.certificateAuthority) ca = (await readText(flags.certificateAuthority, "certificate authority"));
   else if (!flags.insecureSkipTlsVerify) {
     if (cluster["certificate-authority-data"]) ca = b64(cluster["certificate-authority-data"]);
-    else if (cluster["certificate-authority"]) ca = readText(cluster["certificate-authority"], "certificate authority");
+    else if (cluster["certificate-authority"]) ca = (await readText(cluster["certificate-authority"], "certificate authority"));
   }
   if (insecure && ca && flags.certificateAuthority) {
     throw new CliError("specifying a root certificates file with the insecure flag is not allowed");
   }
 
   let cert: string | undefined, key: string | undefined;
-  if (flags.clientCertificate) cert = readText(flags.clientCertificate, "client certificate");
+  if (flags.clientCertificate) cert = (await readText(flags.clientCertificate, "client certificate"));
   else if (user["client-certificate-data"]) cert = b64(user["client-certificate-data"]);
-  else if (user["client-certificate"]) cert = readText(user["client-certificate"], "client certificate");
-  if (flags.clientKey) key = readText(flags.clientKey, "client key");
+  else if (user["client-certificate"]) cert = (await readText(user["client-certificate"], "client certificate"));
+  if (flags.clientKey) key = (await readText(flags.clientKey, "client key"));
   else if (user["client-key-data"]) key = b64(user["client-key-data"]);
-  else if (user["client-key"]) key = readText(user["client-key"], "client key");
+  else if (user["client-key"]) key = (await readText(user["client-key"], "client key"));
 
   let token: string | undefined = flags.token || user.token;
-  if (!token && user.tokenFile) token = readText(user.tokenFile, "token file").trim();
+  if (!token && user.tokenFile) token = (await readText(user.tokenFile, "token file")).trim();
   if (!token && !flags.token && user["auth-provider"]?.config) {
     const c = user["auth-provider"].config;
     token = c["id-token"] || c["access-token"] || undefined;

@@ -39,8 +39,8 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "ControllerRevision", plural: "controllerrevisions", namespaced: ns },
   ]),
   ...gv("batch", "v1", [
-    { kind: "Job", plural: "jobs", namespaced: ns, categories: ["all"], subresources: status, generation: true, storageResource: "jobs" },
-    { kind: "CronJob", plural: "cronjobs", namespaced: ns, shortNames: ["cj"], categories: ["all"], subresources: status, generation: true },
+    { kind: "Job", plural: "jobs", namespaced: ns, categories: ["all"], subresources: status, generation: true, strategy: s.job },
+    { kind: "CronJob", plural: "cronjobs", namespaced: ns, shortNames: ["cj"], categories: ["all"], subresources: status, generation: true, strategy: s.cronJob },
   ]),
   ...gv("autoscaling", "v1", [
     { kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: ns, shortNames: ["hpa"], categories: ["all"], subresources: status, generation: true },

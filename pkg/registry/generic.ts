@@ -153,7 +153,7 @@ export class ResourceStore {
     const label = o.labelSelector ?? everything, field = o.fieldSelector ?? everything;
     const filtered = label !== everything || field !== everything;
     const prefix = this.collectionPrefix(ns);
-    let revision = 0, startKey: string | undefined;
+    let revision = 0, startKey: string | undefined, left: number | undefined;
     const rv = o.resourceVersion;
     const limit = o.limit && o.limit > 0 ? o.limit : 0;
     if (o.resourceVersionMatch && !["Exact", "NotOlderThan"].includes(o.resourceVersionMatch)) {
@@ -165,6 +165,7 @@ export class ResourceStore {
       const tok = decodeContinue(o.continue, prefix);
       revision = tok.rv;
       startKey = prefix + tok.start;
+      left = tok.left;
       if (revision < (await this.store.compactedRevision())) {
         throw gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
       }
@@ -188,7 +189,9 @@ export class ResourceStore {
     try {
       // Keep reading pages until the selection fills the limit or the range ends.
       for (;;) {
-        const page = await this.store.list(prefix, { revision: listRev, startKey, limit: limit ? Math.max(limit - items.length, filtered ? 100 : 0) : 0 });
+        // The first unfiltered chunk counts what remains; later chunks carry the count in the token.
+        const countRemaining = !filtered && left === undefined;
+        const page = await this.store.list(prefix, { revision: listRev, startKey, limit: limit ? Math.max(limit - items.length, filtered ? 100 : 0) : 0, countRemaining });
         listRev = page.revision;
         let i = 0;
         for (; i < page.items.length; i++) {
@@ -200,14 +203,14 @@ export class ResourceStore {
         }
         const pageLeft = page.items.length - i;
         more = pageLeft > 0 || page.more;
-        remaining = pageLeft + page.remaining;
+        remaining = countRemaining ? pageLeft + page.remaining : (left ?? 0) - items.length;
         if (!limit || items.length >= limit || !page.more) break;
         startKey = lastKey + "\x00";
       }
     } catch (e) { this.fail(e, ""); }
     const metadata: Obj = { resourceVersion: String(listRev) };
     if (limit && more) {
-      metadata.continue = encodeContinue(prefix, listRev, lastKey.slice(prefix.length) + "\x00");
+      metadata.continue = encodeContinue(prefix, listRev, lastKey.slice(prefix.length) + "\x00", filtered ? undefined : remaining);
       if (!filtered) metadata.remainingItemCount = remaining;
     }
     return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata, items };

@@ -42,13 +42,14 @@ export class Registry {
 
   /** NamespaceLifecycle admission: content goes only into namespaces that exist and are not terminating. */
   private async admitNamespace(ns: string, def: ResourceDef) {
-    let nsObj;
-    try {
-      nsObj = await this.namespaces.get("", ns);
-    } catch (e) {
-      if ((e as any).code === 404) throw notFound({ group: "", resource: "namespaces" }, ns);
+    // From the watch cache first, as upstream's admission reads its informer; a miss is confirmed
+    // with a consistent read, since the namespace may have been created a moment ago.
+    const lookup = (rv: string) => this.namespaces.get("", ns, rv).catch((e) => {
+      if ((e as any).code === 404) return null;
       throw e;
-    }
+    });
+    const nsObj = (await lookup("0")) ?? (await lookup(""));
+    if (!nsObj) throw notFound({ group: "", resource: "namespaces" }, ns);
     if (nsObj.status?.phase === "Terminating" || nsObj.metadata.deletionTimestamp) {
       throw forbidden({ group: def.group, resource: def.plural }, "", `unable to create new content in namespace ${ns} because it is being terminated`);
     }

@@ -25,24 +25,33 @@ export const namespace: Strategy = {
   fieldLabels: (o) => ({ "status.phase": o.status?.phase ?? "" }),
 };
 
+/** Upstream's defaults for a pod spec, on pods and on every pod template. */
+function defaultPodSpec(sp: Obj) {
+  if (typeof sp !== "object" || sp === null) return;
+  sp.restartPolicy ??= "Always";
+  sp.dnsPolicy ??= "ClusterFirst";
+  sp.schedulerName ??= "default-scheduler";
+  sp.terminationGracePeriodSeconds ??= 30;
+  sp.securityContext ??= {};
+  sp.enableServiceLinks ??= true;
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((c) => typeof c === "object" && c !== null) : []);
+  for (const c of [...list(sp.containers), ...list(sp.initContainers)]) {
+    c.imagePullPolicy ??= String(c.image ?? "").endsWith(":latest") || !String(c.image ?? "").includes(":") ? "Always" : "IfNotPresent";
+    c.terminationMessagePath ??= "/dev/termination-log";
+    c.terminationMessagePolicy ??= "File";
+    c.resources ??= {};
+    for (const p of list(c.ports)) p.protocol ??= "TCP";
+  }
+}
+
+/** Defaults of the pod template of a workload (spec.template.spec). */
+const defaultTemplate = (o: Obj) => defaultPodSpec(o.spec?.template?.spec);
+
 export const pod: Strategy = {
   prepareForCreate(o) {
     const sp = spec(o);
-    sp.restartPolicy ??= "Always";
-    sp.dnsPolicy ??= "ClusterFirst";
-    sp.schedulerName ??= "default-scheduler";
-    sp.terminationGracePeriodSeconds ??= 30;
-    sp.securityContext ??= {};
-    sp.enableServiceLinks ??= true;
+    defaultPodSpec(sp);
     sp.priority ??= 0;
-    const list = (v: unknown) => (Array.isArray(v) ? v.filter((c) => typeof c === "object" && c !== null) : []);
-    for (const c of [...list(sp.containers), ...list(sp.initContainers)]) {
-      c.imagePullPolicy ??= String(c.image ?? "").endsWith(":latest") || !String(c.image ?? "").includes(":") ? "Always" : "IfNotPresent";
-      c.terminationMessagePath ??= "/dev/termination-log";
-      c.terminationMessagePolicy ??= "File";
-      c.resources ??= {};
-      for (const p of list(c.ports)) p.protocol ??= "TCP";
-    }
     o.status = { phase: "Pending", qosClass: "BestEffort" };
   },
   validate(o) {
@@ -155,6 +164,7 @@ export const phase = (p: string): Strategy => ({
 });
 
 export const selectorRequired: Strategy = {
+  prepareForCreate: defaultTemplate,
   validate(o, old) {
     const causes: FieldCause[] = [];
     const sel = o.spec?.selector;
@@ -181,6 +191,7 @@ export const deployment: Strategy = {
     sp.strategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } };
     sp.revisionHistoryLimit ??= 10;
     sp.progressDeadlineSeconds ??= 600;
+    defaultTemplate(o);
     o.status = {};
   },
   validate: selectorRequired.validate,
@@ -206,4 +217,36 @@ function rename(o: Obj, pairs: [string, string][], apiVersion: string): Obj {
 export const eventsV1Codec: Codec = {
   toStorage: (o) => rename(o, RENAMES, "v1"),
   fromStorage: (o) => rename(o, RENAMES.map(([a, b]) => [b, a]), "events.k8s.io/v1"),
+};
+
+export const job: Strategy = {
+  prepareForCreate(o) {
+    const sp = spec(o);
+    sp.parallelism ??= 1;
+    sp.completions ??= 1;
+    sp.backoffLimit ??= 6;
+    sp.completionMode ??= "NonIndexed";
+    sp.suspend ??= false;
+    // Without a manual selector the job selects its pods by its own uid, as upstream generates it.
+    if (!sp.manualSelector && !sp.selector) {
+      const uid = o.metadata.uid;
+      sp.selector = { matchLabels: { "controller-uid": uid } };
+      const t = (sp.template ??= {});
+      const meta = (t.metadata ??= {});
+      meta.labels = { ...(meta.labels ?? {}), "controller-uid": uid, "job-name": o.metadata.name };
+    }
+    defaultTemplate(o);
+    o.status = {};
+  },
+};
+
+export const cronJob: Strategy = {
+  prepareForCreate(o) {
+    const sp = spec(o);
+    sp.suspend ??= false;
+    sp.concurrencyPolicy ??= "Allow";
+    sp.successfulJobsHistoryLimit ??= 3;
+    sp.failedJobsHistoryLimit ??= 1;
+    o.status = {};
+  },
 };

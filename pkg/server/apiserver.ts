@@ -11,6 +11,9 @@ import { BUILTIN } from "../registry/builtin.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
+import { SqliteStore } from "../storage/sqlite.ts";
+import { Metrics } from "../metrics/metrics.ts";
+import { existsSync, statSync } from "node:fs";
 import type { Store } from "../storage/store.ts";
 
 export interface ApiServerOptions {
@@ -33,6 +36,9 @@ export interface ApiServerOptions {
   watchCache: CacheSizing;
   storage: Omit<StorageOptions, "dataDir" | "requestTimeoutMs">;
   etcdHealthcheckTimeoutMs: number;
+  /** --etcd-count-metric-poll-period and --etcd-db-metric-poll-interval; 0 disables. */
+  countPollMs: number;
+  dbPollMs: number;
 }
 
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
@@ -49,6 +55,8 @@ export class ApiServer {
   private handler!: ApiHandler;
   private controllers: { stop(): void }[] = [];
   private compactTimer?: Timer;
+  private pollTimers: Timer[] = [];
+  readonly metrics = new Metrics();
   private shuttingDown = false;
   caPem = "";
 
@@ -85,7 +93,7 @@ export class ApiServer {
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
-    }, [openapi]);
+    }, [openapi, (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = this.tls();
     const handler = this.handler;
@@ -104,6 +112,7 @@ export class ApiServer {
     this.controllers.push(ns);
     controllersStarted = true;
 
+    this.startPolls();
     if (o.compactionIntervalMs > 0) {
       // Each tick compacts to the revision seen one interval ago, so at least one interval of history stays.
       let seen = await this.store.currentRevision();
@@ -112,6 +121,27 @@ export class ApiServer {
         await this.store.compact(seen).catch((e) => consola.warn(`compaction: ${e.message}`));
         seen = now;
       }, o.compactionIntervalMs);
+    }
+  }
+
+  /** Object counts per resource and the database size, for /metrics. */
+  private startPolls() {
+    const o = this.opts;
+    if (o.countPollMs > 0) {
+      this.pollTimers.push(setInterval(async () => {
+        for (const rs of this.registry.all) {
+          if (rs.def.codec) continue;
+          const n = await rs.store.count(rs.prefix).catch(() => undefined);
+          if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
+        }
+      }, o.countPollMs));
+    }
+    if (o.dbPollMs > 0 && this.store instanceof SqliteStore) {
+      const file = this.store.path;
+      this.pollTimers.push(setInterval(() => {
+        const size = [file, `${file}-wal`].reduce((t, f) => t + (existsSync(f) ? statSync(f).size : 0), 0);
+        this.metrics.dbSize.set({ endpoint: file }, size);
+      }, o.dbPollMs));
     }
   }
 
@@ -142,6 +172,7 @@ export class ApiServer {
   async stop(): Promise<void> {
     this.shuttingDown = true;
     clearInterval(this.compactTimer);
+    this.pollTimers.forEach(clearInterval);
     for (const c of this.controllers) c.stop();
     this.handler?.shutdown.abort();
     await this.http?.stop(false);

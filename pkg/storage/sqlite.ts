@@ -58,13 +58,15 @@ export class SqliteStore implements Store {
       latest: this.db.prepare("SELECT * FROM kv WHERE key = ? ORDER BY rev DESC LIMIT 1"),
       atRev: this.db.prepare("SELECT * FROM kv WHERE key = ? AND rev <= ? ORDER BY rev DESC LIMIT 1"),
       insert: this.db.prepare("INSERT INTO kv (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)"),
+      // Walks the (key, rev) index in key order and keeps each key's newest row at or below the
+      // revision, so a page costs its own rows, not the rest of the range.
       list: this.db.prepare(
-        `SELECT kv.* FROM kv JOIN (SELECT MAX(rev) AS m FROM kv WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key) l
-         ON kv.rev = l.m WHERE kv.deleted = 0 ORDER BY kv.key LIMIT ?`,
+        `SELECT * FROM kv k WHERE k.key >= ?1 AND k.key < ?2 AND k.deleted = 0
+           AND k.rev = (SELECT MAX(rev) FROM kv WHERE key = k.key AND rev <= ?3) ORDER BY k.key LIMIT ?4`,
       ),
       count: this.db.prepare(
-        `SELECT COUNT(*) AS n FROM kv JOIN (SELECT MAX(rev) AS m FROM kv WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key) l
-         ON kv.rev = l.m WHERE kv.deleted = 0`,
+        `SELECT COUNT(*) AS n FROM kv k WHERE k.key >= ?1 AND k.key < ?2 AND k.deleted = 0
+           AND k.rev = (SELECT MAX(rev) FROM kv WHERE key = k.key AND rev <= ?3)`,
       ),
       since: this.db.prepare(
         `SELECT kv.*, p.value AS prev_value, p.rev AS p_rev, p.create_rev AS p_create_rev
@@ -110,7 +112,7 @@ export class SqliteStore implements Store {
     const more = limit > 0 && rows.length > limit;
     if (more) rows.length = limit;
     let remaining = 0;
-    if (more) {
+    if (more && opts.countRemaining !== false) {
       const after = rows[rows.length - 1].key + "\x00";
       remaining = (this.q.count.get(after, end, revision) as { n: number }).n;
     }

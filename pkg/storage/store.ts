@@ -30,6 +30,8 @@ export interface ListOptions {
   startKey?: string;
   /** At most this many items; `more` says whether others remain. */
   limit?: number;
+  /** Count the keys after the page (`remaining`); a backend may skip the count when false. */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -38,7 +40,7 @@ export interface ListResult {
   revision: number;
   /** True when more keys after the last item remain. */
   more: boolean;
-  /** Keys after the last returned one (when `more`). */
+  /** Keys after the last returned one (when `more` and asked for with countRemaining). */
   remaining: number;
 }
 

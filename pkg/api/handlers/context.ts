@@ -35,7 +35,8 @@ const GZIP_OVER = 128 * 1024;
 function reply(ctx: HandlerContext, body: string | Uint8Array, status: number, type: string): Response {
   const headers: Record<string, string> = { "Content-Type": type };
   if (ctx.warnings.length) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
-  if (body.length > GZIP_OVER && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
+  const size = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  if (size > GZIP_OVER && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
     headers["Content-Encoding"] = "gzip";
     headers.Vary = "Accept-Encoding";
     const raw = typeof body === "string" ? new TextEncoder().encode(body) : body;

@@ -49,8 +49,10 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
         try { controller.close(); } catch { /* the client went away */ }
       };
       cleanup = close;
+      let sentAny = false;
       const write = (b: Uint8Array) => {
         if (!open) return false;
+        sentAny = true;
         if ((controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) {
           try { controller.enqueue(control("ERROR", gone("watch was too slow and was cut off: list and watch again").toStatus())); } catch { /* closed */ }
           close();
@@ -82,6 +84,9 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
           },
         });
         if (!lastRV) lastRV = String(rs.watchCache()?.rev ?? (await rs.store.currentRevision()));
+        // A binary stream has no harmless filler byte; a client that allows bookmarks gets one at once,
+        // which also commits the response headers.
+        if (binary && !sentAny) bookmark();
         if (!open) stop();
       } catch (e) {
         const st = e instanceof StatusError ? e : null;
@@ -93,5 +98,6 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
     cancel() { cleanup(); },
   }, { highWaterMark: 64 * 1024, size: (c) => c?.byteLength ?? 0 });
 
-  return new Response(stream, { headers: { "Content-Type": contentType(ctx), "Cache-Control": "no-cache, private" } });
+  const type = binary ? `${contentType(ctx)};stream=watch` : contentType(ctx);
+  return new Response(stream, { headers: { "Content-Type": type, "Cache-Control": "no-cache, private" } });
 }

@@ -1,0 +1,93 @@
+// Benchmark of the API server on etcd against raw etcd, measured in the same run (issue 6 item 7).
+// Run:  bun test/bench/etcd.bench.ts            (the server from source)
+//       npm run build && KITE_BIN=dist/kite bun test/bench/etcd.bench.ts   (the built binary)
+// Env:  N_CREATE (default 10000), N_GET (default 20000), CONC (default 64).
+// Prints a Markdown table for docs/PERFORMANCE.md. "raw" is etcd through the same client the server uses
+// (EtcdStore on etcd's JSON gateway), from this process, at the same concurrency and value size.
+import { cpus } from "node:os";
+import { EtcdStore } from "../../pkg/storage/etcd.ts";
+import { etcdBinary, startEtcd } from "../helpers/etcd.ts";
+import { startServer } from "../helpers/server.ts";
+
+const N_CREATE = Number(process.env.N_CREATE ?? 10_000);
+const N_GET = Number(process.env.N_GET ?? 20_000);
+const CONC = Number(process.env.CONC ?? 64);
+const VALUE = "x".repeat(1024);
+const progress = (s: string) => process.stderr.write(`  ${s}\n`);
+
+/** Runs `total` calls with `conc` workers; returns ops/s. */
+async function load(total: number, conc: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: conc }, async () => {
+    for (let i = next++; i < total; i = next++) await op(i);
+  }));
+  return total / ((performance.now() - t0) / 1000);
+}
+
+const etcd = await startEtcd({ extraArgs: ["--quota-backend-bytes=8589934592"] });
+const etcdVersion = (Bun.spawnSync([etcdBinary(), "--version"]).stdout.toString().split("\n")[0] ?? "").replace("etcd Version: ", "");
+
+async function raw(tag: string) {
+  const st = new EtcdStore({ endpoints: etcd.endpoints });
+  // A stored ConfigMap of the same size as the API's, so both sides move the same bytes.
+  const value = (i: number) => JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: `cm-${i}`, namespace: "raw", uid: crypto.randomUUID(), creationTimestamp: new Date().toISOString() }, data: { v: VALUE } });
+  progress(`raw etcd puts (${tag}), concurrency ${CONC}`);
+  const puts = await load(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/raw-${tag}/cm-${i}`, value(i)));
+  progress(`raw etcd gets (${tag}), concurrency ${CONC}`);
+  const gets = await load(N_GET, CONC, async (i) => {
+    const kv = await st.get(`/registry/configmaps/raw-${tag}/cm-${i % N_CREATE}`);
+    if (!kv) throw new Error("raw get: missing");
+    JSON.parse(kv.value);
+  });
+  await st.close();
+  return { puts, gets };
+}
+
+async function api() {
+  const s = await startServer([`--etcd-servers=${etcd.endpoints[0]}`, "--etcd-compaction-interval=0"]);
+  expectOk(await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } }), 201);
+  const body = (i: number) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` }, data: { v: VALUE } });
+  progress(`API creates, concurrency ${CONC}`);
+  const creates = await load(N_CREATE, CONC, (i) => s.req("/api/v1/namespaces/bench/configmaps", { method: "POST", json: body(i) }).then(async (r) => {
+    if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${await r.text()}`);
+    await r.arrayBuffer();
+  }));
+  progress(`API gets, concurrency ${CONC}`);
+  const gets = await load(N_GET, CONC, (i) => s.req(`/api/v1/namespaces/bench/configmaps/cm-${i % N_CREATE}`).then(async (r) => {
+    if (r.status !== 200) throw new Error(`get: ${r.status} ${await r.text()}`);
+    await r.arrayBuffer();
+  }));
+  await s.stop();
+  return { creates, gets };
+}
+
+function expectOk(r: { status: number; body: unknown }, code: number) {
+  if (r.status !== code) throw new Error(`expected ${code}, got ${r.status}: ${JSON.stringify(r.body)}`);
+}
+
+try {
+  // raw before and after the API run, so drift (etcd's growing database, the machine) shows
+  const r1 = await raw("a");
+  const a = await api();
+  const r2 = await raw("b");
+  const rawPuts = (r1.puts + r2.puts) / 2, rawGets = (r1.gets + r2.gets) / 2;
+  const f = (n: number) => Math.round(n).toLocaleString("en-US");
+  const pctOf = (x: number, y: number) => `${Math.round((100 * x) / y)} %`;
+  const cmd = `${process.env.KITE_BIN ? `KITE_BIN=${process.env.KITE_BIN} ` : ""}N_CREATE=${N_CREATE} N_GET=${N_GET} CONC=${CONC} bun test/bench/etcd.bench.ts`;
+  console.log(`
+### Kite on etcd vs raw etcd (concurrency ${CONC}, 1 KiB ConfigMaps)
+
+Command: \`${cmd}\`
+Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, etcd ${etcdVersion} (one member, loopback), Bun ${Bun.version}; server ${process.env.KITE_BIN ? "binary" : "from source"}.
+
+| operation | Kite API on etcd | raw etcd (EtcdStore, same run) | API / raw |
+|---|---:|---:|---:|
+| creates/s vs puts/s | ${f(a.creates)} | ${f(rawPuts)} (before ${f(r1.puts)}, after ${f(r2.puts)}) | ${pctOf(a.creates, rawPuts)} |
+| gets/s | ${f(a.gets)} | ${f(rawGets)} (before ${f(r1.gets)}, after ${f(r2.gets)}) | ${pctOf(a.gets, rawGets)} |
+
+${N_CREATE} creates then ${N_GET} gets each; API gets are consistent reads (resourceVersion unset), API creates are POSTs over HTTPS.
+`);
+} finally {
+  await etcd.stop();
+}
