@@ -23,4 +23,4 @@ if (!first.startsWith("-") && !(first in (main.subCommands as Record<string, unk
   console.error(`Error: unknown command "${first}" for "kite" (see 'kite --help')`);
   process.exit(2);
 }
-await runMain(main, { rawArgs: argv });
+void runMain(main, { rawArgs: argv });

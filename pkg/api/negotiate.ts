@@ -80,7 +80,7 @@ export function decodeObject(body: Uint8Array, contentType: string | null): unkn
       throw new StatusError(400, "BadRequest", `the body of the request could not be decoded: ${(e as Error).message}`);
     }
   }
-  throw unsupportedMediaType(type);
+  throw unsupportedMediaType();
 }
 
 /** Upstream refuses documents nested deeper than this; deeper ones would also exhaust the stack later. */

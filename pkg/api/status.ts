@@ -53,8 +53,15 @@ export const forbidden = (q: Qualified, name: string, why: string) =>
 export const gone = (msg: string) => new StatusError(410, "Expired", msg);
 export const methodNotAllowed = (msg: string) => new StatusError(405, "MethodNotAllowed", msg);
 export const notAcceptable = (msg: string) => new StatusError(406, "NotAcceptable", msg);
-export const unsupportedMediaType = (type: string) =>
-  new StatusError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`, undefined);
+export const unsupportedMediaType = (accepted = "application/json, application/yaml, application/vnd.kubernetes.protobuf") =>
+  new StatusError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted}`, undefined);
+
+/** Request options that fail validation (CreateOptions, PatchOptions, ...): 422 Invalid, as upstream. */
+export function invalidOptions(kind: string, field: string, message: string, reason = "FieldValueInvalid"): StatusError {
+  return new StatusError(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`, {
+    group: "meta.k8s.io", kind, causes: [{ reason, message, field }],
+  });
+}
 export const tooLarge = () => new StatusError(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728");
 export const tooNewRevision = () =>
   new StatusError(504, "Timeout", "Too large resource version", { retryAfterSeconds: 1, causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }] }, { "Retry-After": "1" });

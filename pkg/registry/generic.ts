@@ -2,7 +2,7 @@
 // driven by its declaration and strategy hooks. It speaks objects; storage speaks keys and JSON.
 import { randomUUID } from "node:crypto";
 import {
-  badRequest, conflict, fromStoreError, gone, invalid, notFound, tooNewRevision, type Qualified,
+  alreadyExists, badRequest, conflict, fromStoreError, gone, invalid, notFound, tooNewRevision, type Qualified,
 } from "../api/status.ts";
 import { type CachedEvent, type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, WatchEvent } from "../storage/store.ts";
@@ -45,6 +45,14 @@ export interface WatchSink {
   fail(err: Error): void;
 }
 
+/** Told of deletions made through this store: the garbage collector follows them. */
+export interface DeletionObserver {
+  /** The object is gone from the store. */
+  deleted(rs: ResourceStore, obj: Obj): void;
+  /** The object is being deleted and holds the orphan or foregroundDeletion finalizer. */
+  deleting(rs: ResourceStore, obj: Obj): void;
+}
+
 /** Something the registry can ask before a write: does this namespace accept objects? (admission) */
 export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
 
@@ -65,6 +73,7 @@ export class ResourceStore {
   private fieldLabelNames: Set<string>;
 
   private cache?: WatchCache;
+  observer?: DeletionObserver;
 
   constructor(
     readonly def: ResourceDef, readonly store: Store, etcdPrefix: string,
@@ -301,7 +310,11 @@ export class ResourceStore {
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
     if (!obj.metadata.managedFields?.length) delete obj.metadata.managedFields;
-    if (o.dryRun) return obj;
+    if (o.dryRun) {
+      // Everything but the write: a name that is taken fails as the real request would.
+      if (await this.store.get(this.key(ns, m.name)).catch(() => null)) throw alreadyExists(this.q, m.name);
+      return obj;
+    }
     try {
       const kv = await this.store.create(this.key(ns, m.name), this.encode(obj));
       m.resourceVersion = String(kv.modRevision);
@@ -394,6 +407,7 @@ export class ResourceStore {
       if (o.dryRun) return next;
       try { await this.store.delete(key, oldRev); } catch (e) { this.fail(e, name); }
       next.metadata.resourceVersion = om.resourceVersion;
+      this.observer?.deleted(this, next);
       return next;
     }
     if (o.dryRun) { m.resourceVersion = om.resourceVersion; return next; }
@@ -442,10 +456,12 @@ export class ResourceStore {
           if (o.dryRun) return { obj: next, deleted: false };
           const kv = await this.store.update(this.key(ns, name), this.encode(next), cur.modRevision);
           next.metadata.resourceVersion = String(kv.modRevision);
+          if (finalizers.includes("orphan") || finalizers.includes("foregroundDeletion")) this.observer?.deleting(this, next);
           return { obj: next, deleted: false };
         }
         if (o.dryRun) return { obj, deleted: true };
         await this.store.delete(this.key(ns, name), cur.modRevision);
+        this.observer?.deleted(this, obj);
         return { obj, deleted: true };
       } catch (e) {
         const err = fromStoreError(e, this.q, name) as any;

@@ -34,6 +34,11 @@ export class Registry {
     }
   }
 
+  /** The store serving a kind at an apiVersion (for owner references). */
+  byKind(apiVersion: string, kind: string): ResourceStore | undefined {
+    return this.all.find((rs) => rs.def.kind === kind && (rs.def.group ? `${rs.def.group}/${rs.def.version}` : rs.def.version) === apiVersion && !rs.def.codec);
+  }
+
   lookup(group: string, version: string, resource: string): ResourceStore | undefined {
     return this.byPath.get(`${group}/${version}/${resource}`);
   }

@@ -6,6 +6,7 @@ import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
+import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { BUILTIN } from "../registry/builtin.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
@@ -109,7 +110,7 @@ export class ApiServer {
 
     const ns = new NamespaceController(this.registry);
     await ns.start();
-    this.controllers.push(ns);
+    this.controllers.push(ns, new GarbageCollector(this.registry));
     controllersStarted = true;
 
     this.startPolls();

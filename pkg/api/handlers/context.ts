@@ -4,7 +4,7 @@ import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
 import { jsonOf, listJSON } from "../../registry/serialized.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
-import { badRequest } from "../status.ts";
+import { badRequest, invalidOptions } from "../status.ts";
 
 export interface HandlerContext {
   req: Request;
@@ -52,13 +52,20 @@ export function contentType(ctx: HandlerContext): string {
   return r.as ? `application/json;as=${r.as};g=${r.group};v=${r.version}` : "application/json";
 }
 
-/** dryRun accepts only All (spec §4.3); anything else is a 400. */
-export function dryRun(url: URL): boolean {
-  const v = url.searchParams.getAll("dryRun");
-  if (v.length === 0 || (v.length === 1 && v[0] === "")) return false;
-  if (v.every((x) => x === "All")) return true;
-  throw badRequest(`dryRun: Unsupported value: "${v.find((x) => x !== "All")}": supported values: "All"`);
+/** The options kind of a verb, for option validation errors. */
+export function optionsKind(verb: string): string {
+  return ({ create: "CreateOptions", update: "UpdateOptions", patch: "PatchOptions" } as Record<string, string>)[verb] ?? "DeleteOptions";
 }
+
+/** dryRun accepts only All (spec §4.3); anything else makes the options invalid (422). */
+export function dryRunValue(values: string[], verb: string): boolean {
+  if (values.length === 0 || (values.length === 1 && values[0] === "")) return false;
+  if (values.every((x) => x === "All")) return true;
+  const bad = values.find((x) => x !== "All");
+  throw invalidOptions(optionsKind(verb), "dryRun", `Unsupported value: "${bad}": supported values: "All"`, "FieldValueNotSupported");
+}
+
+export const dryRun = (ctx: HandlerContext) => dryRunValue(ctx.url.searchParams.getAll("dryRun"), ctx.info.verb);
 
 /** The manager of a write: `fieldManager`, else the User-Agent's first segment, as upstream derives it. */
 export function fieldManager(ctx: HandlerContext): string {

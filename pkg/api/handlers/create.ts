@@ -4,6 +4,6 @@ import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts
 
 export async function create(ctx: HandlerContext): Promise<Response> {
   const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"));
-  const obj = await ctx.rs.create(ctx.info.namespace, body as Record<string, unknown>, { dryRun: dryRun(ctx.url), fieldManager: fieldManager(ctx) });
+  const obj = await ctx.rs.create(ctx.info.namespace, body as Record<string, unknown>, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx) });
   return respond(ctx, obj, 201);
 }

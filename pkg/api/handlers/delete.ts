@@ -2,7 +2,7 @@
 import type { DeleteOptions } from "../../registry/generic.ts";
 import { parseText, readBody, text } from "../negotiate.ts";
 import { StatusError, badRequest } from "../status.ts";
-import { type HandlerContext, dryRun, respond } from "./context.ts";
+import { type HandlerContext, dryRun, dryRunValue, respond } from "./context.ts";
 import { listOptions } from "./list.ts";
 
 const POLICIES = ["Orphan", "Background", "Foreground"];
@@ -29,7 +29,7 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   if (policy !== undefined && !POLICIES.includes(policy)) {
     throw invalidOptions("propagationPolicy", `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
   }
-  const dry = body.dryRun?.length ? body.dryRun.every((x: string) => x === "All") || (() => { throw badRequest(`dryRun: Unsupported value: "${body.dryRun}": supported values: "All"`); })() : dryRun(ctx.url);
+  const dry = Array.isArray(body.dryRun) && body.dryRun.length ? dryRunValue(body.dryRun, "delete") : dryRun(ctx);
   return { preconditions: body.preconditions, propagationPolicy: policy, gracePeriodSeconds: grace, dryRun: dry };
 }
 

@@ -4,14 +4,14 @@ import { jsonPatch, mergePatch, PatchFailure } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
 import { apiVersionOf, type Obj } from "../../registry/types.ts";
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
-import { StatusError, badRequest, unsupportedMediaType } from "../status.ts";
+import { StatusError, badRequest, invalidOptions, unsupportedMediaType } from "../status.ts";
 import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts";
 
 type Patcher = (cur: Record<string, any>, patch: unknown, kind: string) => unknown;
 
 const PATCHERS: Record<string, Patcher> = {
-  "application/merge-patch+json": (cur, p) => mergePatch(cur, p),
   "application/json-patch+json": (cur, p) => jsonPatch(cur, p),
+  "application/merge-patch+json": (cur, p) => mergePatch(cur, p),
   "application/strategic-merge-patch+json": (cur, p, kind) => strategicMergePatch(cur, p, kind),
 };
 
@@ -22,7 +22,7 @@ function force(ctx: HandlerContext, apply: boolean): boolean {
   if (v === null || v === "") return false;
   if (!["true", "false", "1", "0"].includes(v)) throw badRequest(`force: Invalid value: "${v}": must be a boolean`);
   const on = v === "true" || v === "1";
-  if (on && !apply) throw badRequest("force: Invalid value: true: may not be specified for non-apply patch");
+  if (on && !apply) throw invalidOptions("PatchOptions", "force", "Forbidden: may not be specified for non-apply patch", "FieldValueForbidden");
   return on;
 }
 
@@ -31,9 +31,10 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
   const type = parseMediaTypes(req.headers.get("content-type"))[0]?.type ?? "";
   if (type === APPLY) return apply(ctx);
   const patcher = PATCHERS[type];
-  if (!patcher) throw unsupportedMediaType(type);
+  if (!patcher) throw unsupportedMediaType(`${Object.keys(PATCHERS).join(", ")}, ${APPLY}`);
   force(ctx, false);
   const body = parseText(text(await readBody(req)), false);
+  if (type === "application/json-patch+json" && !Array.isArray(body)) throw badRequest("the body of a JSON patch must be a list of operations");
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => {
     try {
       return patcher(cur, body, rs.def.kind) as Record<string, any>;
@@ -43,7 +44,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
       }
       throw e;
     }
-  }, { dryRun: dryRun(ctx.url), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "" });
+  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "" });
   return respond(ctx, obj);
 }
 
@@ -51,7 +52,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
 async function apply(ctx: HandlerContext): Promise<Response> {
   const { info, rs, url } = ctx;
   const manager = url.searchParams.get("fieldManager");
-  if (!manager) throw badRequest("PATCH /apply requires a fieldManager parameter: fieldManager is required for apply requests");
+  if (!manager) throw invalidOptions("PatchOptions", "fieldManager", "Required value: is required for apply patch", "FieldValueRequired");
   fieldManager(ctx); // validates it
   const forced = force(ctx, true);
   const config = parseText(text(await readBody(ctx.req)), true);
@@ -73,7 +74,7 @@ async function apply(ctx: HandlerContext): Promise<Response> {
     }
     return r.object;
   };
-  const dry = dryRun(url);
+  const dry = dryRun(ctx);
   const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
   if (!exists) {
     // Apply to a missing object creates it.

@@ -6,6 +6,6 @@ export async function update(ctx: HandlerContext): Promise<Response> {
   const { info, rs } = ctx;
   const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"));
   const sub = info.subresource as "" | "status" | "finalize";
-  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx.url), fieldManager: fieldManager(ctx) });
+  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx) });
   return respond(ctx, obj, created ? 201 : 200);
 }
