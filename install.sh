@@ -55,7 +55,7 @@ else
   mv "$tmp/kite" "$dest/kite"
 fi
 
-say "installed $dest/kite ($("$dest/kite" version 2>/dev/null || echo unknown version))"
+say "installed $dest/kite ($("$dest/kite" version --client 2>/dev/null || echo unknown version))"
 case ":$PATH:" in
   *":$dest:"*) ;;
   *) say "note: $dest is not on your PATH; add it with: export PATH=\"$dest:\$PATH\"" ;;

@@ -1,14 +1,15 @@
-// kite version: the client's version (the server's comes with the CLI issue).
+// kite version: client and server versions.
 import { defineCommand } from "citty";
-import { strict } from "../pkg/cli/args.ts";
-import { KITE_VERSION, VERSION_INFO } from "../pkg/version.ts";
+import { clientCommand, clientFlags, globalArgs } from "../pkg/cli/flags.ts";
+import { runVersion } from "../pkg/cli/version.ts";
 
-const args = {} as const;
+const args = {
+  client: { type: "boolean", description: "Print only the client version (no server needed)" },
+  ...globalArgs,
+} as const;
 
 export default defineCommand({
-  meta: { name: "version", description: "Print the kite version and the Kubernetes API version it serves" },
+  meta: { name: "version", description: "Print the kite version, and the server's version when one is reachable" },
   args,
-  run: strict("version", args, () => {
-    console.log(`kite ${KITE_VERSION} (Kubernetes API ${VERSION_INFO.gitVersion.split("+")[0]}, ${VERSION_INFO.platform})`);
-  }),
+  run: clientCommand("version", args, ({ values: v }) => runVersion(clientFlags(v), !!v.client)),
 });

@@ -35,8 +35,8 @@ test("curl URL/install.sh | sh installs the release binary, and --uninstall remo
   expect(r.code).toBe(0);
   expect(r.err).toContain(`downloading ${url}/${binName}`);
   expect(r.err).toContain(`is not on your PATH`);
-  const v = Bun.spawnSync([join(dest, "kite"), "version"]);
-  expect(v.stdout.toString()).toMatch(/^kite \d+\.\d+\.\d+/);
+  const v = Bun.spawnSync([join(dest, "kite"), "version", "--client"]);
+  expect(v.stdout.toString()).toMatch(/^Client Version: kite \d+\.\d+\.\d+/);
   const u = await sh(`curl -fsSL ${url}/install.sh | sh -s -- --uninstall`, env, tmpdir());
   expect(u.code).toBe(0);
   expect(existsSync(join(dest, "kite"))).toBe(false);
