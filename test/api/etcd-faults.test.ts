@@ -103,6 +103,25 @@ async function leaderIndex(): Promise<number> {
   return i;
 }
 
+/** Waits until one of the given members reports a leader that is alive (up to 15 s). */
+async function electedAmong(endpoints: string[]) {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    try {
+      const ids: string[] = [];
+      let leaderId = "";
+      for (const ep of endpoints) {
+        const r = (await (await fetch(`${ep}/v3/maintenance/status`, { method: "POST", body: "{}" })).json()) as { header: { member_id: string }; leader: string };
+        ids.push(r.header.member_id);
+        leaderId = r.leader;
+      }
+      if (ids.includes(leaderId)) return;
+    } catch { /* a member is still restarting its view */ }
+    if (Date.now() > end) throw new Error("no new etcd leader within 15 s");
+    await Bun.sleep(100);
+  }
+}
+
 describe("a 3-member etcd cluster losing members", () => {
   let leader = 0;
   let writer: ReturnType<typeof startWriter>;
@@ -119,6 +138,8 @@ describe("a 3-member etcd cluster losing members", () => {
     // The leader crashes (SIGKILL): the harder case, an election follows.
     leader = await leaderIndex();
     await cluster.members[leader].stop(true);
+    // The survivors elect a new leader first (about a second; longer on a loaded machine).
+    await electedAmong(cluster.endpoints.filter((_, j) => j !== leader));
     const problems: string[] = [];
     for (let i = 0; i < 20; i++) {
       const c = await s.call("POST", base, { metadata: { name: `one-down-${i}` }, data: { i: String(i) } });
