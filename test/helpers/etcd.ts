@@ -98,6 +98,10 @@ function logTail(file: string): string {
 
 interface MemberSpec { name: string; clientPort: number; peerPort: number; dataDir: string }
 
+/** etcd processes still running when the test process ends are killed then. */
+const live = new Set<Subprocess>();
+process.on("exit", () => { for (const p of live) p.kill(9); });
+
 class Member implements EtcdMember {
   proc: Subprocess | null = null;
   readonly endpoint: string;
@@ -113,11 +117,14 @@ class Member implements EtcdMember {
   async start() {
     if (this.running()) return;
     const log = Bun.file(this.logFile);
-    this.proc = Bun.spawn([this.bin, ...this.args], {
+    const proc = Bun.spawn([this.bin, ...this.args], {
       stdin: "ignore",
       stdout: log,
       stderr: log,
     });
+    this.proc = proc;
+    live.add(proc);
+    proc.exited.then(() => live.delete(proc));
   }
 
   async stop(hard = false) {

@@ -29,12 +29,18 @@ export interface TestServer {
   stop(signal?: NodeJS.Signals | number): Promise<number>;
 }
 
+/** Servers still running when the test process ends (a failed test may skip its stop) are killed then. */
+const running = new Set<Subprocess>();
+process.on("exit", () => { for (const p of running) p.kill(9); });
+
 export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "kite-test-"));
   const port = await freePort();
   const proc = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
     stdout: "pipe", stderr: "pipe",
   });
+  running.add(proc);
+  proc.exited.then(() => running.delete(proc));
   const url = `https://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   let ca = "";
