@@ -42,6 +42,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       const timers: Timer[] = [];
       const close = () => {
         if (!open) return;
+        flush(); // what was written before the close still goes out
         open = false;
         stop();
         timers.forEach(clearTimeout);
@@ -50,15 +51,29 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       };
       cleanup = close;
       let sentAny = false;
+      // Events of one commit arrive together; they leave as one chunk (one TLS record, one syscall).
+      let pending: Uint8Array[] = [];
+      let pendingBytes = 0;
+      const flush = () => {
+        if (!open || pending.length === 0) return;
+        const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        try { controller.enqueue(chunk); } catch { close(); }
+      };
       const write = (b: Uint8Array) => {
         if (!open) return false;
         sentAny = true;
-        if ((controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) {
+        if ((controller.desiredSize ?? 0) - pendingBytes < -MAX_QUEUED_BYTES) {
+          pending = [];
           try { controller.enqueue(control("ERROR", gone("watch was too slow and was cut off: list and watch again").toStatus())); } catch { /* closed */ }
           close();
           return false;
         }
-        try { controller.enqueue(b); return true; } catch { close(); return false; }
+        if (pending.length === 0) queueMicrotask(flush);
+        pending.push(b);
+        pendingBytes += b.length;
+        return true;
       };
       const bookmark = () => {
         if (!bookmarks || !lastRV) return;
