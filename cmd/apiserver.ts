@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
+import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
 
 export const args = {
   "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
@@ -35,6 +36,7 @@ export const args = {
   "watch-cache": { type: "boolean", default: true, description: "Enable the watch cache for all resources (--no-watch-cache or --watch-cache=false disables it)" },
   "default-watch-cache-size": { type: "string", default: "100", description: "Events kept per resource in the watch cache; 0 disables caching for resources without their own size" },
   "watch-cache-sizes": { type: "string", description: "Per-resource cache sizes, comma-separated resource[.group]#size (e.g. pods#1000,deployments.apps#200)" },
+  "feature-gates": { type: "string", description: `Feature gates, key=value comma-separated: ${Object.entries(GATES).map(([k, g]) => `${k}=true|false (${g.stage} - default=${g.default}${g.effect ? `; ${g.effect}` : "; accepted, no effect in Kite"})`).join(", ")}` },
   "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
 } as const;
@@ -73,6 +75,7 @@ export function toOptions(a: Record<string, any>) {
       etcdCAFile: a["etcd-cafile"], etcdCertFile: a["etcd-certfile"], etcdKeyFile: a["etcd-keyfile"],
     },
     etcdHealthcheckTimeoutMs: duration("etcd-healthcheck-timeout", a["etcd-healthcheck-timeout"]),
+    features: gates(a["feature-gates"] ?? ""),
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
     watchCache: {
@@ -81,6 +84,14 @@ export function toOptions(a: Record<string, any>) {
       sizes: cacheSizes(a["watch-cache-sizes"] ?? ""),
     },
   };
+}
+
+function gates(v: string) {
+  try {
+    return parseFeatureGates(v);
+  } catch (e) {
+    throw new UsageError(`invalid argument "${v}" for "--feature-gates" flag: ${(e as Error).message}`);
+  }
 }
 
 function cacheSizes(v: string): Record<string, number> {

@@ -16,6 +16,7 @@ import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import type { Features } from "../server/features.ts";
 import { negotiate } from "./negotiate.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { StatusError, internal, methodNotAllowed } from "./status.ts";
@@ -26,6 +27,7 @@ export interface ServerOptions {
   minRequestTimeoutSeconds: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  features: Features;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -143,7 +145,7 @@ export class ApiHandler {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
-    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [] };
+    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features };
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
     if (info.subresource) {

@@ -56,9 +56,12 @@ export const notAcceptable = (msg: string) => new StatusError(406, "NotAcceptabl
 export const unsupportedMediaType = (accepted = "application/json, application/yaml, application/vnd.kubernetes.protobuf") =>
   new StatusError(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted}`, undefined);
 
-/** Request options that fail validation (CreateOptions, PatchOptions, ...): 422 Invalid, as upstream. */
-export function invalidOptions(kind: string, field: string, message: string, reason = "FieldValueInvalid"): StatusError {
-  return new StatusError(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`, {
+/**
+ * Request options that fail validation (CreateOptions, PatchOptions, ...): 422 Invalid, as upstream —
+ * or 400 where the issues name that code (a bad dryRun value, apply without fieldManager).
+ */
+export function invalidOptions(kind: string, field: string, message: string, reason = "FieldValueInvalid", code: 400 | 422 = 422): StatusError {
+  return new StatusError(code, code === 400 ? "BadRequest" : "Invalid", `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`, {
     group: "meta.k8s.io", kind, causes: [{ reason, message, field }],
   });
 }

@@ -1,6 +1,6 @@
 // `kite get`: lists or fetches objects of any type and prints them as kubectl does. People get the server's
 // Table (NAME/AGE when a server has none); programs get yaml, json, name, jsonpath or custom columns.
-import { ApiError, Client, TABLE_ACCEPT, type Obj } from "../client/client.ts";
+import { ApiError, BINARY_ACCEPT, Client, TABLE_ACCEPT, type Obj } from "../client/client.ts";
 import { kindName, type ApiResource } from "../client/discovery.ts";
 import { CliError, formatError } from "../client/errors.ts";
 import type { KubeconfigFlags } from "../client/kubeconfig.ts";
@@ -52,7 +52,8 @@ export async function runGet(o: GetOptions, flags: KubeconfigFlags): Promise<num
   if (o.watch || o.watchOnly) return (await import("./watch.ts")).watch(client, plan.requests, o, format, ns);
 
   const human = format.kind === "table";
-  const accept = human ? TABLE_ACCEPT : undefined;
+  // Objects come in the binary form where the server has it (JSON otherwise), as client-go prefers.
+  const accept = human ? TABLE_ACCEPT : BINARY_ACCEPT;
   // Rows carry the object only as far as printing needs it: all of it to sort, metadata for NAMESPACE and
   // label columns, nothing otherwise (a smaller answer, sooner).
   const includeObject = !human ? undefined

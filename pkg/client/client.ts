@@ -8,6 +8,7 @@ import { Transport } from "./transport.ts";
 export type Obj = Record<string, any>;
 
 /** kubectl's Accept header for human-readable output: a server-side Table, else the plain object. */
+export const BINARY_ACCEPT = "application/vnd.kubernetes.protobuf,application/json";
 export const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 export const PATCH_TYPES = {
   json: "application/json-patch+json",

@@ -68,9 +68,20 @@ export class Transport {
     }
   }
 
-  /** A request whose answer is JSON. */
+  /** A request whose answer is JSON, or the binary form when the Accept header allowed it. */
   async json<T = any>(path: string, init: RequestInit2 = {}): Promise<T> {
     const res = await this.request(path, init);
+    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim();
+    if (type === "application/vnd.kubernetes.protobuf" || type === "application/vnd.platform.protobuf") {
+      // Spec §2.6: a binary reply must start with the 4-byte prefix; one that does not is refused.
+      const { decodeObject } = await import("../protobuf/index.ts");
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      try {
+        return decodeObject(bytes) as T;
+      } catch (e) {
+        throw errorFromResponse(500, `refusing the server's binary reply to ${path}: ${(e as Error).message}`);
+      }
+    }
     const text = await res.text();
     try {
       return JSON.parse(text) as T;

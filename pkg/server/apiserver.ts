@@ -14,6 +14,7 @@ import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
+import type { Features } from "./features.ts";
 import { existsSync, statSync } from "node:fs";
 import type { Store } from "../storage/store.ts";
 
@@ -40,6 +41,7 @@ export interface ApiServerOptions {
   /** --etcd-count-metric-poll-period and --etcd-db-metric-poll-interval; 0 disables. */
   countPollMs: number;
   dbPollMs: number;
+  features: Features;
 }
 
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
@@ -94,6 +96,7 @@ export class ApiServer {
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+      features: o.features,
     }, [openapi, (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = this.tls();

@@ -236,10 +236,10 @@ describe("apply requests", () => {
     expect(entry(r.body, "yaml-applier", "Apply").fieldsV1).toEqual({ "f:data": { "f:count": {}, "f:greeting": {} }, "f:metadata": { "f:labels": { "f:app": {} } } });
   });
 
-  test("a missing fieldManager is refused (upstream: 422 PatchOptions invalid) and nothing is created", async () => {
+  test("a missing fieldManager is refused with 400 (issue 4; upstream answers 422) and nothing is created", async () => {
     for (const manager of [undefined, ""]) {
       const r = await apply(`${CM}/no-manager`, cmConfig("no-manager", { a: "1" }), manager);
-      const st = expectStatus(r, 422, "Invalid", `apply with fieldManager ${JSON.stringify(manager)}`);
+      const st = expectStatus(r, 400, "BadRequest", `apply with fieldManager ${JSON.stringify(manager)}`);
       expect(st.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
     }
     expect((await s.call("GET", `${CM}/no-manager`)).status).toBe(404);

@@ -25,7 +25,8 @@ test("kite --help and kite apiserver --help describe the commands and flags", as
 
 test("an unknown flag, command or bad value exits 2 with one line", async () => {
   for (const args of [["apiserver", "--no-such-flag"], ["apiserver", "--request-timeout=soon"], ["apiserver", "--secure-port=0"], ["no-such-command"],
-    ["apiserver", "--tls-min-version=VersionTLS99"], ["apiserver", "--storage-backend=mysql"]]) {
+    ["apiserver", "--tls-min-version=VersionTLS99"], ["apiserver", "--storage-backend=mysql"], ["apiserver", "--feature-gates=NoSuchGate=true"],
+    ["apiserver", "--feature-gates=ServerSideApply=maybe"]]) {
     const r = await run(args);
     expect(r.code).toBe(2);
     expect(r.err.trim().split("\n").length).toBe(1);
@@ -57,5 +58,18 @@ test("--tls-min-version refuses older TLS handshakes", async () => {
   };
   expect(await handshake("-tls1_2")).toBe(false);
   expect(await handshake("-tls1_3")).toBe(true);
+  await s.stop();
+});
+
+test("--feature-gates ServerSideApply=false turns apply off and keeps no managedFields (spec 9.1 rule 13)", async () => {
+  const s = await startServer(["--feature-gates=ServerSideApply=false"]);
+  const cms = "/api/v1/namespaces/default/configmaps";
+  const created = await s.call("POST", `${cms}?fieldManager=me`, { metadata: { name: "plain" }, data: { a: "1" } });
+  expect(created.status).toBe(201);
+  expect(created.body.metadata.managedFields).toBeUndefined();
+  const applied = await s.call("PATCH", `${cms}/plain?fieldManager=me`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "plain" }, data: { a: "2" } }, { "content-type": "application/apply-patch+yaml" });
+  expect(applied.status).toBe(415);
+  expect(applied.body.message).not.toContain("apply-patch");
+  expect((await s.call("GET", `${cms}/plain`)).body.data.a).toBe("1");
   await s.stop();
 });

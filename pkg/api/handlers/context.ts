@@ -4,6 +4,7 @@ import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
 import { jsonOf, listJSON } from "../../registry/serialized.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
+import type { Features } from "../../server/features.ts";
 import { badRequest, invalidOptions } from "../status.ts";
 
 export interface HandlerContext {
@@ -16,6 +17,8 @@ export interface HandlerContext {
   signal: AbortSignal;
   /** Warnings for the Warning header (deprecations, ignored options). */
   warnings: string[];
+  /** The feature gates in force. */
+  features: Features;
 }
 
 export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response {
@@ -36,7 +39,7 @@ function reply(ctx: HandlerContext, body: string | Uint8Array, status: number, t
   const headers: Record<string, string> = { "Content-Type": type };
   if (ctx.warnings.length) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
   const size = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-  if (size > GZIP_OVER && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
+  if (size > GZIP_OVER && ctx.features.APIResponseCompression && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
     headers["Content-Encoding"] = "gzip";
     headers.Vary = "Accept-Encoding";
     const raw = typeof body === "string" ? new TextEncoder().encode(body) : body;
@@ -57,18 +60,22 @@ export function optionsKind(verb: string): string {
   return ({ create: "CreateOptions", update: "UpdateOptions", patch: "PatchOptions" } as Record<string, string>)[verb] ?? "DeleteOptions";
 }
 
-/** dryRun accepts only All (spec §4.3); anything else makes the options invalid (422). */
+/** dryRun accepts only All (spec §4.3); anything else is refused with 400 (issue 4 names the code). */
 export function dryRunValue(values: string[], verb: string): boolean {
   if (values.length === 0 || (values.length === 1 && values[0] === "")) return false;
   if (values.every((x) => x === "All")) return true;
   const bad = values.find((x) => x !== "All");
-  throw invalidOptions(optionsKind(verb), "dryRun", `Unsupported value: "${bad}": supported values: "All"`, "FieldValueNotSupported");
+  throw invalidOptions(optionsKind(verb), "dryRun", `Unsupported value: "${bad}": supported values: "All"`, "FieldValueNotSupported", 400);
 }
 
 export const dryRun = (ctx: HandlerContext) => dryRunValue(ctx.url.searchParams.getAll("dryRun"), ctx.info.verb);
 
-/** The manager of a write: `fieldManager`, else the User-Agent's first segment, as upstream derives it. */
-export function fieldManager(ctx: HandlerContext): string {
+/**
+ * The manager of a write: `fieldManager`, else the User-Agent's first segment, as upstream derives it.
+ * Undefined (no managedFields kept) when the ServerSideApply gate is off.
+ */
+export function fieldManager(ctx: HandlerContext): string | undefined {
+  if (!ctx.features.ServerSideApply) return undefined;
   const fm = ctx.url.searchParams.get("fieldManager");
   if (fm !== null) {
     if (fm.length > 128 || !/^[\x20-\x7e]*$/.test(fm)) throw badRequest(`fieldManager: Invalid value: "${fm.slice(0, 140)}": must be printable and at most 128 characters`);

@@ -25,6 +25,9 @@ export function listOptions(ctx: HandlerContext): ListOptions {
 }
 
 export async function list(ctx: HandlerContext): Promise<Response> {
-  const out = await ctx.rs.list(ctx.info.namespace, listOptions(ctx));
+  const opts = listOptions(ctx);
+  if (!ctx.features.APIListChunking) opts.limit = opts.continue = undefined;
+  const out = await ctx.rs.list(ctx.info.namespace, opts);
+  if (!ctx.features.RemainingItemCount) delete out.metadata.remainingItemCount;
   return respond(ctx, represent(ctx, out));
 }

@@ -29,9 +29,10 @@ function force(ctx: HandlerContext, apply: boolean): boolean {
 export async function patch(ctx: HandlerContext): Promise<Response> {
   const { info, rs, req } = ctx;
   const type = parseMediaTypes(req.headers.get("content-type"))[0]?.type ?? "";
-  if (type === APPLY) return apply(ctx);
+  const ssa = ctx.features.ServerSideApply;
+  if (type === APPLY && ssa) return apply(ctx);
   const patcher = PATCHERS[type];
-  if (!patcher) throw unsupportedMediaType(`${Object.keys(PATCHERS).join(", ")}, ${APPLY}`);
+  if (!patcher) throw unsupportedMediaType([...Object.keys(PATCHERS), ...(ssa ? [APPLY] : [])].join(", "));
   force(ctx, false);
   const body = parseText(text(await readBody(req)), false);
   if (type === "application/json-patch+json" && !Array.isArray(body)) throw badRequest("the body of a JSON patch must be a list of operations");
@@ -51,9 +52,9 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
 /** Server-side apply (spec §9.1): merge the applied configuration, track ownership, refuse conflicts. */
 async function apply(ctx: HandlerContext): Promise<Response> {
   const { info, rs, url } = ctx;
-  const manager = url.searchParams.get("fieldManager");
-  if (!manager) throw invalidOptions("PatchOptions", "fieldManager", "Required value: is required for apply patch", "FieldValueRequired");
   fieldManager(ctx); // validates it
+  const manager = url.searchParams.get("fieldManager");
+  if (!manager) throw invalidOptions("PatchOptions", "fieldManager", "Required value: is required for apply patch", "FieldValueRequired", 400);
   const forced = force(ctx, true);
   const config = parseText(text(await readBody(ctx.req)), true);
   if (typeof config !== "object" || config === null || Array.isArray(config)) throw badRequest("the apply configuration must be an object");
