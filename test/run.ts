@@ -2,9 +2,18 @@
 // Suites run one directory at a time so each gets the whole machine; any failure exits non-zero.
 import { readdirSync, statSync } from "node:fs";
 
-const SUITES = ["test/unit", "test/storage", "test/api", "test/e2e"];
+interface Suite { dir: string; env?: Record<string, string>; label?: string }
+
+// The API suite runs twice: on the embedded SQLite store and on etcd (DESIGN.md §5).
+const SUITES: Suite[] = [
+  { dir: "test/unit" },
+  { dir: "test/storage" },
+  { dir: "test/api" },
+  { dir: "test/api", env: { KITE_TEST_BACKEND: "etcd" }, label: "test/api on etcd" },
+  { dir: "test/e2e" },
+];
 const only = process.argv.slice(2);
-const suites = only.length ? only : SUITES;
+const suites = only.length ? only.map((dir) => ({ dir })) : SUITES;
 let passed = 0, failed = 0, skipped = 0;
 
 const hasTests = (dir: string) => {
@@ -12,9 +21,9 @@ const hasTests = (dir: string) => {
 };
 
 for (const suite of suites) {
-  if (!hasTests(suite)) continue;
-  console.log(`\n=== ${suite}`);
-  const proc = Bun.spawn([process.execPath, "test", "--timeout", "120000", `./${suite}`], { stdout: "inherit", stderr: "pipe", env: process.env });
+  if (!hasTests(suite.dir)) continue;
+  console.log(`\n=== ${suite.label ?? suite.dir}`);
+  const proc = Bun.spawn([process.execPath, "test", "--timeout", "120000", `./${suite.dir}`], { stdout: "inherit", stderr: "pipe", env: { ...process.env, ...suite.env } });
   let tail = "";
   const reader = proc.stderr.getReader();
   for (;;) {

@@ -33,8 +33,24 @@ export interface TestServer {
 const running = new Set<Subprocess>();
 process.on("exit", () => { for (const p of running) p.kill(9); });
 
+/**
+ * KITE_TEST_BACKEND=etcd runs every server of a suite on etcd instead of SQLite: an etcd of its own per
+ * data dir (compaction is global in etcd, so servers must not share one), kept for a restart on that dir.
+ */
+export const BACKEND = process.env.KITE_TEST_BACKEND === "etcd" ? "etcd" : "sqlite";
+const etcds = new Map<string, Promise<{ endpoints: string[] }>>();
+
+async function backendArgs(dir: string): Promise<string[]> {
+  if (BACKEND !== "etcd") return [];
+  const { startEtcd } = await import("./etcd.ts");
+  if (!etcds.has(dir)) etcds.set(dir, startEtcd());
+  return [`--etcd-servers=${(await etcds.get(dir)!).endpoints.join(",")}`];
+}
+
 export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "kite-test-"));
+  // A test that names its own etcd keeps it.
+  if (!extraArgs.some((a) => a.startsWith("--etcd-servers"))) extraArgs = [...(await backendArgs(dir)), ...extraArgs];
   const port = await freePort();
   const proc = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
     stdout: "pipe", stderr: "pipe",
