@@ -13,7 +13,7 @@ const SUITES: Suite[] = [
   { dir: "test/e2e" },
 ];
 const only = process.argv.slice(2);
-const suites = only.length ? only.map((dir) => ({ dir })) : SUITES;
+const suites: Suite[] = only.length ? only.map((dir) => ({ dir })) : SUITES;
 let passed = 0, failed = 0, skipped = 0;
 
 const hasTests = (dir: string) => {
