@@ -2,15 +2,16 @@
 // driven by its declaration and strategy hooks. It speaks objects; storage speaks keys and JSON.
 import { randomUUID } from "node:crypto";
 import {
-  alreadyExists, badRequest, conflict, fromStoreError, gone, invalid, notFound, tooNewRevision, type Qualified,
+  alreadyExists, badRequest, conflict, fromStoreError, invalid, notFound, tooNewRevision, type Qualified,
 } from "../api/status.ts";
-import { type CachedEvent, type Entry, WatchCache } from "../storage/cacher.ts";
-import type { KeyValue, Store, WatchEvent } from "../storage/store.ts";
-import { type Selector, everything } from "./selector.ts";
+import { type Entry, WatchCache } from "../storage/cacher.ts";
+import type { KeyValue, Store } from "../storage/store.ts";
+import type { Selector } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
 import { updateManagedFields } from "../apply/index.ts";
-import { decodeContinue, encodeContinue } from "./continue.ts";
+import { listCollection } from "./list.ts";
+import { watchCollection } from "./watch.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -158,140 +159,12 @@ export class ResourceStore {
     return this.decode(kv);
   }
 
-  async list(ns: string, o: ListOptions = {}): Promise<Obj> {
-    const label = o.labelSelector ?? everything, field = o.fieldSelector ?? everything;
-    const filtered = label !== everything || field !== everything;
-    const prefix = this.collectionPrefix(ns);
-    let revision = 0, startKey: string | undefined, left: number | undefined;
-    const rv = o.resourceVersion;
-    const limit = o.limit && o.limit > 0 ? o.limit : 0;
-    if (o.resourceVersionMatch && !["Exact", "NotOlderThan"].includes(o.resourceVersionMatch)) {
-      throw invalidParam(`resourceVersionMatch: Unsupported value: "${o.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
-    }
-    if (o.continue) {
-      if (rv && rv !== "0") throw invalidParam(`resourceVersion: Forbidden: specifying resource version is not allowed when using continue`);
-      if (o.resourceVersionMatch) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`);
-      const tok = decodeContinue(o.continue, prefix);
-      revision = tok.rv;
-      startKey = prefix + tok.start;
-      left = tok.left;
-      if (revision < (await this.store.compactedRevision())) {
-        throw gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
-      }
-    } else if (o.resourceVersionMatch) {
-      if (!rv) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
-      const n = parseRV(rv);
-      if (o.resourceVersionMatch === "Exact") {
-        if (rv === "0") throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
-        await this.waitForRevision(n);
-        revision = n;
-      } else if (n > 0) await this.waitForRevision(n);
-    } else if (rv && rv !== "0") {
-      const n = parseRV(rv);
-      await this.waitForRevision(n);
-      if (limit) revision = n; // limit with a resourceVersion reads exactly that revision
-    }
-    const cache = !o.continue && o.resourceVersionMatch !== "Exact" && (!limit || rv === "0") ? this.watchCache() : undefined;
-    if (cache && (rv || (await cache.servesConsistentReads()))) return this.listFromCache(cache, prefix, label, field, rv);
-    const items: Obj[] = [];
-    let listRev = revision, more = false, remaining = 0, lastKey = "";
-    try {
-      // Keep reading pages until the selection fills the limit or the range ends.
-      for (;;) {
-        // The first unfiltered chunk counts what remains; later chunks carry the count in the token.
-        const countRemaining = !filtered && left === undefined;
-        const page = await this.store.list(prefix, { revision: listRev, startKey, limit: limit ? Math.max(limit - items.length, filtered ? 100 : 0) : 0, countRemaining });
-        listRev = page.revision;
-        let i = 0;
-        for (; i < page.items.length; i++) {
-          const kv = page.items[i];
-          lastKey = kv.key;
-          const obj = this.decode(kv);
-          if (this.matches(obj, label, field)) items.push(obj);
-          if (limit && items.length >= limit) { i++; break; }
-        }
-        const pageLeft = page.items.length - i;
-        more = pageLeft > 0 || page.more;
-        remaining = countRemaining ? pageLeft + page.remaining : (left ?? 0) - items.length;
-        if (!limit || items.length >= limit || !page.more) break;
-        startKey = lastKey + "\x00";
-      }
-    } catch (e) { this.fail(e, ""); }
-    const metadata: Obj = { resourceVersion: String(listRev) };
-    if (limit && more) {
-      metadata.continue = encodeContinue(prefix, listRev, lastKey.slice(prefix.length) + "\x00", filtered ? undefined : remaining);
-      if (!filtered) metadata.remainingItemCount = remaining;
-    }
-    return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata, items };
-  }
+  /** A list of the collection under ns (selectors, chunking, resourceVersion rules: ./list.ts). */
+  list(ns: string, o: ListOptions = {}): Promise<Obj> { return listCollection(this, ns, o); }
 
-  /**
-   * Lists from the watch cache. "0" takes the cache as it is; unset is a consistent read (the cache
-   * first catches up with the store's current revision); "N" waits until the cache reaches N.
-   */
-  private async listFromCache(cache: WatchCache, prefix: string, label: Selector, field: Selector, rv?: string): Promise<Obj> {
-    const want = rv === "0" ? 0 : rv ? parseRV(rv) : await this.store.currentRevision();
-    if (!(await cache.waitFor(want))) throw tooNewRevision();
-    const filtered = label !== everything || field !== everything;
-    const items: Obj[] = [];
-    for (const e of cache.list(prefix)) {
-      const obj = this.decodeEntry(e);
-      if (!filtered || this.matches(obj, label, field)) items.push(obj);
-    }
-    return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata: { resourceVersion: String(cache.rev) }, items };
-  }
-
-  /**
-   * A watch of the collection under ns (spec §4.6): with rv unset or "0" the current state comes first
-   * as ADDED; then every change after the start revision, translated for the selection (an object
-   * leaving it is DELETED, entering it ADDED). Served by the watch cache, or by the store's history when
-   * the cache's window no longer reaches back to rv. Returns the stop function.
-   */
-  async watch(ns: string, rv: string, label: Selector, field: Selector, sink: WatchSink): Promise<() => void> {
-    const prefix = this.collectionPrefix(ns);
-    const inPrefix = (key: string) => key.startsWith(prefix);
-    const matches = (o: Obj) => this.matches(o, label, field);
-    let after = parseRV(rv);
-    const cache = this.watchCache();
-    if (cache) {
-      if (!rv && (await cache.servesConsistentReads())) await cache.waitFor(await this.store.currentRevision());
-      else await cache.whenReady();
-      let open = true;
-      const w = {
-        push: (ce: CachedEvent) => {
-          if (!open || ce.rev <= after || !inPrefix(ce.ev.kv.key)) return true;
-          const t = translate(ce.ev, this.decodeEntry(ce.cur), ce.prev && this.decodeEntry(ce.prev), matches);
-          return t ? sink.event(t.type, t.obj) : true;
-        },
-        progress: (r: number) => sink.progress(r),
-        fail: (e: Error) => { open = false; sink.fail(e); },
-      };
-      if (!rv || rv === "0") {
-        // The snapshot and the registration happen in one synchronous step: no event falls between.
-        after = cache.rev;
-        for (const e of cache.list(prefix)) {
-          const obj = this.decodeEntry(e);
-          if (matches(obj) && !sink.event("ADDED", obj)) return () => {};
-        }
-      }
-      if (cache.watch(after, w)) return () => { open = false; cache.unwatch(w); };
-    }
-    // No cache, or rv older than its window: the store replays its history, then streams.
-    if (!rv || rv === "0") {
-      const list = await this.list(ns.length ? ns : "", { labelSelector: label, fieldSelector: field, limit: 0 });
-      after = Number(list.metadata.resourceVersion);
-      for (const item of list.items) if (!sink.event("ADDED", item)) return () => {};
-    }
-    let w: { close(): void } | undefined;
-    let open = true;
-    try {
-      w = await this.store.watch(prefix, after, (ev) => {
-        if (!open) return;
-        const t = translate(ev, this.decode(ev.kv), ev.prev && this.decode(ev.prev), matches);
-        if (t && !sink.event(t.type, t.obj)) { open = false; w?.close(); }
-      });
-    } catch (e) { this.fail(e, ""); }
-    return () => { open = false; w!.close(); };
+  /** A watch of the collection under ns (./watch.ts); resolves to the stop function. */
+  watch(ns: string, rv: string, label: Selector, field: Selector, sink: WatchSink): Promise<() => void> {
+    return watchCollection(this, ns, rv, label, field, sink);
   }
 
   // ---- writes
@@ -538,18 +411,7 @@ export class ResourceStore {
   }
 }
 
-/** Maps a store event onto what a watcher of a selection sees. */
-function translate(ev: WatchEvent, obj: Obj, prev: Obj | undefined, matches: (o: Obj) => boolean): { type: "ADDED" | "MODIFIED" | "DELETED"; obj: Obj } | null {
-  if (ev.type === "DELETE") return matches(obj) ? { type: "DELETED", obj } : null;
-  const now = matches(obj);
-  const before = prev ? matches(prev) : false;
-  if (now && (ev.created || !before)) return { type: "ADDED", obj };
-  if (now) return { type: "MODIFIED", obj };
-  if (before) return { type: "DELETED", obj };
-  return null;
-}
-
-function invalidParam(msg: string) {
+export function invalidParam(msg: string) {
   return badRequest(msg);
 }
 

@@ -1,7 +1,7 @@
 // Printers for the core ("") group, after upstream's pkg/printers/internalversion (v1.21).
 import type { Obj } from "../registry/types.ts";
 import {
-  ageColumn, containerCells, formatLabels, int, joinHostPort, listWithMore, memo, nameColumn, quantity, str, wide,
+  ageColumn, containerCells, formatLabels, int, joinHostPort, memo, nameColumn, quantity, str, wide,
   type Printers,
 } from "./columns.ts";
 import { parseTime, since } from "./duration.ts";

@@ -1,0 +1,91 @@
+// Lists of a collection: selectors, chunking with continue tokens, and the resourceVersion rules of
+// spec §4.6 — from the watch cache where it can answer, else from the store at the right revision.
+import { fromStoreError, gone, tooNewRevision } from "../api/status.ts";
+import type { WatchCache } from "../storage/cacher.ts";
+import { decodeContinue, encodeContinue } from "./continue.ts";
+import { type ListOptions, type ResourceStore, invalidParam, parseRV } from "./generic.ts";
+import { type Selector, everything } from "./selector.ts";
+import { type Obj, apiVersionOf } from "./types.ts";
+
+export async function listCollection(rs: ResourceStore, ns: string, o: ListOptions = {}): Promise<Obj> {
+  const label = o.labelSelector ?? everything, field = o.fieldSelector ?? everything;
+  const filtered = label !== everything || field !== everything;
+  const prefix = rs.collectionPrefix(ns);
+  let revision = 0, startKey: string | undefined, left: number | undefined;
+  const rv = o.resourceVersion;
+  const limit = o.limit && o.limit > 0 ? o.limit : 0;
+  if (o.resourceVersionMatch && !["Exact", "NotOlderThan"].includes(o.resourceVersionMatch)) {
+    throw invalidParam(`resourceVersionMatch: Unsupported value: "${o.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
+  }
+  if (o.continue) {
+    if (rv && rv !== "0") throw invalidParam(`resourceVersion: Forbidden: specifying resource version is not allowed when using continue`);
+    if (o.resourceVersionMatch) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`);
+    const tok = decodeContinue(o.continue, prefix);
+    revision = tok.rv;
+    startKey = prefix + tok.start;
+    left = tok.left;
+    if (revision < (await rs.store.compactedRevision())) {
+      throw gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
+    }
+  } else if (o.resourceVersionMatch) {
+    if (!rv) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
+    const n = parseRV(rv);
+    if (o.resourceVersionMatch === "Exact") {
+      if (rv === "0") throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
+      await rs.waitForRevision(n);
+      revision = n;
+    } else if (n > 0) await rs.waitForRevision(n);
+  } else if (rv && rv !== "0") {
+    const n = parseRV(rv);
+    await rs.waitForRevision(n);
+    if (limit) revision = n; // limit with a resourceVersion reads exactly that revision
+  }
+  const cache = !o.continue && o.resourceVersionMatch !== "Exact" && (!limit || rv === "0") ? rs.watchCache() : undefined;
+  if (cache && (rv || (await cache.servesConsistentReads()))) return listFromCache(rs, cache, prefix, label, field, rv);
+  const items: Obj[] = [];
+  let listRev = revision, more = false, remaining = 0, lastKey = "";
+  try {
+    // Keep reading pages until the selection fills the limit or the range ends.
+    for (;;) {
+      // The first unfiltered chunk counts what remains; later chunks carry the count in the token.
+      const countRemaining = !filtered && left === undefined;
+      const page = await rs.store.list(prefix, { revision: listRev, startKey, limit: limit ? Math.max(limit - items.length, filtered ? 100 : 0) : 0, countRemaining });
+      listRev = page.revision;
+      let i = 0;
+      for (; i < page.items.length; i++) {
+        const kv = page.items[i];
+        lastKey = kv.key;
+        const obj = rs.decode(kv);
+        if (rs.matches(obj, label, field)) items.push(obj);
+        if (limit && items.length >= limit) { i++; break; }
+      }
+      const pageLeft = page.items.length - i;
+      more = pageLeft > 0 || page.more;
+      remaining = countRemaining ? pageLeft + page.remaining : (left ?? 0) - items.length;
+      if (!limit || items.length >= limit || !page.more) break;
+      startKey = lastKey + "\x00";
+    }
+  } catch (e) { throw fromStoreError(e, rs.q, ""); }
+  const metadata: Obj = { resourceVersion: String(listRev) };
+  if (limit && more) {
+    metadata.continue = encodeContinue(prefix, listRev, lastKey.slice(prefix.length) + "\x00", filtered ? undefined : remaining);
+    if (!filtered) metadata.remainingItemCount = remaining;
+  }
+  return { kind: `${rs.def.kind}List`, apiVersion: apiVersionOf(rs.def), metadata, items };
+}
+
+/**
+ * Lists from the watch cache. "0" takes the cache as it is; unset is a consistent read (the cache
+ * first catches up with the store's current revision); "N" waits until the cache reaches N.
+ */
+async function listFromCache(rs: ResourceStore, cache: WatchCache, prefix: string, label: Selector, field: Selector, rv?: string): Promise<Obj> {
+  const want = rv === "0" ? 0 : rv ? parseRV(rv) : await rs.store.currentRevision();
+  if (!(await cache.waitFor(want))) throw tooNewRevision();
+  const filtered = label !== everything || field !== everything;
+  const items: Obj[] = [];
+  for (const e of cache.list(prefix)) {
+    const obj = rs.decodeEntry(e);
+    if (!filtered || rs.matches(obj, label, field)) items.push(obj);
+  }
+  return { kind: `${rs.def.kind}List`, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: String(cache.rev) }, items };
+}
