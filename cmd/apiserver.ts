@@ -32,7 +32,7 @@ export const args = {
   "etcd-healthcheck-timeout": { type: "string", default: "2s", description: "The timeout to use when checking etcd health" },
   "etcd-count-metric-poll-period": { type: "string", default: "1m0s", description: "How often to count objects per resource for apiserver_storage_objects (0 disables)" },
   "etcd-db-metric-poll-interval": { type: "string", default: "30s", description: "How often to read the database size for apiserver_storage_db_total_size_in_bytes (0 disables; SQLite file only)" },
-  "storage-media-type": { type: "string", default: "application/json", description: "Media type of stored values: application/json (the binary type is not available yet)" },
+  "storage-media-type": { type: "string", default: "application/json", description: "Media type of stored values: application/json, or application/vnd.kubernetes.protobuf (also application/vnd.platform.protobuf) as upstream writes them; values of either type are always read" },
   "watch-cache": { type: "boolean", default: true, description: "Enable the watch cache for all resources (--no-watch-cache or --watch-cache=false disables it)" },
   "default-watch-cache-size": { type: "string", default: "100", description: "Events kept per resource in the watch cache; 0 disables caching for resources without their own size" },
   "watch-cache-sizes": { type: "string", description: "Per-resource cache sizes, comma-separated resource[.group]#size (e.g. pods#1000,deployments.apps#200)" },
@@ -46,9 +46,7 @@ export function toOptions(a: Record<string, any>) {
   const etcdServers = String(a["etcd-servers"] ?? "").split(",").map((x) => x.trim()).filter(Boolean);
   if (backend === "etcd3" && etcdServers.length === 0) throw new UsageError("--storage-backend=etcd3 needs --etcd-servers");
   for (const u of etcdServers) if (!/^https?:\/\/[^/]+/.test(u)) throw new UsageError(`invalid argument "${u}" for "--etcd-servers" flag: expected http(s)://host:port`);
-  if (a["storage-media-type"] !== "application/json") {
-    throw new UsageError(`invalid argument "${a["storage-media-type"]}" for "--storage-media-type" flag: only application/json is available in this build`);
-  }
+  oneOf("storage-media-type", a["storage-media-type"], ["application/json", "application/vnd.kubernetes.protobuf", "application/vnd.platform.protobuf"]);
   let overrides: Record<string, string[]>;
   try { overrides = parseServersOverrides(a["etcd-servers-overrides"] ?? ""); } catch (e) { throw new UsageError(`invalid argument for "--etcd-servers-overrides" flag: ${(e as Error).message}`); }
   if (a["tls-min-version"]) oneOf("tls-min-version", a["tls-min-version"], ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"]);
@@ -76,6 +74,7 @@ export function toOptions(a: Record<string, any>) {
     },
     etcdHealthcheckTimeoutMs: duration("etcd-healthcheck-timeout", a["etcd-healthcheck-timeout"]),
     features: gates(a["feature-gates"] ?? ""),
+    storageMediaType: a["storage-media-type"],
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
     watchCache: {

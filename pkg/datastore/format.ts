@@ -5,17 +5,20 @@
 // `value` is the stored object itself (not a string), so the file reads with jq and diffs cleanly. A value
 // that would not come back byte for byte from JSON.stringify(value) (not JSON, or JSON written in another
 // spelling, e.g. by another program) is carried verbatim as a string instead: {"key":"...","raw":"..."}.
+// A value in the binary media type (--storage-media-type) is carried as base64: {"key":"...","b64":"..."}.
 // Either way an import writes exactly the bytes that were exported. Revisions (resourceVersions) are not
 // carried: the target store numbers its writes itself.
+import type { Value } from "../storage/store.ts";
 
 export interface Entry {
   key: string;
   /** The stored value, exactly as the store holds it. */
-  value: string;
+  value: Value;
 }
 
 /** One line of the export (without the newline). */
-export function encodeLine(key: string, value: string): string {
+export function encodeLine(key: string, value: Value): string {
+  if (typeof value !== "string") return JSON.stringify({ key, b64: Buffer.from(value).toString("base64") });
   let canonical = false;
   try {
     const parsed = JSON.parse(value);
@@ -38,6 +41,10 @@ export function decodeLine(line: string, where: string): Entry {
   if (o === null || typeof o !== "object" || Array.isArray(o)) throw new FormatError(`${where}: expected a JSON object {"key": "...", "value": {...}}`);
   const r = o as Record<string, unknown>;
   if (typeof r.key !== "string" || !r.key) throw new FormatError(`${where}: "key" must be a non-empty string`);
+  if ("b64" in r) {
+    if (typeof r.b64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(r.b64)) throw new FormatError(`${where}: "b64" must be base64 text`);
+    return { key: r.key, value: new Uint8Array(Buffer.from(r.b64, "base64")) };
+  }
   if ("raw" in r) {
     if (typeof r.raw !== "string") throw new FormatError(`${where}: "raw" must be a string`);
     if ("value" in r) throw new FormatError(`${where}: give "value" or "raw", not both`);

@@ -5,7 +5,8 @@ import {
   alreadyExists, badRequest, conflict, fromStoreError, invalid, notFound, tooNewRevision, type Qualified,
 } from "../api/status.ts";
 import { type Entry, WatchCache } from "../storage/cacher.ts";
-import type { KeyValue, Store } from "../storage/store.ts";
+import type { KeyValue, Store, Value } from "../storage/store.ts";
+import { canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
 import type { Selector } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
@@ -54,6 +55,15 @@ export interface DeletionObserver {
   deleting(rs: ResourceStore, obj: Obj): void;
 }
 
+export interface StoreOptions {
+  /** The key prefix (--etcd-prefix). */
+  etcdPrefix: string;
+  namespaceCheck?: NamespaceCheck;
+  cache?: CacheConfig;
+  /** Write values in the binary media type. */
+  binary?: boolean;
+}
+
 /** Something the registry can ask before a write: does this namespace accept objects? (admission) */
 export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
 
@@ -63,9 +73,9 @@ const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Everything of an object but metadata and status: what a generation bump watches. */
-function specPart(o: Obj): string {
-  const { metadata: _m, status: _s, ...rest } = o;
-  return JSON.stringify(rest);
+function specPart(o: Obj): Obj {
+  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = o;
+  return rest;
 }
 
 export class ResourceStore {
@@ -76,12 +86,17 @@ export class ResourceStore {
   private cache?: WatchCache;
   observer?: DeletionObserver;
 
-  constructor(
-    readonly def: ResourceDef, readonly store: Store, etcdPrefix: string,
-    readonly namespaceCheck?: NamespaceCheck, private cacheConfig: CacheConfig = { capacity: 100 },
-  ) {
+  private cacheConfig: CacheConfig;
+  readonly namespaceCheck?: NamespaceCheck;
+  /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
+  private binary: boolean;
+
+  constructor(readonly def: ResourceDef, readonly store: Store, o: StoreOptions) {
+    this.cacheConfig = o.cache ?? { capacity: 100 };
+    this.namespaceCheck = o.namespaceCheck;
+    this.binary = !!o.binary;
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
-    this.prefix = `${etcdPrefix.replace(/\/$/, "")}/${def.storageResource ?? def.plural}/`;
+    this.prefix = `${o.etcdPrefix.replace(/\/$/, "")}/${def.storageResource ?? def.plural}/`;
     const probe = def.strategy?.fieldLabels?.({}) ?? {};
     this.fieldLabelNames = new Set(["metadata.name", "metadata.namespace", ...Object.keys(probe)]);
   }
@@ -91,18 +106,25 @@ export class ResourceStore {
   key(ns: string, name: string) { return this.def.namespaced ? `${this.prefix}${ns}/${name}` : `${this.prefix}${name}`; }
   collectionPrefix(ns: string) { return this.def.namespaced && ns ? `${this.prefix}${ns}/` : this.prefix; }
 
-  // ---- encoding: stored JSON never carries resourceVersion; reads stamp it from the revision.
+  // ---- encoding: stored values never carry resourceVersion; reads stamp it from the revision.
+  // Values are read in either media type, whatever the server writes now.
   decode(kv: KeyValue): Obj {
-    let obj = JSON.parse(kv.value) as Obj;
+    let obj = (typeof kv.value === "string" ? JSON.parse(kv.value) : decodeProtobuf(kv.value)) as Obj;
     if (this.def.codec) obj = this.def.codec.fromStorage(obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
 
-  encode(obj: Obj): string {
+  encode(obj: Obj): Value {
+    const stored = this.storedForm(obj);
+    return this.binary && canEncode(stored.apiVersion, stored.kind) ? encodeProtobuf(stored) : JSON.stringify(stored);
+  }
+
+  /** The object as it is stored: no resourceVersion or selfLink, in the storage version. */
+  private storedForm(obj: Obj): Obj {
     const { resourceVersion: _rv, selfLink: _sl, ...metadata } = obj.metadata;
-    const stored = { ...obj, metadata };
-    return JSON.stringify(this.def.codec ? this.def.codec.toStorage(stored) : stored);
+    const stored: Obj = { ...obj, metadata };
+    return this.def.codec ? this.def.codec.toStorage(stored) : stored;
   }
 
   /** The watch cache, started on first use so start-up stays cheap. */
@@ -267,14 +289,15 @@ export class ResourceStore {
     }
     m.generateName = om.generateName;
     if (m.generateName === undefined) delete m.generateName;
-    if (this.def.generation) m.generation = specPart(next) !== specPart(old) ? (om.generation ?? 0) + 1 : om.generation;
+    if (this.def.generation) m.generation = Bun.deepEquals(specPart(next), specPart(old)) ? om.generation : (om.generation ?? 0) + 1;
     delete m.resourceVersion;
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     this.validate(next, old);
     const key = this.key(ns, name);
+    // A no-op update writes nothing and keeps the resourceVersion (field order does not count as a change).
+    if (Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
     const data = this.encode(next);
-    if (data === this.encode(old)) return old; // a no-op update writes nothing and keeps the resourceVersion
     // Removing the last finalizer of an object being deleted removes the object.
     if (m.deletionTimestamp && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
       if (o.dryRun) return next;

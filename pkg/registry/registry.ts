@@ -17,18 +17,25 @@ function cacheConfigFor(d: ResourceDef, c: CacheSizing): CacheConfig {
   return { capacity: c.sizes[key] ?? c.defaultSize };
 }
 
+export interface RegistryOptions {
+  etcdPrefix: string;
+  caching?: CacheSizing;
+  /** Stores for resources given their own etcd servers. */
+  overrides?: Map<string, Store>;
+  /** Write values in the binary media type. */
+  binary?: boolean;
+}
+
 export class Registry {
   private byPath = new Map<string, ResourceStore>();
   readonly all: ResourceStore[] = [];
 
-  constructor(
-    readonly defs: ResourceDef[], readonly store: Store, etcdPrefix: string,
-    caching: CacheSizing = DEFAULT_CACHE_SIZING, overrides: Map<string, Store> = new Map(),
-  ) {
-    const nsCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
+  constructor(readonly defs: ResourceDef[], readonly store: Store, o: RegistryOptions) {
+    const namespaceCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
+    const caching = o.caching ?? DEFAULT_CACHE_SIZING;
     for (const d of defs) {
-      const st = overrides.get(`${d.group}/${d.plural}`) ?? store;
-      const rs = new ResourceStore(d, st, etcdPrefix, nsCheck, cacheConfigFor(d, caching));
+      const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
+      const rs = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, namespaceCheck, cache: cacheConfigFor(d, caching), binary: o.binary });
       this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
       this.all.push(rs);
     }

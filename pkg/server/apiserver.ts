@@ -42,6 +42,8 @@ export interface ApiServerOptions {
   countPollMs: number;
   dbPollMs: number;
   features: Features;
+  /** --storage-media-type: application/json or a binary (protobuf) media type. */
+  storageMediaType: string;
 }
 
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
@@ -72,7 +74,9 @@ export class ApiServer {
     const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
     this.store = stores.main;
     this.extraStores = [...stores.overrides.values()];
-    this.registry = new Registry(BUILTIN, this.store, o.etcdPrefix, o.watchCache, stores.overrides);
+    this.registry = new Registry(BUILTIN, this.store, {
+      etcdPrefix: o.etcdPrefix, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
+    });
     await this.registry.bootstrap();
 
     const health = new Health(o.livezGraceMs);

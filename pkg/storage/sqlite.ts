@@ -4,14 +4,15 @@ import { Database, type Statement } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import {
-  type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type WatchEvent, type Watcher, prefixEnd,
+  type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type Value, type WatchEvent, type Watcher, prefixEnd,
 } from "./store.ts";
 
-interface Row { rev: number; key: string; create_rev: number; prev_rev: number; deleted: number; value: string }
+// value is TEXT for JSON and a BLOB for the binary media type; SQLite keeps whichever it is given.
+interface Row { rev: number; key: string; create_rev: number; prev_rev: number; deleted: number; value: Value }
 
 type Op =
-  | { kind: "create"; key: string; value: string }
-  | { kind: "update"; key: string; value: string; expected: number }
+  | { kind: "create"; key: string; value: Value }
+  | { kind: "update"; key: string; value: Value; expected: number }
   | { kind: "delete"; key: string; expected?: number };
 
 interface Pending { op: Op; resolve: (kv: KeyValue) => void; reject: (e: Error) => void }
@@ -123,8 +124,8 @@ export class SqliteStore implements Store {
     return (this.q.count.get(prefix, prefixEnd(prefix), this.rev) as { n: number }).n;
   }
 
-  create(key: string, value: string) { return this.enqueue({ kind: "create", key, value }); }
-  update(key: string, value: string, expected: number) { return this.enqueue({ kind: "update", key, value, expected }); }
+  create(key: string, value: Value) { return this.enqueue({ kind: "create", key, value }); }
+  update(key: string, value: Value, expected: number) { return this.enqueue({ kind: "update", key, value, expected }); }
   delete(key: string, expected?: number) { return this.enqueue({ kind: "delete", key, expected }); }
 
   private enqueue(op: Op): Promise<KeyValue> {
@@ -202,7 +203,7 @@ export class SqliteStore implements Store {
       throw new StoreError("Compacted", prefix, `revision ${afterRevision} has been compacted`);
     }
     // Replay and subscribe in one synchronous step, so no commit can fall between them.
-    const rows = this.q.since.all(afterRevision, prefix, prefixEnd(prefix)) as (Row & { prev_value: string | null; p_rev: number | null; p_create_rev: number | null })[];
+    const rows = this.q.since.all(afterRevision, prefix, prefixEnd(prefix)) as (Row & { prev_value: Value | null; p_rev: number | null; p_create_rev: number | null })[];
     for (const r of rows) {
       const prev = r.prev_value !== null ? { key: r.key, value: r.prev_value, modRevision: r.p_rev!, createRevision: r.p_create_rev! } : undefined;
       onEvent({ type: r.deleted ? "DELETE" : "PUT", kv: toKV(r), prev, created: !r.deleted && r.prev_rev === 0 });

@@ -1,10 +1,13 @@
 // The Store interface: an MVCC key-value log, as etcd keeps one (DESIGN.md §3).
 // Every backend (SQLite now, etcd later) implements exactly this and passes test/storage/.
 
-/** One key at one revision. `value` is the serialized object (JSON text). */
+/** A stored value: JSON text, or bytes in the binary media type (--storage-media-type). */
+export type Value = string | Uint8Array;
+
+/** One key at one revision. `value` is the serialized object. */
 export interface KeyValue {
   key: string;
-  value: string;
+  value: Value;
   /** Revision of the write that produced this value (the object's resourceVersion). */
   modRevision: number;
   /** Revision at which the key was created. */
@@ -64,9 +67,9 @@ export interface Store {
   /** Number of live keys under prefix. */
   count(prefix: string): Promise<number>;
   /** Fails with KeyExists when the key is live. */
-  create(key: string, value: string): Promise<KeyValue>;
+  create(key: string, value: Value): Promise<KeyValue>;
   /** Compare-and-swap: fails with Conflict unless the key's modRevision equals expected, NotFound when absent. */
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  update(key: string, value: Value, expectedModRevision: number): Promise<KeyValue>;
   /** Deletes the key; with expectedModRevision it is a compare-and-swap. Returns the last value. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /** Every change under prefix after `afterRevision`, in revision order, then live ones. Fails with Compacted when history is gone. */

@@ -38,7 +38,7 @@ async function raw(tag: string) {
   const gets = await load(N_GET, CONC, async (i) => {
     const kv = await st.get(`/registry/configmaps/raw-${tag}/cm-${i % N_CREATE}`);
     if (!kv) throw new Error("raw get: missing");
-    JSON.parse(kv.value);
+    JSON.parse(kv.value as string);
   });
   await st.close();
   return { puts, gets };
