@@ -5,22 +5,13 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../helpers/server.ts";
+import { load, progress } from "./load.ts";
 
 const VALUE = "x".repeat(1024);
 const N_CREATE = Number(process.env.N_CREATE ?? 20000);
 const N_GET = Number(process.env.N_GET ?? 40000);
 const N_LIST = 10000;
-const progress = (s: string) => process.stderr.write(`  ${s}\n`);
 
-/** Runs `total` calls with `conc` workers; returns ops/s. */
-async function load(total: number, conc: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: conc }, async () => {
-    for (let i = next++; i < total; i = next++) await op(i);
-  }));
-  return total / ((performance.now() - t0) / 1000);
-}
 
 function raw() {
   progress("raw bun:sqlite");

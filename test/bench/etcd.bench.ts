@@ -8,22 +8,13 @@ import { cpus } from "node:os";
 import { EtcdStore } from "../../pkg/storage/etcd.ts";
 import { etcdBinary, startEtcd } from "../helpers/etcd.ts";
 import { startServer } from "../helpers/server.ts";
+import { load, progress } from "./load.ts";
 
 const N_CREATE = Number(process.env.N_CREATE ?? 10_000);
 const N_GET = Number(process.env.N_GET ?? 20_000);
 const CONC = Number(process.env.CONC ?? 64);
 const VALUE = "x".repeat(1024);
-const progress = (s: string) => process.stderr.write(`  ${s}\n`);
 
-/** Runs `total` calls with `conc` workers; returns ops/s. */
-async function load(total: number, conc: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: conc }, async () => {
-    for (let i = next++; i < total; i = next++) await op(i);
-  }));
-  return total / ((performance.now() - t0) / 1000);
-}
 
 const etcd = await startEtcd({ extraArgs: ["--quota-backend-bytes=8589934592"] });
 const etcdVersion = (Bun.spawnSync([etcdBinary(), "--version"]).stdout.toString().split("\n")[0] ?? "").replace("etcd Version: ", "");
