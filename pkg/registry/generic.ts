@@ -133,6 +133,14 @@ export class ResourceStore {
     return (this.cache ??= new WatchCache(this.store, this.prefix, this.cacheConfig.capacity));
   }
 
+  /**
+   * For types whose cache decides admission (namespaces): a write returns once this server's watch cache
+   * holds it, so the next request here sees it (read-your-writes), whatever the store's watch lag.
+   */
+  private async settle(rev: number) {
+    if (this.def.readYourWrites) await this.cache?.waitFor(rev, 2000);
+  }
+
   /** Decodes a cached entry once; the object is shared, so callers must not mutate it. */
   decodeEntry(e: Entry): Obj {
     let o = e.memo.get("obj") as Obj | undefined;
@@ -212,6 +220,7 @@ export class ResourceStore {
     }
     try {
       const kv = await this.store.create(this.key(ns, m.name), this.encode(obj));
+      await this.settle(kv.modRevision);
       m.resourceVersion = String(kv.modRevision);
       return obj;
     } catch (e) { this.fail(e, m.name); }
@@ -301,7 +310,7 @@ export class ResourceStore {
     // Removing the last finalizer of an object being deleted removes the object.
     if (m.deletionTimestamp && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
       if (o.dryRun) return next;
-      try { await this.store.delete(key, oldRev); } catch (e) { this.fail(e, name); }
+      try { await this.settle((await this.store.delete(key, oldRev)).modRevision); } catch (e) { this.fail(e, name); }
       next.metadata.resourceVersion = om.resourceVersion;
       this.observer?.deleted(this, next);
       return next;
@@ -309,6 +318,7 @@ export class ResourceStore {
     if (o.dryRun) { m.resourceVersion = om.resourceVersion; return next; }
     try {
       const kv = await this.store.update(key, data, oldRev);
+      await this.settle(kv.modRevision);
       m.resourceVersion = String(kv.modRevision);
       return next;
     } catch (e) { this.fail(e, name); }
@@ -351,12 +361,13 @@ export class ResourceStore {
           this.def.strategy?.onDeleting?.(next);
           if (o.dryRun) return { obj: next, deleted: false };
           const kv = await this.store.update(this.key(ns, name), this.encode(next), cur.modRevision);
+          await this.settle(kv.modRevision);
           next.metadata.resourceVersion = String(kv.modRevision);
           if (finalizers.includes("orphan") || finalizers.includes("foregroundDeletion")) this.observer?.deleting(this, next);
           return { obj: next, deleted: false };
         }
         if (o.dryRun) return { obj, deleted: true };
-        await this.store.delete(this.key(ns, name), cur.modRevision);
+        await this.settle((await this.store.delete(this.key(ns, name), cur.modRevision)).modRevision);
         this.observer?.deleted(this, obj);
         return { obj, deleted: true };
       } catch (e) {

@@ -54,6 +54,8 @@ export interface ResourceDef {
   nameRule?: "subdomain" | "label" | "dns1035" | "segment";
   /** PUT to a missing object creates it. */
   createOnUpdate?: boolean;
+  /** Writes return once this server's watch cache has them (admission reads the cache). */
+  readYourWrites?: boolean;
   strategy?: Strategy;
   codec?: Codec;
 }

@@ -10,6 +10,7 @@ import { KITE, startServer } from "../helpers/server.ts";
 import { startEtcd } from "../helpers/etcd.ts";
 
 const BINARY = "--storage-media-type=application/vnd.kubernetes.protobuf";
+const SQLITE = "--storage-backend=sqlite"; // these tests read the SQLite file, whatever backend the suite runs on
 const dep = {
   apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", labels: { app: "web" } },
   spec: { replicas: 2, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx:1.25" }] } } },
@@ -25,7 +26,7 @@ let etcdStop: (() => Promise<void>) | undefined;
 afterAll(async () => { await etcdStop?.(); });
 
 test("on SQLite: values are protobuf with the 4-byte prefix, clients see JSON, and a JSON-mode restart still reads them", async () => {
-  const s = await startServer([BINARY]);
+  const s = await startServer([BINARY, SQLITE]);
   expect((await s.call("POST", "/apis/apps/v1/namespaces/default/deployments", dep)).status).toBe(201);
   const v = stored(s.dataDir, "/registry/deployments/default/web");
   expect(v).toBeInstanceOf(Uint8Array);
@@ -38,7 +39,7 @@ test("on SQLite: values are protobuf with the 4-byte prefix, clients see JSON, a
   expect(same.body.metadata.resourceVersion).toBe(got.body.metadata.resourceVersion);
   await s.stop();
 
-  const j = await startServer([], s.dataDir); // JSON mode now: old values still decode, new ones are JSON
+  const j = await startServer([SQLITE], s.dataDir); // JSON mode now: old values still decode, new ones are JSON
   expect((await j.call("GET", "/apis/apps/v1/namespaces/default/deployments/web")).body.spec.replicas).toBe(2);
   await j.call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "later" }, data: { a: "b" } });
   expect(typeof stored(s.dataDir, "/registry/configmaps/default/later")).toBe("string");
@@ -46,7 +47,7 @@ test("on SQLite: values are protobuf with the 4-byte prefix, clients see JSON, a
 });
 
 test("kite datastore moves binary values byte for byte", async () => {
-  const s = await startServer([BINARY]);
+  const s = await startServer([BINARY, SQLITE]);
   await s.call("POST", "/apis/apps/v1/namespaces/default/deployments", dep);
   await s.stop();
   const file = join(mkdtempSync(join(tmpdir(), "kite-media-")), "dump.jsonl");

@@ -49,8 +49,8 @@ async function backendArgs(dir: string): Promise<string[]> {
 
 export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "kite-test-"));
-  // A test that names its own etcd keeps it.
-  if (!extraArgs.some((a) => a.startsWith("--etcd-servers"))) extraArgs = [...(await backendArgs(dir)), ...extraArgs];
+  // A test that names its own store (--etcd-servers, --storage-backend) keeps it.
+  if (!extraArgs.some((a) => a.startsWith("--etcd-servers") || a.startsWith("--storage-backend"))) extraArgs = [...(await backendArgs(dir)), ...extraArgs];
   const port = await freePort();
   const proc = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
     stdout: "pipe", stderr: "pipe",
