@@ -127,10 +127,14 @@ export class ResourceStore {
     return this.def.codec ? this.def.codec.toStorage(stored) : stored;
   }
 
-  /** The watch cache, started on first use so start-up stays cheap. */
+  /**
+   * The watch cache, started on first use so start-up stays cheap. Until it has loaded (or when it could
+   * not: the store was unreachable) this answers undefined and readers go to the store, never waiting.
+   */
   watchCache(): WatchCache | undefined {
     if (this.cacheConfig.capacity <= 0) return undefined;
-    return (this.cache ??= new WatchCache(this.store, this.prefix, this.cacheConfig.capacity));
+    if (!this.cache || this.cache.failed) this.cache = new WatchCache(this.store, this.prefix, this.cacheConfig.capacity);
+    return this.cache.isReady ? this.cache : undefined;
   }
 
   /**
@@ -138,7 +142,7 @@ export class ResourceStore {
    * holds it, so the next request here sees it (read-your-writes), whatever the store's watch lag.
    */
   private async settle(rev: number) {
-    if (this.def.readYourWrites) await this.cache?.waitFor(rev, 2000);
+    if (this.def.readYourWrites && this.cache?.isReady) await this.cache.waitFor(rev, 2000);
   }
 
   /** Decodes a cached entry once; the object is shared, so callers must not mutate it. */

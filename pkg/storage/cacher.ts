@@ -29,9 +29,13 @@ export class WatchCache {
   /** The window holds every event of this prefix after this revision. */
   private floor = 0;
   private ready: Promise<void>;
+  /** True once the cache holds the state and follows the store; until then readers use the store. */
+  isReady = false;
+  /** True when starting failed (the store was unreachable); the owner starts a new cache later. */
+  failed = false;
 
   constructor(private store: Store, readonly prefix: string, private capacity: number) {
-    this.ready = this.start();
+    this.ready = this.start().then(() => { this.isReady = true; }, () => { this.failed = true; });
   }
 
   private async start() {

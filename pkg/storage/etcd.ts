@@ -467,7 +467,8 @@ class EtcdWatcher implements Watcher {
     const at = this.createdRev;
     if (after + 1 > at) return;
     const range = { key: this.key, range_end: this.end, count_only: true };
-    let pending = true, wait = this.s.requestTimeoutMs;
+    // The replay loop runs every 100 ms: a second is plenty, and a watch never waits longer to start.
+    let pending = true, wait = Math.min(this.s.requestTimeoutMs, 1000);
     try {
       const ops = [
         { request_range: { ...range, revision: String(at), min_mod_revision: String(after + 1) } },
