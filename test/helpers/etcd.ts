@@ -1,6 +1,7 @@
 // Starts real etcd processes (Debian's etcd-server, /usr/bin/etcd) on free loopback ports in temp dirs,
 // for the etcd Store tests, the API suites on etcd, and the fault tests (3-member cluster).
 import { type Subprocess, spawnSync } from "bun";
+import { track } from "./processes.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -98,10 +99,6 @@ function logTail(file: string): string {
 
 interface MemberSpec { name: string; clientPort: number; peerPort: number; dataDir: string }
 
-/** etcd processes still running when the test process ends are killed then. */
-const live = new Set<Subprocess>();
-process.on("exit", () => { for (const p of live) p.kill(9); });
-
 class Member implements EtcdMember {
   proc: Subprocess | null = null;
   readonly endpoint: string;
@@ -123,8 +120,7 @@ class Member implements EtcdMember {
       stderr: log,
     });
     this.proc = proc;
-    live.add(proc);
-    proc.exited.then(() => live.delete(proc));
+    track(proc);
   }
 
   async stop(hard = false) {

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { track } from "./processes.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 /** How tests run kite: from source, or a built binary when KITE_BIN names one (the benchmarks do). */
@@ -29,10 +30,6 @@ export interface TestServer {
   stop(signal?: NodeJS.Signals | number): Promise<number>;
 }
 
-/** Servers still running when the test process ends (a failed test may skip its stop) are killed then. */
-const running = new Set<Subprocess>();
-process.on("exit", () => { for (const p of running) p.kill(9); });
-
 /**
  * KITE_TEST_BACKEND=etcd runs every server of a suite on etcd instead of SQLite: an etcd of its own per
  * data dir (compaction is global in etcd, so servers must not share one), kept for a restart on that dir.
@@ -55,8 +52,7 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string): P
   const proc = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
     stdout: "pipe", stderr: "pipe",
   });
-  running.add(proc);
-  proc.exited.then(() => running.delete(proc));
+  track(proc);
   const url = `https://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   let ca = "";
