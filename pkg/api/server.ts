@@ -78,9 +78,7 @@ export class ApiHandler {
   private record(info: RequestInfo, code: number, ms: number) {
     const verb = ({ create: "POST", update: "PUT" } as Record<string, string>)[info.verb] ?? info.verb.toUpperCase();
     const scope = info.name ? "resource" : info.namespace ? "namespace" : "cluster";
-    const labels = { verb, group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, scope };
-    this.metrics!.requests.inc({ ...labels, code: String(code) });
-    if (verb !== "WATCH") this.metrics!.duration.observe(labels, ms / 1000);
+    this.metrics!.recordRequest(verb, info.group, info.version, info.resource, info.subresource, scope, code, ms / 1000);
   }
 
   /** In-flight limits: over the limit a request is told to retry (429), never queued without bound. */

@@ -41,6 +41,26 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private requestChildren = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } | null }>();
+
+  /**
+   * Counts one request and its latency. Label children are looked up once per label set: resolving
+   * labels on every request cost a tenth of a get's time.
+   */
+  recordRequest(verb: string, group: string, version: string, resource: string, subresource: string, scope: string, code: number, seconds: number) {
+    const key = `${verb}|${group}|${version}|${resource}|${subresource}|${scope}|${code}`;
+    let c = this.requestChildren.get(key);
+    if (!c) {
+      c = {
+        count: this.requests.labels(verb, group, version, resource, subresource, scope, String(code)),
+        latency: verb === "WATCH" ? null : this.duration.labels(verb, group, version, resource, subresource, scope),
+      };
+      this.requestChildren.set(key, c);
+    }
+    c.count.inc();
+    c.latency?.observe(seconds);
+  }
+
   async handle(url: URL): Promise<Response | undefined> {
     if (url.pathname !== "/metrics") return undefined;
     return new Response(await this.registry.metrics(), { headers: { "Content-Type": this.registry.contentType } });

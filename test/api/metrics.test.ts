@@ -1,0 +1,25 @@
+// /metrics: request counts and latencies by verb and resource, object counts, database size.
+import { expect, test } from "bun:test";
+import { BACKEND, startServer } from "../helpers/server.ts";
+
+test("/metrics counts requests by verb, resource and code, and polls object counts", async () => {
+  const s = await startServer(["--etcd-count-metric-poll-period=200ms", "--etcd-db-metric-poll-interval=200ms"]);
+  await s.call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "m1" } });
+  await s.call("GET", "/api/v1/namespaces/default/configmaps");
+  await s.call("GET", "/api/v1/namespaces/default/configmaps");
+  await s.call("GET", "/api/v1/namespaces/default/configmaps/nope");
+  await Bun.sleep(500);
+  const r = await s.req("/metrics");
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-type")).toContain("text/plain");
+  const text = await r.text();
+  const line = (re: RegExp) => text.split("\n").find((l) => re.test(l)) ?? "";
+  expect(line(/^apiserver_request_total\{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",code="200"\}/)).toMatch(/ 2$/);
+  expect(line(/^apiserver_request_total\{verb="GET",.*resource="configmaps".*code="404"\}/)).toMatch(/ 1$/);
+  expect(line(/^apiserver_request_total\{verb="POST",.*resource="configmaps".*code="201"\}/)).toMatch(/ 1$/);
+  expect(line(/^apiserver_request_duration_seconds_count\{verb="LIST",.*resource="configmaps"/)).toMatch(/ 2$/);
+  expect(line(/^apiserver_storage_objects\{resource="configmaps"\}/)).toMatch(/ 1$/);
+  expect(line(/^apiserver_storage_objects\{resource="namespaces"\}/)).toMatch(/ 4$/);
+  if (BACKEND === "sqlite") expect(Number(line(/^apiserver_storage_db_total_size_in_bytes/).split(" ").at(-1))).toBeGreaterThan(4096);
+  await s.stop();
+});
