@@ -428,6 +428,48 @@ export function encodeEnvelope(obj: Record<string, any>): Uint8Array {
   }
 }
 
+/** The message of one object, without the envelope (a list item's bytes, reusable across lists). */
+export function encodeMessage(obj: Record<string, any>): Uint8Array {
+  const plan = messageForKind(obj.apiVersion, obj.kind);
+  if (!plan) throw new ProtobufUnsupported(`${obj.apiVersion}, Kind=${obj.kind} has no protobuf representation`);
+  const w = new Writer(1024);
+  encodeFields(w, plan, obj);
+  return w.finish();
+}
+
+/**
+ * A list's whole envelope from its items' messages: every upstream list message is
+ * {metadata ListMeta = 1, repeated items = 2}, so items already encoded are copied in as they are.
+ */
+export function encodeListEnvelope(list: Record<string, any>, items: Uint8Array[]): Uint8Array {
+  const { apiVersion, kind } = list;
+  const plan = messageForKind(apiVersion, kind);
+  if (!plan) throw new ProtobufUnsupported(`${apiVersion}, Kind=${kind} has no protobuf representation`);
+  const w = new Writer(items.reduce((n, b) => n + b.length + 6, 256));
+  w.buf.set(PREFIX);
+  w.pos = 4;
+  w.uint32(0x0a);
+  let mark = w.begin();
+  w.uint32(0x0a);
+  w.string(apiVersion);
+  w.uint32(0x12);
+  w.string(kind);
+  w.end(mark);
+  w.uint32(0x12);
+  mark = w.begin();
+  encodeFields(w, plan, { metadata: list.metadata ?? {} });
+  for (const b of items) {
+    w.uint32(0x12);
+    w.bytes(b);
+  }
+  w.end(mark);
+  w.uint32(0x1a);
+  w.uint32(0);
+  w.uint32(0x22);
+  w.uint32(0);
+  return w.finish();
+}
+
 const PROTOBUF_TYPES = new Set(["", "application/vnd.kubernetes.protobuf", "application/vnd.platform.protobuf"]);
 
 /** Decodes a whole object from prefix + runtime.Unknown; the result carries apiVersion and kind first. */

@@ -3,6 +3,8 @@
 // Watch streams frame each event as a 4-byte big-endian length + metav1.WatchEvent{type, object = RawExtension
 // whose raw is the object's whole envelope, prefix included} (upstream's raw serializer + length framer).
 import { decodeEnvelope, encodeEnvelope, hasPrefix } from "./codec.ts";
+
+export { encodeListEnvelope, encodeMessage } from "./codec.ts";
 import { ProtobufError, ProtobufUnsupported } from "./errors.ts";
 import { messageForKind } from "./kinds.ts";
 import { getCatalogue } from "./schema.ts";

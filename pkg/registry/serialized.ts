@@ -15,7 +15,7 @@ export function listJSON(list: { items: object[] } & Record<string, unknown>): s
   return `${h.slice(0, -1)},"items":[${items.map(jsonOf).join(",")}]}`;
 }
 
-import { encodeObject, encodeWatchEvent } from "../protobuf/index.ts";
+import { encodeListEnvelope, encodeMessage, encodeObject, encodeWatchEvent } from "../protobuf/index.ts";
 
 const enc = new TextEncoder();
 const eventLines = new WeakMap<object, Map<string, Uint8Array>>();
@@ -45,4 +45,16 @@ export function eventFrame(type: string, obj: object): Uint8Array {
     m.set(key, (b = encodeWatchEvent(type, env)));
   }
   return b;
+}
+
+const messages = new WeakMap<object, Uint8Array>();
+
+/** A list in the binary form, reusing each item's remembered message bytes (cached objects encode once). */
+export function listProtobuf(list: { items: object[] } & Record<string, any>): Uint8Array {
+  const items = list.items.map((o) => {
+    let m = messages.get(o);
+    if (!m) messages.set(o, (m = encodeMessage(o as Record<string, any>)));
+    return m;
+  });
+  return encodeListEnvelope(list, items);
 }

@@ -1,7 +1,7 @@
 // What every resource handler receives, and how it answers.
 import type { ResourceStore } from "../../registry/generic.ts";
 import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
-import { jsonOf, listJSON } from "../../registry/serialized.ts";
+import { jsonOf, listJSON, listProtobuf } from "../../registry/serialized.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
 import type { Features } from "../../server/features.ts";
@@ -22,7 +22,10 @@ export interface HandlerContext {
 }
 
 export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response {
-  if (ctx.rep.format === "protobuf") return reply(ctx, encodeProtobuf(obj as Record<string, any>), status, ctx.rep.type);
+  if (ctx.rep.format === "protobuf") {
+    const o = obj as Record<string, any>;
+    return reply(ctx, Array.isArray(o.items) ? listProtobuf(o as { items: object[] }) : encodeProtobuf(o), status, ctx.rep.type);
+  }
   if (ctx.rep.format === "json" && typeof obj === "object" && obj !== null) {
     // Objects from the watch cache carry their JSON already; a list reuses each item's.
     const o = obj as Record<string, any>;
