@@ -395,6 +395,27 @@ function decodeRaw(raw: Uint8Array, allowEnvelope: boolean): unknown {
 
 const scratch = { writer: new Writer(4096) };
 
+/** Writes prefix + runtime.Unknown{typeMeta, raw = what `raw` writes, contentEncoding "", contentType ""}. */
+function writeEnvelope(w: Writer, apiVersion: string, kind: string, raw: () => void) {
+  w.buf.set(PREFIX);
+  w.pos = 4;
+  w.uint32(0x0a);
+  let mark = w.begin();
+  w.uint32(0x0a);
+  w.string(apiVersion);
+  w.uint32(0x12);
+  w.string(kind);
+  w.end(mark);
+  w.uint32(0x12);
+  mark = w.begin();
+  raw();
+  w.end(mark);
+  w.uint32(0x1a);
+  w.uint32(0);
+  w.uint32(0x22);
+  w.uint32(0);
+}
+
 /** Encodes a whole object: prefix + runtime.Unknown{typeMeta, raw, contentEncoding "", contentType ""}. */
 export function encodeEnvelope(obj: Record<string, any>): Uint8Array {
   if (!isObject(obj)) throw new ProtobufError("cannot encode: not an object");
@@ -405,23 +426,7 @@ export function encodeEnvelope(obj: Record<string, any>): Uint8Array {
   const w = scratch.writer;
   w.pos = 0;
   try {
-    w.buf.set(PREFIX);
-    w.pos = 4;
-    w.uint32(0x0a);
-    let mark = w.begin();
-    w.uint32(0x0a);
-    w.string(apiVersion);
-    w.uint32(0x12);
-    w.string(kind);
-    w.end(mark);
-    w.uint32(0x12);
-    mark = w.begin();
-    encodeFields(w, plan, obj);
-    w.end(mark);
-    w.uint32(0x1a);
-    w.uint32(0);
-    w.uint32(0x22);
-    w.uint32(0);
+    writeEnvelope(w, apiVersion, kind, () => encodeFields(w, plan, obj));
     return w.finish();
   } finally {
     if (w.buf.length > 1 << 20) scratch.writer = new Writer(4096); // do not keep a huge buffer alive
@@ -446,27 +451,13 @@ export function encodeListEnvelope(list: Record<string, any>, items: Uint8Array[
   const plan = messageForKind(apiVersion, kind);
   if (!plan) throw new ProtobufUnsupported(`${apiVersion}, Kind=${kind} has no protobuf representation`);
   const w = new Writer(items.reduce((n, b) => n + b.length + 6, 256));
-  w.buf.set(PREFIX);
-  w.pos = 4;
-  w.uint32(0x0a);
-  let mark = w.begin();
-  w.uint32(0x0a);
-  w.string(apiVersion);
-  w.uint32(0x12);
-  w.string(kind);
-  w.end(mark);
-  w.uint32(0x12);
-  mark = w.begin();
-  encodeFields(w, plan, { metadata: list.metadata ?? {} });
-  for (const b of items) {
-    w.uint32(0x12);
-    w.bytes(b);
-  }
-  w.end(mark);
-  w.uint32(0x1a);
-  w.uint32(0);
-  w.uint32(0x22);
-  w.uint32(0);
+  writeEnvelope(w, apiVersion, kind, () => {
+    encodeFields(w, plan, { metadata: list.metadata ?? {} });
+    for (const b of items) {
+      w.uint32(0x12);
+      w.bytes(b);
+    }
+  });
   return w.finish();
 }
 
