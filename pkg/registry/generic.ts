@@ -449,10 +449,6 @@ export class ResourceStore {
   }
 }
 
-export function invalidParam(msg: string) {
-  return badRequest(msg);
-}
-
 export function parseRV(rv: string | undefined): number {
   if (!rv) return 0;
   if (!/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`);

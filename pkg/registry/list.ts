@@ -1,9 +1,9 @@
 // Lists of a collection: selectors, chunking with continue tokens, and the resourceVersion rules of
 // spec §4.6 — from the watch cache where it can answer, else from the store at the right revision.
-import { fromStoreError, gone, tooNewRevision } from "../api/status.ts";
+import { badRequest, fromStoreError, gone, tooNewRevision } from "../api/status.ts";
 import type { WatchCache } from "../storage/cacher.ts";
 import { decodeContinue, encodeContinue } from "./continue.ts";
-import { type ListOptions, type ResourceStore, invalidParam, parseRV } from "./generic.ts";
+import { type ListOptions, type ResourceStore, parseRV } from "./generic.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type Obj, apiVersionOf } from "./types.ts";
 
@@ -12,14 +12,15 @@ export async function listCollection(rs: ResourceStore, ns: string, o: ListOptio
   const filtered = label !== everything || field !== everything;
   const prefix = rs.collectionPrefix(ns);
   let revision = 0, startKey: string | undefined, left: number | undefined;
+  let notOlderThan = 0; // the store path waits for this revision; the cache path waits in listFromCache
   const rv = o.resourceVersion;
   const limit = o.limit && o.limit > 0 ? o.limit : 0;
   if (o.resourceVersionMatch && !["Exact", "NotOlderThan"].includes(o.resourceVersionMatch)) {
-    throw invalidParam(`resourceVersionMatch: Unsupported value: "${o.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
+    throw badRequest(`resourceVersionMatch: Unsupported value: "${o.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
   }
   if (o.continue) {
-    if (rv && rv !== "0") throw invalidParam(`resourceVersion: Forbidden: specifying resource version is not allowed when using continue`);
-    if (o.resourceVersionMatch) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`);
+    if (rv && rv !== "0") throw badRequest(`resourceVersion: Forbidden: specifying resource version is not allowed when using continue`);
+    if (o.resourceVersionMatch) throw badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`);
     const tok = decodeContinue(o.continue, prefix);
     revision = tok.rv;
     startKey = prefix + tok.start;
@@ -28,20 +29,21 @@ export async function listCollection(rs: ResourceStore, ns: string, o: ListOptio
       throw gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
     }
   } else if (o.resourceVersionMatch) {
-    if (!rv) throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
+    if (!rv) throw badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
     const n = parseRV(rv);
     if (o.resourceVersionMatch === "Exact") {
-      if (rv === "0") throw invalidParam(`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
-      await rs.waitForRevision(n);
+      if (rv === "0") throw badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
       revision = n;
-    } else if (n > 0) await rs.waitForRevision(n);
+    }
+    notOlderThan = n;
   } else if (rv && rv !== "0") {
     const n = parseRV(rv);
-    await rs.waitForRevision(n);
+    notOlderThan = n;
     if (limit) revision = n; // limit with a resourceVersion reads exactly that revision
   }
   const cache = !o.continue && o.resourceVersionMatch !== "Exact" && (!limit || rv === "0") ? rs.watchCache() : undefined;
   if (cache && (rv || (await cache.servesConsistentReads()))) return listFromCache(rs, cache, prefix, label, field, rv);
+  if (notOlderThan > 0) await rs.waitForRevision(notOlderThan);
   const items: Obj[] = [];
   let listRev = revision, more = false, remaining = 0, lastKey = "";
   try {

@@ -130,8 +130,6 @@ export class WatchCache {
   /** Tells idle watchers how far the cache has got (drives bookmarks). */
   progress() { for (const w of this.watchers) w.progress?.(this.rev); }
 
-  get watcherCount() { return this.watchers.size; }
-
   close() {
     this.storeWatch?.close();
     for (const w of this.watchers) w.fail(new StoreError("Unavailable", this.prefix, "watch cache closed"));
