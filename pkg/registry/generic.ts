@@ -7,7 +7,7 @@ import {
 import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
 import { canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
-import type { Selector } from "./selector.ts";
+import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
 import { updateManagedFields } from "../apply/index.ts";
@@ -158,6 +158,7 @@ export class ResourceStore {
   }
 
   matches(obj: Obj, label: Selector, field: Selector) {
+    if (label === everything && field === everything) return true;
     return label(obj.metadata?.labels ?? {}) && field(this.fieldsOf(obj));
   }
 

@@ -25,6 +25,16 @@ const eventLines = new WeakMap<object, Map<string, Uint8Array>>();
  * with `convert` producing that representation), and shared by every watcher that sends it.
  */
 export function eventLine(type: string, obj: object, repKey = "", convert?: (o: object) => object): Uint8Array {
+  // A commit's fan-out asks for the same line once per watcher, one after another.
+  if (obj === last.obj && type === last.type && repKey === last.repKey) return last.bytes;
+  const bytes = rememberedLine(type, obj, repKey, convert);
+  last = { obj, type, repKey, bytes };
+  return bytes;
+}
+
+let last: { obj: object; type: string; repKey: string; bytes: Uint8Array } = { obj: {}, type: "", repKey: "", bytes: new Uint8Array() };
+
+function rememberedLine(type: string, obj: object, repKey: string, convert?: (o: object) => object): Uint8Array {
   let m = eventLines.get(obj);
   if (!m) eventLines.set(obj, (m = new Map()));
   const key = `${type};${repKey}`;

@@ -25,9 +25,13 @@ export async function watchCollection(rs: ResourceStore, ns: string, rv: string,
     let open = true;
     const w = {
       push: (ce: CachedEvent) => {
-        if (!open || ce.rev <= after || !inPrefix(ce.ev.kv.key)) return true;
-        const t = translate(ce.ev, rs.decodeEntry(ce.cur), ce.prev && rs.decodeEntry(ce.prev), matches);
-        return t ? sink.event(t.type, t.obj) : true;
+        if (!open || ce.rev <= after) return true;
+        // Every watcher of a commit's fan-out asks for the same event; watchers of one selection share it.
+        if (last.ce !== ce || last.prefix !== prefix || last.label !== label || last.field !== field) {
+          const t = inPrefix(ce.ev.kv.key) ? translate(ce.ev, rs.decodeEntry(ce.cur), ce.prev && rs.decodeEntry(ce.prev), matches) : null;
+          last = { ce, prefix, label, field, t };
+        }
+        return last.t ? sink.event(last.t.type, last.t.obj) : true;
       },
       progress: (r: number) => sink.progress(r),
       fail: (e: Error) => { open = false; sink.fail(e); },
@@ -60,8 +64,13 @@ export async function watchCollection(rs: ResourceStore, ns: string, rv: string,
   return () => { open = false; w!.close(); };
 }
 
+type Translated = { type: "ADDED" | "MODIFIED" | "DELETED"; obj: Obj } | null;
+
+/** The last event translated from the cache, and for which selection. */
+let last: { ce?: CachedEvent; prefix: string; label?: Selector; field?: Selector; t: Translated } = { prefix: "", t: null };
+
 /** Maps a store event onto what a watcher of a selection sees. */
-function translate(ev: WatchEvent, obj: Obj, prev: Obj | undefined, matches: (o: Obj) => boolean): { type: "ADDED" | "MODIFIED" | "DELETED"; obj: Obj } | null {
+function translate(ev: WatchEvent, obj: Obj, prev: Obj | undefined, matches: (o: Obj) => boolean): Translated {
   if (ev.type === "DELETE") return matches(obj) ? { type: "DELETED", obj } : null;
   const now = matches(obj);
   const before = prev ? matches(prev) : false;

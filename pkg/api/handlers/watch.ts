@@ -7,6 +7,7 @@ import { apiVersionOf } from "../../registry/types.ts";
 import { StoreError } from "../../storage/store.ts";
 import { StatusError, gone } from "../status.ts";
 import { type HandlerContext, contentType } from "./context.ts";
+import { flusher, joined } from "./flusher.ts";
 import { represent, representationKey } from "./transform.ts";
 
 export interface WatchSettings { minRequestTimeoutSeconds: number; bookmarkIntervalMs?: number }
@@ -36,82 +37,100 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   const frame = (type: string, obj: Record<string, any>) => (binary ? eventFrame(type, obj) : eventLine(type, obj, repKey, convert));
   const control = (type: string, obj: Record<string, any>) => (binary ? encodeWatchEvent(type, obj) : enc.encode(JSON.stringify({ type, object: obj }) + "\n"));
 
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      let open = true, lastRV = rv && rv !== "0" ? rv : "", stop = () => {};
-      const timers: Timer[] = [];
-      const close = () => {
-        if (!open) return;
-        flush(); // what was written before the close still goes out
-        open = false;
-        stop();
-        timers.forEach(clearTimeout);
-        ctx.signal.removeEventListener("abort", close);
-        try { controller.close(); } catch { /* the client went away */ }
-      };
-      cleanup = close;
-      let sentAny = false;
-      // Events of one commit arrive together; they leave as one chunk (one TLS record, one syscall).
-      let pending: Uint8Array[] = [];
-      let pendingBytes = 0;
-      const flush = () => {
-        if (!open || pending.length === 0) return;
-        const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-        pending = [];
-        pendingBytes = 0;
-        try { controller.enqueue(chunk); } catch { close(); }
-      };
-      const write = (b: Uint8Array) => {
-        if (!open) return false;
-        sentAny = true;
-        if ((controller.desiredSize ?? 0) - pendingBytes < -MAX_QUEUED_BYTES) {
-          pending = [];
-          try { controller.enqueue(control("ERROR", gone("watch was too slow and was cut off: list and watch again").toStatus())); } catch { /* closed */ }
-          close();
-          return false;
-        }
-        if (pending.length === 0) queueMicrotask(flush);
-        pending.push(b);
-        pendingBytes += b.length;
-        return true;
-      };
-      const bookmark = () => {
-        if (!bookmarks || !lastRV) return;
-        write(control("BOOKMARK", { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: lastRV } }));
-      };
-      ctx.signal.addEventListener("abort", close);
-      // Bun commits the response headers with the first bytes; a JSON stream may begin with a newline
-      // (every JSON watch decoder skips it), so clients see the 200 at once even on a quiet collection.
-      if (!binary) write(NEWLINE);
-      timers.push(setTimeout(() => { bookmark(); close(); }, timeoutMs));
-      if (bookmarks) {
-        const every = settings.bookmarkIntervalMs ?? 60_000;
-        timers.push(setInterval(() => { rs.watchCache()?.progress(); bookmark(); }, every) as unknown as Timer);
-      }
-      try {
-        stop = await rs.watch(info.namespace, rv, label, field, {
-          event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(frame(type, obj)); },
-          progress: (r) => { if (!lastRV || Number(lastRV) < r) lastRV = String(r); },
-          fail: (e) => {
-            const st = e instanceof StatusError ? e : gone(e instanceof StoreError && e.code === "Compacted" ? `too old resource version: ${rv}` : e.message);
-            write(control("ERROR", st.toStatus()));
-            close();
-          },
-        });
-        if (!lastRV) lastRV = String(rs.watchCache()?.rev ?? (await rs.store.currentRevision()));
-        // A binary stream has no harmless filler byte; a client that allows bookmarks gets one at once,
-        // which also commits the response headers.
-        if (binary && !sentAny) bookmark();
-        if (!open) stop();
-      } catch (e) {
-        const st = e instanceof StatusError ? e : null;
-        if (!st) throw e;
-        write(control("ERROR", (st.code === 410 ? gone(`too old resource version: ${rv}`) : st).toStatus()));
-        close();
-      }
+  // A direct stream: each flush is one write into the response's socket, no stream queue in between.
+  let started = false;
+  const stream = new ReadableStream({
+    type: "direct",
+    pull(controller) {
+      if (started) return;
+      started = true;
+      return run(controller);
     },
     cancel() { cleanup(); },
-  }, { highWaterMark: 64 * 1024, size: (c) => c?.byteLength ?? 0 });
+  });
+
+  async function run(controller: ReadableStreamDirectController): Promise<void> {
+    let finish!: () => void;
+    const finished = new Promise<void>((r) => (finish = r));
+    let open = true, lastRV = rv && rv !== "0" ? rv : "", stop = () => {};
+    const timers: Timer[] = [];
+    const close = () => {
+      if (!open) return;
+      flush(); // what was written before the close still goes out
+      open = false;
+      stop();
+      timers.forEach(clearTimeout);
+      ctx.signal.removeEventListener("abort", close);
+      try { controller.close(); } catch { /* the client went away */ }
+      finish();
+    };
+    cleanup = close;
+    // Bytes written while the client was not reading (the socket's buffer is full).
+    let backlog = -1;
+    let sentAny = false;
+    // Events written between two shared flushes leave as one chunk (one TLS record, one syscall).
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    const flush = () => {
+      if (!open || pending.length === 0) return;
+      if (backlog >= 0 && (backlog += pendingBytes) > MAX_QUEUED_BYTES) {
+        pending = [];
+        controller.write(control("ERROR", gone("watch was too slow and was cut off: list and watch again").toStatus()));
+        close();
+        return;
+      }
+      const chunk = joined(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      const r = controller.write(chunk);
+      if (r instanceof Promise) {
+        if (backlog < 0) { backlog = 0; r.then(() => { backlog = -1; }, close); }
+      } else controller.flush();
+    };
+    const write = (b: Uint8Array) => {
+      if (!open) return false;
+      sentAny = true;
+      if (pending.length === 0) flusher.mark(flush);
+      pending.push(b);
+      pendingBytes += b.length;
+      return true;
+    };
+    const bookmark = () => {
+      if (!bookmarks || !lastRV) return;
+      write(control("BOOKMARK", { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: lastRV } }));
+    };
+    ctx.signal.addEventListener("abort", close);
+    // Bun commits the response headers with the first bytes; a JSON stream may begin with a newline
+    // (every JSON watch decoder skips it), so clients see the 200 at once even on a quiet collection.
+    if (!binary) write(NEWLINE);
+    timers.push(setTimeout(() => { bookmark(); close(); }, timeoutMs));
+    if (bookmarks) {
+      const every = settings.bookmarkIntervalMs ?? 60_000;
+      timers.push(setInterval(() => { rs.watchCache()?.progress(); bookmark(); }, every) as unknown as Timer);
+    }
+    try {
+      stop = await rs.watch(info.namespace, rv, label, field, {
+        event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(frame(type, obj)); },
+        progress: (r) => { if (!lastRV || Number(lastRV) < r) lastRV = String(r); },
+        fail: (e) => {
+          const st = e instanceof StatusError ? e : gone(e instanceof StoreError && e.code === "Compacted" ? `too old resource version: ${rv}` : e.message);
+          write(control("ERROR", st.toStatus()));
+          close();
+        },
+      });
+      if (!lastRV) lastRV = String(rs.watchCache()?.rev ?? (await rs.store.currentRevision()));
+      // A binary stream has no harmless filler byte; a client that allows bookmarks gets one at once,
+      // which also commits the response headers.
+      if (binary && !sentAny) bookmark();
+      if (!open) stop();
+    } catch (e) {
+      const st = e instanceof StatusError ? e : null;
+      if (!st) { close(); throw e; }
+      write(control("ERROR", (st.code === 410 ? gone(`too old resource version: ${rv}`) : st).toStatus()));
+      close();
+    }
+    return finished;
+  }
 
   const type = binary ? `${contentType(ctx)};stream=watch` : contentType(ctx);
   return new Response(stream, { headers: { "Content-Type": type, "Cache-Control": "no-cache, private" } });
