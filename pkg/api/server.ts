@@ -91,12 +91,12 @@ export class ApiHandler {
       throw new StatusError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: 1 }, { "Retry-After": "1" });
     }
     this.inflight[kind]++;
-    this.metrics?.inflight.set({ request_kind: kind === "mutating" ? "mutating" : "readOnly" }, this.inflight[kind]);
+    this.metrics?.setInflight(kind, this.inflight[kind]);
     try {
       return await this.withTimeout(req, url, info);
     } finally {
       this.inflight[kind]--;
-      this.metrics?.inflight.set({ request_kind: kind === "mutating" ? "mutating" : "readOnly" }, this.inflight[kind]);
+      this.metrics?.setInflight(kind, this.inflight[kind]);
     }
   }
 

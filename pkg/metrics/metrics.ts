@@ -61,6 +61,11 @@ export class Metrics {
     c.latency?.observe(seconds);
   }
 
+  private inflightChildren = { mutating: this.inflight.labels("mutating"), readonly: this.inflight.labels("readOnly") };
+
+  /** Requests in flight of a kind (children resolved once, as for recordRequest). */
+  setInflight(kind: "mutating" | "readonly", n: number) { this.inflightChildren[kind].set(n); }
+
   async handle(url: URL): Promise<Response | undefined> {
     if (url.pathname !== "/metrics") return undefined;
     return new Response(await this.registry.metrics(), { headers: { "Content-Type": this.registry.contentType } });

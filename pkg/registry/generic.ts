@@ -67,7 +67,13 @@ export interface StoreOptions {
 /** Something the registry can ask before a write: does this namespace accept objects? (admission) */
 export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+/** The time as Kubernetes writes it (RFC 3339, whole seconds); formatted once per second. */
+let nowSecond = 0, nowText = "";
+function now(): string {
+  const s = Math.floor(Date.now() / 1000);
+  if (s !== nowSecond) { nowSecond = s; nowText = new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"); }
+  return nowText;
+}
 const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join("");
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -135,7 +135,7 @@ export class EtcdStore implements Store {
     if (this.closed) throw new StoreError("Unavailable", key, "etcd store is closed");
     const payload = JSON.stringify(body);
     const deadline = Date.now() + this.timeoutMs;
-    let last: Error = new StoreError("Unavailable", key, "etcd: no endpoint answered");
+    let last: Error | undefined;
     for (let attempt = 0; ; attempt++) {
       const ep = this.endpoint();
       let retry: "always" | "read" | "never";

@@ -5,17 +5,13 @@
 // Figures are only comparable on a quiet host: the run reports the CPU time the hypervisor stole.
 import { readFileSync } from "node:fs";
 import { startServer } from "../helpers/server.ts";
+import { cpuOf, ownCpu, stolenCpu as stolen } from "./load.ts";
 
 const WATCHERS = Number(process.env.WATCHERS ?? 1000);
 const RATE = Number(process.env.RATE ?? 500);
 const SECONDS = Number(process.env.SECONDS ?? 10);
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 const progress = (s: string) => process.stderr.write(`  ${s}\n`);
-/** CPU seconds a process has used (user + system), from /proc. */
-const cpuOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ").slice(11, 13).reduce((a, x) => a + Number(x), 0) / 100;
-/** CPU seconds stolen from this VM by its host, all cores (the 8th figure of /proc/stat's cpu line). */
-const stolen = () => Number(readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/)[8]) / 100;
-const ownCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
 const s = await startServer(["--etcd-compaction-interval=0"]);
 const ns = "/api/v1/namespaces/default/configmaps";

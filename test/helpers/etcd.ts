@@ -11,6 +11,8 @@ export interface EtcdProcess {
   /** Client URLs, e.g. ["http://127.0.0.1:40123"]. */
   endpoints: string[];
   dataDir: string;
+  /** The etcd process id (benchmarks read its CPU time). */
+  pid: number;
   /** Graceful stop (SIGTERM), then remove the data dir. */
   stop(): Promise<void>;
   /** SIGKILL (crash); the data dir is removed. */
@@ -205,7 +207,7 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdProcess> {
     await m.stop(hard);
     rmSync(root, { recursive: true, force: true });
   };
-  return { endpoints: [m.endpoint], dataDir: m.dataDir, stop: () => end(false), kill: () => end(true) };
+  return { endpoints: [m.endpoint], dataDir: m.dataDir, pid: m.proc!.pid, stop: () => end(false), kill: () => end(true) };
 }
 
 /** Start a 3-member (or n-member) etcd cluster on loopback; resolves once every member answers /health. */
