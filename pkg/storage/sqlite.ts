@@ -147,12 +147,18 @@ export class SqliteStore implements Store {
     if (this.broken) return Promise.reject(new StoreError("Unavailable", op.key, this.broken.message));
     return new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        // setImmediate runs after this loop turn's I/O, so every request that arrived together shares one commit.
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  /**
+   * setImmediate runs after this loop turn's I/O, so every request that arrived together shares one
+   * commit; while an fsync runs, writes wait for it and then commit together (one commit per fsync).
+   */
+  private scheduleFlush() {
+    if (this.flushScheduled || this.syncing || this.queue.length === 0) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /** Group commit: apply every queued write in one transaction; once it is on disk, acknowledge and publish in revision order. */
@@ -210,6 +216,7 @@ export class SqliteStore implements Store {
       this.syncing = false;
       due.forEach((f) => f());
       if (this.afterSync.length) this.sync();
+      else this.scheduleFlush();
     });
   }
 
