@@ -5,7 +5,7 @@
 // (synchronous = NORMAL), then the WAL file is fsynced on a worker thread; only then are the batch's
 // writes acknowledged, published to watchers and visible to readers (`durableRev`). A write is
 // acknowledged exactly when it would be under synchronous = FULL, but the server keeps serving while
-// the disk syncs, and one fsync covers every batch committed while the previous one ran.
+// the disk syncs; writes that arrive during an fsync commit together after it (one commit per fsync).
 import { Database, type Statement } from "bun:sqlite";
 import { closeSync, fsync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
