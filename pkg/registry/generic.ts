@@ -187,11 +187,15 @@ export class ResourceStore {
     if (cache && (!unset || (await cache.servesConsistentReads()))) {
       // Unset: a consistent read — the cache first catches up with the store's current revision.
       // "0": any version; "N": not older than N.
-      const want = unset ? await this.store.currentRevision() : rv;
-      if (!(await cache.waitFor(want))) throw tooNewRevision();
-      const e = cache.get(this.key(ns, name));
-      if (!e) throw notFound(this.q, name);
-      return this.decodeEntry(e);
+      let want: number;
+      try { want = unset ? await this.store.currentRevision() : rv; } catch (e) { this.fail(e, name); }
+      if (await cache.waitFor(want)) {
+        const e = cache.get(this.key(ns, name));
+        if (!e) throw notFound(this.q, name);
+        return this.decodeEntry(e);
+      }
+      // A consistent read the cache could not catch up with goes to the store.
+      if (!unset) throw tooNewRevision();
     }
     if (rv > 0) await this.waitForRevision(rv);
     let kv: KeyValue | null;

@@ -42,7 +42,10 @@ export async function listCollection(rs: ResourceStore, ns: string, o: ListOptio
     if (limit) revision = n; // limit with a resourceVersion reads exactly that revision
   }
   const cache = !o.continue && o.resourceVersionMatch !== "Exact" && (!limit || rv === "0") ? rs.watchCache() : undefined;
-  if (cache && (rv || (await cache.servesConsistentReads()))) return listFromCache(rs, cache, prefix, label, field, rv);
+  if (cache && (rv || (await cache.servesConsistentReads()))) {
+    const fromCache = await listFromCache(rs, cache, prefix, label, field, rv);
+    if (fromCache) return fromCache;
+  }
   if (notOlderThan > 0) await rs.waitForRevision(notOlderThan);
   const items: Obj[] = [];
   let listRev = revision, more = false, remaining = 0, lastKey = "";
@@ -78,11 +81,16 @@ export async function listCollection(rs: ResourceStore, ns: string, o: ListOptio
 
 /**
  * Lists from the watch cache. "0" takes the cache as it is; unset is a consistent read (the cache
- * first catches up with the store's current revision); "N" waits until the cache reaches N.
+ * first catches up with the store's current revision; null when it cannot, and the store answers);
+ * "N" waits until the cache reaches N.
  */
-async function listFromCache(rs: ResourceStore, cache: WatchCache, prefix: string, label: Selector, field: Selector, rv?: string): Promise<Obj> {
-  const want = rv === "0" ? 0 : rv ? parseRV(rv) : await rs.store.currentRevision();
-  if (!(await cache.waitFor(want))) throw tooNewRevision();
+async function listFromCache(rs: ResourceStore, cache: WatchCache, prefix: string, label: Selector, field: Selector, rv?: string): Promise<Obj | null> {
+  let want: number;
+  try { want = rv === "0" ? 0 : rv ? parseRV(rv) : await rs.store.currentRevision(); } catch (e) { throw fromStoreError(e, rs.q, ""); }
+  if (!(await cache.waitFor(want))) {
+    if (!rv) return null;
+    throw tooNewRevision();
+  }
   const filtered = label !== everything || field !== everything;
   const items: Obj[] = [];
   for (const e of cache.list(prefix)) {

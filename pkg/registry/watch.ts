@@ -20,8 +20,9 @@ export async function watchCollection(rs: ResourceStore, ns: string, rv: string,
   let after = parseRV(rv);
   const cache = rs.watchCache();
   if (cache) {
-    if (!rv && (await cache.servesConsistentReads())) await cache.waitFor(await rs.store.currentRevision());
-    else await cache.whenReady();
+    if (!rv && (await cache.servesConsistentReads())) {
+      try { await cache.waitFor(await rs.store.currentRevision()); } catch (e) { throw fromStoreError(e, rs.q, ""); }
+    } else await cache.whenReady();
     let open = true;
     const w = {
       push: (ce: CachedEvent) => {

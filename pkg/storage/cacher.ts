@@ -1,6 +1,6 @@
 // The watch cache: one store watch per resource keeps the current state and a window of recent
 // events in memory; every watcher and every cached list is served from it (DESIGN.md §3).
-import { type KeyValue, type Store, StoreError, type WatchEvent, type Watcher } from "./store.ts";
+import { type KeyValue, type ListResult, type Store, StoreError, type WatchEvent, type Watcher } from "./store.ts";
 
 /** A cached value; `memo` lets the layer above keep its decoded object and serialized forms with it. */
 export interface Entry { kv: KeyValue; memo: Map<string, unknown> }
@@ -39,10 +39,24 @@ export class WatchCache {
   }
 
   private async start() {
+    const load = (list: ListResult) => {
+      for (const kv of list.items) this.items.set(kv.key, { kv, memo: new Map() });
+      this.rev = this.floor = list.revision;
+    };
+    if (this.store.listAndWatch) {
+      this.storeWatch = await this.store.listAndWatch(this.prefix, load, (ev) => this.apply(ev), (err) => this.fail(err));
+      return;
+    }
     const list = await this.store.list(this.prefix);
-    for (const kv of list.items) this.items.set(kv.key, { kv, memo: new Map() });
-    this.rev = this.floor = list.revision;
+    load(list);
     this.storeWatch = await this.store.watch(this.prefix, list.revision, (ev) => this.apply(ev));
+  }
+
+  /** The store's watch ended (e.g. its history was compacted away): watchers are told, the owner starts anew. */
+  private fail(err: Error) {
+    this.failed = true;
+    for (const w of this.watchers) w.fail(err);
+    this.watchers.clear();
   }
 
   private apply(ev: WatchEvent) {
@@ -78,7 +92,7 @@ export class WatchCache {
     await this.ready;
     if (this.rev >= rev) return true;
     // Writes elsewhere move the store's revision without an event here: ask the watch how far it got.
-    const progressed = await this.storeWatch?.progress?.();
+    const progressed = await this.storeWatch?.progress?.(rev, timeoutMs);
     if (progressed !== undefined && progressed > this.rev) this.rev = Math.max(this.rev, progressed);
     if (this.rev >= rev) return true;
     return new Promise((resolve) => {

@@ -105,6 +105,10 @@ export class EtcdStore implements Store {
   private compacted = 0;
   private closed = false;
   private watchers = new Set<EtcdWatcher>();
+  private shared = new SharedWatch(this);
+  /** Callers of currentRevision waiting for the next read (see there). */
+  private nextRevision: { promise: Promise<number>; resolve: (r: number) => void; reject: (e: Error) => void } | null = null;
+  private revisionInFlight = false;
 
   constructor(opts: EtcdStoreOptions) {
     if (!opts.endpoints.length) throw new Error("EtcdStore: no endpoints");
@@ -192,10 +196,33 @@ export class EtcdStore implements Store {
 
   // ---- Store
 
-  async currentRevision(): Promise<number> {
-    // A linearizable range of one key: its header carries the store's newest revision.
-    const r = await this.call<RangeResponse>("/v3/kv/range", { key: enc(this.keyPrefix || "\0"), count_only: true }, "");
-    return num(r.header?.revision);
+  /**
+   * The store's newest revision, from a linearizable range of one key (its header carries it). Concurrent
+   * callers share one read, but never one that began before they called: each waits for the next read
+   * to start, so the answer is still at least every revision acknowledged before the call.
+   */
+  currentRevision(): Promise<number> {
+    if (this.nextRevision) return this.nextRevision.promise;
+    let resolve!: (r: number) => void, reject!: (e: Error) => void;
+    const promise = new Promise<number>((res, rej) => { resolve = res; reject = rej; });
+    this.nextRevision = { promise, resolve, reject };
+    if (!this.revisionInFlight) void this.readRevision();
+    return promise;
+  }
+
+  private async readRevision() {
+    const batch = this.nextRevision!;
+    this.nextRevision = null;
+    this.revisionInFlight = true;
+    try {
+      const r = await this.call<RangeResponse>("/v3/kv/range", { key: enc(this.keyPrefix || "\0"), count_only: true }, "");
+      batch.resolve(num(r.header?.revision));
+    } catch (e) {
+      batch.reject(e as Error);
+    } finally {
+      this.revisionInFlight = false;
+      if (this.nextRevision) void this.readRevision();
+    }
   }
 
   /** The newest compaction this store made or learned of (etcd does not report it; another server's may be newer). */
@@ -312,6 +339,29 @@ export class EtcdStore implements Store {
     return w;
   }
 
+  /**
+   * Watch caches share one etcd watch of the store's whole key range (SharedWatch): each lists its
+   * prefix at the shared watch's position and takes its events from there on.
+   */
+  async listAndWatch(prefix: string, onList: (list: ListResult) => void, onEvent: (ev: WatchEvent) => void, onError: (err: Error) => void): Promise<Watcher> {
+    await this.shared.start();
+    const at = this.shared.pos;
+    // Events after `at` that arrive while the list is read wait for it.
+    const early: WatchEvent[] = [];
+    let live = false;
+    const sub: Subscriber = { prefix, after: at, onEvent: (ev) => (live ? onEvent(ev) : early.push(ev)), onError };
+    this.shared.add(sub);
+    try {
+      onList(await this.list(prefix, { revision: at }));
+    } catch (e) {
+      this.shared.remove(sub);
+      throw e;
+    }
+    live = true;
+    early.forEach(onEvent);
+    return { close: () => this.shared.remove(sub), progress: (atLeast, timeoutMs) => this.shared.progress(atLeast, timeoutMs) };
+  }
+
   /** @internal A read-only txn (retried like reads). */
   txn(body: unknown, key: string) { return this.call<TxnResponse>("/v3/kv/txn", body, key); }
 
@@ -345,7 +395,82 @@ export class EtcdStore implements Store {
     if (this.closed) return;
     this.closed = true;
     for (const w of [...this.watchers]) w.close();
+    this.shared.close();
     this.session.close();
+  }
+}
+
+interface Subscriber { prefix: string; after: number; onEvent: (ev: WatchEvent) => void; onError: (err: Error) => void }
+
+/**
+ * One etcd watch of the store's whole key range, shared by every watch cache. Every write in etcd moves
+ * its position (`pos`: every event up to it has been dispatched), so a cache fed by it is current at
+ * `pos`, and a consistent read can be served from the cache once `pos` reaches the store's current
+ * revision. This needs no progress notifications, which are out of reach through the JSON gateway (and
+ * trusted upstream only from etcd 3.4.31 / 3.5.13).
+ */
+class SharedWatch {
+  pos = 0;
+  private subs = new Set<Subscriber>();
+  private waiters: { rev: number; resolve: () => void }[] = [];
+  private watcher: EtcdWatcher | null = null;
+  private starting: Promise<void> | null = null;
+
+  constructor(private s: EtcdStore) {}
+
+  /** Starts the watch at the store's current revision (once; again after a failure). */
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      const rev = await this.s.currentRevision();
+      const [key, end] = this.s.prefixRange("");
+      this.pos = rev;
+      const w = new EtcdWatcher(this.s, "", key, end, rev, (ev) => this.dispatch(ev), (err) => this.fail(err));
+      await w.start();
+      this.watcher = w;
+    })().catch((e) => { this.starting = null; throw e; });
+    return this.starting;
+  }
+
+  add(sub: Subscriber) { this.subs.add(sub); }
+  remove(sub: Subscriber) { this.subs.delete(sub); }
+
+  private dispatch(ev: WatchEvent) {
+    const rev = ev.kv.modRevision;
+    this.pos = rev;
+    for (const sub of this.subs) if (rev > sub.after && ev.kv.key.startsWith(sub.prefix)) sub.onEvent(ev);
+    if (this.waiters.length && this.waiters.some((w) => w.rev <= rev)) {
+      const due = this.waiters.filter((w) => w.rev <= rev);
+      this.waiters = this.waiters.filter((w) => w.rev > rev);
+      due.forEach((w) => w.resolve());
+    }
+  }
+
+  /** The position, once it has reached atLeast (or timeoutMs has passed). */
+  async progress(atLeast = 0, timeoutMs = 3000): Promise<number> {
+    if (this.pos < atLeast) {
+      await new Promise<void>((resolve) => {
+        const w = { rev: atLeast, resolve: () => { clearTimeout(t); resolve(); } };
+        const t = setTimeout(() => { this.waiters = this.waiters.filter((x) => x !== w); resolve(); }, timeoutMs);
+        this.waiters.push(w);
+      });
+    }
+    return this.pos;
+  }
+
+  /** The watch ended for good (its history was compacted away): every cache on it fails and starts again. */
+  private fail(err: Error) {
+    const subs = [...this.subs];
+    this.subs.clear();
+    this.watcher = null;
+    this.starting = null;
+    subs.forEach((s) => s.onError(err));
+  }
+
+  close() {
+    this.watcher?.close();
+    this.subs.clear();
+    this.waiters.forEach((w) => w.resolve());
+    this.waiters = [];
   }
 }
 

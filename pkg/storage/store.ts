@@ -50,10 +50,10 @@ export interface ListResult {
 export interface Watcher {
   close(): void;
   /**
-   * A progress notification: resolves with a revision R such that every event of this watch up to R has
-   * been delivered (etcd's progress request). A watch that cannot tell leaves it out.
+   * Resolves with a revision R such that every event of this watch up to R has been delivered. With
+   * `atLeast`, waits up to `timeoutMs` for R to reach it first. A watch that cannot tell leaves it out.
    */
-  progress?(): Promise<number>;
+  progress?(atLeast?: number, timeoutMs?: number): Promise<number>;
 }
 
 export interface Store {
@@ -74,6 +74,12 @@ export interface Store {
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /** Every change under prefix after `afterRevision`, in revision order, then live ones. Fails with Compacted when history is gone. */
   watch(prefix: string, afterRevision: number, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Promise<Watcher>;
+  /**
+   * For watch caches: the keys under prefix at some revision R (`onList`, called once), then every change
+   * after R (`onEvent`), from a watch that can report its progress. Backends without a better way leave
+   * it out and caches use list, then watch.
+   */
+  listAndWatch?(prefix: string, onList: (list: ListResult) => void, onEvent: (ev: WatchEvent) => void, onError: (err: Error) => void): Promise<Watcher>;
   /** Drop history at or below revision (the live value of each key is kept). */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;
