@@ -46,6 +46,43 @@ describe("etcd store", () => {
     await b.close();
   });
 
+  test("concurrent currentRevision calls (answered in batches) each see every write acknowledged before them", async () => {
+    const root = `/kite-rev-${++n}`;
+    const a = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });
+    const b = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });
+    for (let i = 0; i < 20; i++) {
+      const ack = await a.create(`/r/${i}`, "v");
+      const revs = await Promise.all(Array.from({ length: 50 }, () => b.currentRevision()));
+      for (const r of revs) expect(r).toBeGreaterThanOrEqual(ack.modRevision);
+    }
+    await a.close();
+    await b.close();
+  });
+
+  test("listAndWatch: the list at the shared watch's position, then the changes, and progress reaches writes made elsewhere", async () => {
+    const root = `/kite-law-${++n}`;
+    const a = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });
+    const b = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });
+    await a.create("/cm/1", "one");
+    await a.create("/other/1", "x");
+    let listed: string[] = [], listRev = 0;
+    const events: WatchEvent[] = [];
+    const w = await b.listAndWatch!("/cm/", (l) => { listed = l.items.map((kv) => kv.key); listRev = l.revision; }, (e) => events.push(e), () => {});
+    expect(listed).toEqual(["/cm/1"]);
+    const c2 = await a.create("/cm/2", "two");
+    await a.delete("/cm/1");
+    // A write under another prefix moves the position too: a consistent read there can be answered here.
+    const other = await a.create("/other/2", "y");
+    expect(await w.progress!(other.modRevision, 3000)).toBeGreaterThanOrEqual(other.modRevision);
+    expect(events.map((e) => [e.type, e.kv.key])).toEqual([["PUT", "/cm/2"], ["DELETE", "/cm/1"]]);
+    expect(events[0].kv.modRevision).toBe(c2.modRevision);
+    expect(events[1].kv.value).toBe("one"); // a DELETE carries the last value
+    expect(events.every((e) => e.kv.modRevision > listRev)).toBe(true);
+    w.close();
+    await a.close();
+    await b.close();
+  });
+
   test("an unreachable etcd fails with Unavailable, promptly", async () => {
     const s = new EtcdStore({ endpoints: [`http://127.0.0.1:${await freePort()}`], requestTimeoutMs: 3000 });
     const t0 = Date.now();
