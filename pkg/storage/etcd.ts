@@ -1,10 +1,13 @@
 // The etcd v3 store (DESIGN.md §3, issue 6): the Store interface on etcd's own MVCC log, spoken through
-// etcd's HTTP/JSON gRPC gateway (/v3/kv/*, /v3/watch) with Bun's fetch. Keys and values are written as
-// given, so `etcdctl get --prefix /registry/` shows what an upstream apiserver writes.
+// etcd's HTTP/JSON gRPC gateway (/v3/kv/*, /v3/watch) with Bun's fetch, except the watch that feeds the
+// watch caches, which is gRPC (etcdgrpc.ts). Keys and values are written as given, so
+// `etcdctl get --prefix /registry/` shows what an upstream apiserver writes.
 //
-// Why the gateway rather than gRPC (the etcd3 package): under Bun both reach about the same raw rate,
-// but the gateway costs the client ~2.5x less CPU per request (≈50 µs vs ≈125 µs), which the API server
-// sharing the machine needs more, and it adds no dependency.
+// Why the gateway for requests rather than gRPC (the etcd3 package): under Bun both reach about the same
+// raw rate, but the gateway costs the client ~2.5x less CPU per request (≈50 µs vs ≈125 µs), which the
+// API server sharing the machine needs more, and it adds no dependency. Watch events are the opposite:
+// the gateway's JSON marshalling costs etcd more than the event itself, so the shared watch is gRPC.
+import { GrpcWatch } from "./etcdgrpc.ts";
 import {
   type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type Value, type WatchEvent, type Watcher,
 } from "./store.ts";
@@ -101,6 +104,8 @@ export class EtcdStore implements Store {
   private readonly keyPrefix: string;
   private readonly timeoutMs: number;
   private readonly session: Bun.FetchSession;
+  /** @internal TLS to etcd (the gRPC watch connects with it too). */
+  readonly tlsOptions?: EtcdTLSOptions;
   private cur = 0;
   private compacted = 0;
   private closed = false;
@@ -116,6 +121,7 @@ export class EtcdStore implements Store {
     this.keyPrefix = opts.keyPrefix ?? "";
     this.timeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.session = new Bun.FetchSession(opts.tls ? { tls: opts.tls } : {});
+    this.tlsOptions = opts.tls;
     // Spread load over members when several apiservers start together.
     this.cur = Math.floor(Math.random() * this.endpoints.length);
   }
@@ -180,6 +186,8 @@ export class EtcdStore implements Store {
   }
 
   private full(key: string) { return this.keyPrefix + key; }
+  /** @internal A key as etcd has it, without this store's key prefix. */
+  stripKey(key: string) { return this.strip(key); }
   private strip(key: string) { return this.keyPrefix ? key.slice(this.keyPrefix.length) : key; }
 
   /** @internal [key, range_end] (base64) covering every key under prefix. */
@@ -406,14 +414,13 @@ interface Subscriber { prefix: string; after: number; onEvent: (ev: WatchEvent) 
  * One etcd watch of the store's whole key range, shared by every watch cache. Every write in etcd moves
  * its position (`pos`: every event up to it has been dispatched), so a cache fed by it is current at
  * `pos`, and a consistent read can be served from the cache once `pos` reaches the store's current
- * revision. This needs no progress notifications, which are out of reach through the JSON gateway (and
- * trusted upstream only from etcd 3.4.31 / 3.5.13).
+ * revision. This needs no progress notifications (trusted upstream only from etcd 3.4.31 / 3.5.13).
  */
 class SharedWatch {
   pos = 0;
   private subs = new Set<Subscriber>();
   private waiters: { rev: number; resolve: () => void }[] = [];
-  private watcher: EtcdWatcher | null = null;
+  private watcher: GrpcWatch | null = null;
   private starting: Promise<void> | null = null;
 
   constructor(private s: EtcdStore) {}
@@ -422,9 +429,10 @@ class SharedWatch {
   start(): Promise<void> {
     this.starting ??= (async () => {
       const rev = await this.s.currentRevision();
-      const [key, end] = this.s.prefixRange("");
+      const [, , start] = this.s.prefixRange("");
+      const end = start.length === 1 && start[0] === 0 ? start : rangeEndBytes(start);
       this.pos = rev;
-      const w = new EtcdWatcher(this.s, "", key, end, rev, (ev) => this.dispatch(ev), (err) => this.fail(err));
+      const w = new GrpcWatch(this.s, start, end, rev, (ev) => this.dispatch(ev), (err) => this.fail(err));
       await w.start();
       this.watcher = w;
     })().catch((e) => { this.starting = null; throw e; });

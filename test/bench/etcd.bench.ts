@@ -50,8 +50,14 @@ async function api() {
     if (r.status !== 200) throw new Error(`get: ${r.status} ${await r.text()}`);
     await r.arrayBuffer();
   }), pids);
+  // What the server's watch costs: raw puts from this process while the server watches the key space.
+  progress(`raw etcd puts while the server watches, concurrency ${CONC}`);
+  const st = new EtcdStore({ endpoints: etcd.endpoints });
+  const value = JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: "w", namespace: "watched" }, data: { v: VALUE } });
+  const watched = await measured(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/watched/cm-${i}`, value), pids);
+  await st.close();
   await s.stop();
-  return { creates, gets };
+  return { creates, gets, watched };
 }
 
 function expectOk(r: { status: number; body: unknown }, code: number) {
@@ -67,7 +73,7 @@ try {
   const f = (n: number) => Math.round(n).toLocaleString("en-US");
   const pctOf = (x: number, y: number) => `${Math.round((100 * x) / y)} %`;
   const cpu = (m: { cpu: Record<string, number> }) => Object.entries(m.cpu).map(([k, v]) => `${k} ${v}`).join(", ");
-  const stolen = [r1.puts, r1.gets, a.creates, a.gets, r2.puts, r2.gets].reduce((t, m) => t + m.stolen, 0);
+  const stolen = [r1.puts, r1.gets, a.creates, a.gets, a.watched, r2.puts, r2.gets].reduce((t, m) => t + m.stolen, 0);
   const cmd = `${process.env.KITE_BIN ? `KITE_BIN=${process.env.KITE_BIN} ` : ""}N_CREATE=${N_CREATE} N_GET=${N_GET} CONC=${CONC} bun test/bench/etcd.bench.ts`;
   console.log(`
 ### Kite on etcd vs raw etcd (concurrency ${CONC}, 1 KiB ConfigMaps)
@@ -81,6 +87,7 @@ Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, etcd ${etcdVersion} (on
 | gets/s | ${f(a.gets.rate)} | ${f(rawGets)} (before ${f(r1.gets.rate)}, after ${f(r2.gets.rate)}) | ${pctOf(a.gets.rate, rawGets)} |
 
 CPU per operation (µs): API create: ${cpu(a.creates)}; raw put: ${cpu(r1.puts)}. API get: ${cpu(a.gets)}; raw get: ${cpu(r1.gets)}.
+Raw puts while the server watches (what its watch costs): ${f(a.watched.rate)}/s; ${cpu(a.watched)}.
 
 ${N_CREATE} creates then ${N_GET} gets each; API gets are consistent reads (resourceVersion unset), API creates are POSTs over HTTPS.
 `);
