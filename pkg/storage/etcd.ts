@@ -420,7 +420,7 @@ class SharedWatch {
   pos = 0;
   private subs = new Set<Subscriber>();
   private waiters: { rev: number; resolve: () => void }[] = [];
-  private watcher: GrpcWatch | null = null;
+  private watcher: { close(): void } | null = null;
   private starting: Promise<void> | null = null;
 
   constructor(private s: EtcdStore) {}
@@ -429,12 +429,22 @@ class SharedWatch {
   start(): Promise<void> {
     this.starting ??= (async () => {
       const rev = await this.s.currentRevision();
-      const [, , start] = this.s.prefixRange("");
+      const [key64, end64, start] = this.s.prefixRange("");
       const end = start.length === 1 && start[0] === 0 ? start : rangeEndBytes(start);
       this.pos = rev;
-      const w = new GrpcWatch(this.s, start, end, rev, (ev) => this.dispatch(ev), (err) => this.fail(err));
-      await w.start();
-      this.watcher = w;
+      const dispatch = (ev: WatchEvent) => this.dispatch(ev), fail = (err: Error) => this.fail(err);
+      try {
+        const w = new GrpcWatch(this.s, start, end, rev, dispatch, fail);
+        await w.start();
+        this.watcher = w;
+      } catch (e) {
+        // No gRPC to be had (a proxy that speaks only HTTP/1, say): the gateway's watch does the same job, dearer.
+        if (!(e instanceof StoreError && e.code === "Unavailable")) throw e;
+        console.warn(`etcd: no gRPC watch (${e.message}); watching through the JSON gateway`);
+        const w = new EtcdWatcher(this.s, "", key64, end64, rev, dispatch, fail);
+        await w.start();
+        this.watcher = w;
+      }
     })().catch((e) => { this.starting = null; throw e; });
     return this.starting;
   }
