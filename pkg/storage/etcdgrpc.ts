@@ -163,7 +163,8 @@ export class GrpcWatch {
     if (r.canceled) throw new StoreError("Unavailable", "", `etcd: watch canceled: ${r.cancelReason || "no reason given"}`);
     for (const e of r.events) {
       if (this.closed) return;
-      if (e.kv.modRevision <= this.lastRev) continue; // delivered before a reconnect
+      // A reconnect asks for lastRev + 1 on; events of one multi-key txn share a revision.
+      if (e.kv.modRevision < this.lastRev) continue;
       this.lastRev = e.kv.modRevision;
       this.onEvent(this.toEvent(e));
     }
