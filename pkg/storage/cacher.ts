@@ -1,6 +1,7 @@
 // The watch cache: one store watch per resource keeps the current state and a window of recent
 // events in memory; every watcher and every cached list is served from it (DESIGN.md §3).
 import { type KeyValue, type ListResult, type Store, StoreError, type WatchEvent, type Watcher } from "./store.ts";
+import { RevisionWaiters } from "./waiters.ts";
 
 /** A cached value; `memo` lets the layer above keep its decoded object and serialized forms with it. */
 export interface Entry { kv: KeyValue; memo: Map<string, unknown> }
@@ -22,7 +23,7 @@ export class WatchCache {
   private sorted: string[] | null = null;
   private window: CachedEvent[] = [];
   private watchers = new Set<CacheWatcher>();
-  private waiters: { rev: number; resolve: () => void }[] = [];
+  private waiters = new RevisionWaiters();
   private storeWatch?: Watcher;
   /** Revision the cache reflects. */
   rev = 0;
@@ -80,11 +81,7 @@ export class WatchCache {
         w.fail(new StoreError("Unavailable", this.prefix, "watcher is too slow: its event queue is full"));
       }
     }
-    if (this.waiters.length) {
-      const due = this.waiters.filter((x) => x.rev <= this.rev);
-      this.waiters = this.waiters.filter((x) => x.rev > this.rev);
-      due.forEach((x) => x.resolve());
-    }
+    this.waiters.reached(this.rev);
   }
 
   /** Resolves once the cache has caught up with revision rev (false after timeoutMs). */
@@ -93,13 +90,9 @@ export class WatchCache {
     if (this.rev >= rev) return true;
     // Writes elsewhere move the store's revision without an event here: ask the watch how far it got.
     const progressed = await this.storeWatch?.progress?.(rev, timeoutMs);
-    if (progressed !== undefined && progressed > this.rev) this.rev = Math.max(this.rev, progressed);
+    if (progressed !== undefined && progressed > this.rev) this.rev = progressed;
     if (this.rev >= rev) return true;
-    return new Promise((resolve) => {
-      const w = { rev, resolve: () => { clearTimeout(t); resolve(true); } };
-      const t = setTimeout(() => { this.waiters = this.waiters.filter((x) => x !== w); resolve(false); }, timeoutMs);
-      this.waiters.push(w);
-    });
+    return this.waiters.wait(rev, timeoutMs);
   }
 
   async whenReady() { await this.ready; }

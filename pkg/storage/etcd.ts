@@ -8,6 +8,8 @@
 // API server sharing the machine needs more, and it adds no dependency. Watch events are the opposite:
 // the gateway's JSON marshalling costs etcd more than the event itself, so the shared watch is gRPC.
 import { GrpcWatch } from "./etcdgrpc.ts";
+import { valueOf, watchEvent } from "./etcdwire.ts";
+import { RevisionWaiters } from "./waiters.ts";
 import {
   type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type Value, type WatchEvent, type Watcher,
 } from "./store.ts";
@@ -54,12 +56,7 @@ interface WatchResult {
 
 const enc = (s: string | Uint8Array) => (typeof s === "string" ? Buffer.from(s, "utf8") : Buffer.from(s)).toString("base64");
 const dec = (b: string | undefined) => (b ? Buffer.from(b, "base64").toString("utf8") : "");
-/** A value comes back as bytes when it is in the binary media type (its 4-byte prefix), else as text. */
-function decValue(b: string | undefined): Value {
-  if (!b) return "";
-  const bytes = Buffer.from(b, "base64");
-  return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0 ? new Uint8Array(bytes) : bytes.toString("utf8");
-}
+const decValue = (b: string | undefined): Value => (b ? valueOf(Buffer.from(b, "base64")) : "");
 const num = (s: string | undefined) => (s ? Number(s) : 0);
 
 /** The first key after every key that starts with prefix, on bytes (etcd orders keys by bytes). */
@@ -134,6 +131,24 @@ export class EtcdStore implements Store {
   rotate(from: string) { if (this.endpoints[this.cur] === from) this.cur = (this.cur + 1) % this.endpoints.length; }
   /** @internal */
   get requestTimeoutMs() { return this.timeoutMs; }
+  /**
+   * @internal Runs `attempt` against each member in turn until one succeeds, moving on only when a
+   * member is Unavailable; fails with the last error (watches start this way).
+   */
+  async onSomeMember(attempt: (ep: string) => Promise<void>): Promise<void> {
+    let last: unknown;
+    for (let i = 0; i < this.endpoints.length; i++) {
+      const ep = this.endpoint();
+      try {
+        return await attempt(ep);
+      } catch (e) {
+        last = e;
+        if (e instanceof StoreError && e.code !== "Unavailable") throw e;
+        this.rotate(ep);
+      }
+    }
+    throw last;
+  }
   /** @internal */
   fetch(url: string, init: BunFetchRequestInit) { return this.session.fetch(url, init); }
 
@@ -419,7 +434,7 @@ interface Subscriber { prefix: string; after: number; onEvent: (ev: WatchEvent) 
 class SharedWatch {
   pos = 0;
   private subs = new Set<Subscriber>();
-  private waiters: { rev: number; resolve: () => void }[] = [];
+  private waiters = new RevisionWaiters();
   private watcher: { close(): void } | null = null;
   private starting: Promise<void> | null = null;
 
@@ -430,7 +445,7 @@ class SharedWatch {
     this.starting ??= (async () => {
       const rev = await this.s.currentRevision();
       const [key64, end64, start] = this.s.prefixRange("");
-      const end = start.length === 1 && start[0] === 0 ? start : rangeEndBytes(start);
+      const end = Buffer.from(end64, "base64");
       this.pos = rev;
       const dispatch = (ev: WatchEvent) => this.dispatch(ev), fail = (err: Error) => this.fail(err);
       try {
@@ -456,22 +471,12 @@ class SharedWatch {
     const rev = ev.kv.modRevision;
     this.pos = rev;
     for (const sub of this.subs) if (rev > sub.after && ev.kv.key.startsWith(sub.prefix)) sub.onEvent(ev);
-    if (this.waiters.length && this.waiters.some((w) => w.rev <= rev)) {
-      const due = this.waiters.filter((w) => w.rev <= rev);
-      this.waiters = this.waiters.filter((w) => w.rev > rev);
-      due.forEach((w) => w.resolve());
-    }
+    this.waiters.reached(rev);
   }
 
   /** The position, once it has reached atLeast (or timeoutMs has passed). */
   async progress(atLeast = 0, timeoutMs = 3000): Promise<number> {
-    if (this.pos < atLeast) {
-      await new Promise<void>((resolve) => {
-        const w = { rev: atLeast, resolve: () => { clearTimeout(t); resolve(); } };
-        const t = setTimeout(() => { this.waiters = this.waiters.filter((x) => x !== w); resolve(); }, timeoutMs);
-        this.waiters.push(w);
-      });
-    }
+    if (this.pos < atLeast) await this.waiters.wait(atLeast, timeoutMs);
     return this.pos;
   }
 
@@ -487,8 +492,7 @@ class SharedWatch {
   close() {
     this.watcher?.close();
     this.subs.clear();
-    this.waiters.forEach((w) => w.resolve());
-    this.waiters = [];
+    this.waiters.cancel();
   }
 }
 
@@ -540,24 +544,14 @@ class EtcdWatcher implements Watcher {
   }
 
   /** The first connection: every member once; fails with the last error. */
-  async start(): Promise<void> {
-    let last: unknown;
-    for (let i = 0; i < this.s.endpoints.length; i++) {
-      const ep = this.s.endpoint();
-      try {
-        const after = this.lastRev;
-        const gotEvents = new Promise<void>((resolve) => { this.firstEvents = resolve; });
-        const r = await this.connect(ep);
-        void this.run(r);
-        await this.awaitReplay(after, gotEvents);
-        return;
-      } catch (e) {
-        last = e;
-        if (e instanceof StoreError && e.code !== "Unavailable") throw e;
-        this.s.rotate(ep);
-      }
-    }
-    throw last;
+  start(): Promise<void> {
+    return this.s.onSomeMember(async (ep) => {
+      const after = this.lastRev;
+      const gotEvents = new Promise<void>((resolve) => { this.firstEvents = resolve; });
+      const r = await this.connect(ep);
+      void this.run(r);
+      await this.awaitReplay(after, gotEvents);
+    });
   }
 
   /** Opens the stream and reads until etcd confirms the watch. */
@@ -655,17 +649,7 @@ class EtcdWatcher implements Watcher {
   }
 
   private toEvent(e: RawEvent): WatchEvent {
-    const raw = e.kv ?? {};
-    const prev = e.prev_kv ? this.s.toKV(e.prev_kv) : undefined;
-    if (e.type === "DELETE") {
-      // etcd's DELETE carries only the key and the delete's revision; the last value comes from prev_kv.
-      const kv: KeyValue = {
-        key: this.s.toKV(raw).key, value: prev?.value ?? "", modRevision: num(raw.mod_revision), createRevision: prev?.createRevision ?? 0,
-      };
-      return { type: "DELETE", kv, prev, created: false };
-    }
-    const kv = this.s.toKV(raw);
-    return { type: "PUT", kv, prev, created: kv.createRevision === kv.modRevision };
+    return watchEvent(e.type === "DELETE", this.s.toKV(e.kv ?? {}), e.prev_kv ? this.s.toKV(e.prev_kv) : undefined);
   }
 
   /** Reads the stream; when it breaks, reconnects with backoff (moving to the next member) from lastRev+1. */

@@ -6,7 +6,8 @@
 import http2 from "node:http2";
 import { Reader, WIRE_LEN, Writer } from "../protobuf/wire.ts";
 import type { EtcdStore } from "./etcd.ts";
-import { type KeyValue, StoreError, type Value, type WatchEvent } from "./store.ts";
+import { valueOf, watchEvent } from "./etcdwire.ts";
+import { type KeyValue, StoreError, type WatchEvent } from "./store.ts";
 
 const WATCH_PATH = "/etcdserverpb.Watch/Watch";
 const utf8 = new TextDecoder();
@@ -75,11 +76,6 @@ function readResponse(buf: Uint8Array): Response {
   return out;
 }
 
-/** A value is bytes in the binary media type (its 4-byte prefix), else text. */
-function toValue(b: Uint8Array): Value {
-  return b.length >= 4 && b[0] === 0x6b && b[1] === 0x38 && b[2] === 0x73 && b[3] === 0 ? b.slice() : utf8.decode(b);
-}
-
 /**
  * One gRPC watch of [key, end); it reconnects (to the next member) from the last revision it delivered,
  * and fails with Compacted when that revision is gone.
@@ -97,20 +93,8 @@ export class GrpcWatch {
   }
 
   /** Connects (each member once) and resolves when etcd has created the watch. */
-  async start(): Promise<void> {
-    let last: unknown;
-    for (let i = 0; i < this.s.endpoints.length; i++) {
-      const ep = this.s.endpoint();
-      try {
-        await this.connect(ep);
-        return;
-      } catch (e) {
-        last = e;
-        if (e instanceof StoreError && e.code !== "Unavailable") throw e;
-        this.s.rotate(ep);
-      }
-    }
-    throw last;
+  start(): Promise<void> {
+    return this.s.onSomeMember((ep) => this.connect(ep));
   }
 
   private connect(ep: string): Promise<void> {
@@ -166,19 +150,12 @@ export class GrpcWatch {
       // A reconnect asks for lastRev + 1 on; events of one multi-key txn share a revision.
       if (e.kv.modRevision < this.lastRev) continue;
       this.lastRev = e.kv.modRevision;
-      this.onEvent(this.toEvent(e));
+      this.onEvent(watchEvent(e.del, this.toKV(e.kv), e.prev && this.toKV(e.prev)));
     }
   }
 
-  private toEvent(e: Response["events"][number]): WatchEvent {
-    const prev: KeyValue | undefined = e.prev && { key: this.s.stripKey(utf8.decode(e.prev.key)), value: toValue(e.prev.value), modRevision: e.prev.modRevision, createRevision: e.prev.createRevision };
-    const key = this.s.stripKey(utf8.decode(e.kv.key));
-    if (e.del) {
-      // etcd's DELETE carries only the key and the delete's revision; the last value comes from prev_kv.
-      return { type: "DELETE", kv: { key, value: prev?.value ?? "", modRevision: e.kv.modRevision, createRevision: prev?.createRevision ?? 0 }, prev, created: false };
-    }
-    const kv: KeyValue = { key, value: toValue(e.kv.value), modRevision: e.kv.modRevision, createRevision: e.kv.createRevision };
-    return { type: "PUT", kv, prev, created: kv.createRevision === kv.modRevision };
+  private toKV(r: RawKV): KeyValue {
+    return { key: this.s.stripKey(utf8.decode(r.key)), value: valueOf(r.value), modRevision: r.modRevision, createRevision: r.createRevision };
   }
 
   /** The stream broke: connect again (next member, backing off) from the last delivered revision. */

@@ -14,6 +14,8 @@ const N_CREATE = Number(process.env.N_CREATE ?? 10_000);
 const N_GET = Number(process.env.N_GET ?? 20_000);
 const CONC = Number(process.env.CONC ?? 64);
 const VALUE = "x".repeat(1024);
+/** A stored ConfigMap of the same size as the API's, so raw writes move the same bytes. */
+const stored = (ns: string, i: number) => JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: `cm-${i}`, namespace: ns, uid: crypto.randomUUID(), creationTimestamp: new Date().toISOString() }, data: { v: VALUE } });
 
 
 const etcd = await startEtcd({ extraArgs: ["--quota-backend-bytes=8589934592"] });
@@ -21,10 +23,8 @@ const etcdVersion = (Bun.spawnSync([etcdBinary(), "--version"]).stdout.toString(
 
 async function raw(tag: string) {
   const st = new EtcdStore({ endpoints: etcd.endpoints });
-  // A stored ConfigMap of the same size as the API's, so both sides move the same bytes.
-  const value = (i: number) => JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: `cm-${i}`, namespace: "raw", uid: crypto.randomUUID(), creationTimestamp: new Date().toISOString() }, data: { v: VALUE } });
   progress(`raw etcd puts (${tag}), concurrency ${CONC}`);
-  const puts = await measured(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/raw-${tag}/cm-${i}`, value(i)), { etcd: etcd.pid });
+  const puts = await measured(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/raw-${tag}/cm-${i}`, stored("raw", i)), { etcd: etcd.pid });
   progress(`raw etcd gets (${tag}), concurrency ${CONC}`);
   const gets = await measured(N_GET, CONC, async (i) => {
     const kv = await st.get(`/registry/configmaps/raw-${tag}/cm-${i % N_CREATE}`);
@@ -53,8 +53,7 @@ async function api() {
   // What the server's watch costs: raw puts from this process while the server watches the key space.
   progress(`raw etcd puts while the server watches, concurrency ${CONC}`);
   const st = new EtcdStore({ endpoints: etcd.endpoints });
-  const value = JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: "w", namespace: "watched" }, data: { v: VALUE } });
-  const watched = await measured(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/watched/cm-${i}`, value), pids);
+  const watched = await measured(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/watched/cm-${i}`, stored("watched", i)), pids);
   await st.close();
   await s.stop();
   return { creates, gets, watched };
