@@ -1,26 +1,21 @@
 // The server's Prometheus metrics (GET /metrics), named as upstream's apiserver names them.
 import client from "prom-client";
+import { RequestMetrics } from "./requests.ts";
 
 export class Metrics {
   readonly registry = new client.Registry();
-  readonly requests = new client.Counter({
-    name: "apiserver_request_total",
-    help: "Counter of apiserver requests broken out for each verb, group, version, resource, subresource, scope and HTTP response code.",
-    labelNames: ["verb", "group", "version", "resource", "subresource", "scope", "code"],
-    registers: [this.registry],
-  });
-  readonly duration = new client.Histogram({
-    name: "apiserver_request_duration_seconds",
-    help: "Response latency distribution in seconds for each verb, group, version, resource, subresource and scope.",
-    labelNames: ["verb", "group", "version", "resource", "subresource", "scope"],
-    buckets: [0.005, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
-    registers: [this.registry],
-  });
+  private requests = new RequestMetrics();
+  private inflightNow = { mutating: 0, readonly: 0 };
   readonly inflight = new client.Gauge({
     name: "apiserver_current_inflight_requests",
     help: "Maximal number of currently used inflight request limit of this apiserver per request kind.",
     labelNames: ["request_kind"],
     registers: [this.registry],
+    // read at scrape time: setting a labelled gauge on every request hashed its labels each time
+    collect: () => {
+      this.inflight.labels("mutating").set(this.inflightNow.mutating);
+      this.inflight.labels("readOnly").set(this.inflightNow.readonly);
+    },
   });
   readonly storageObjects = new client.Gauge({
     name: "apiserver_storage_objects",
@@ -41,30 +36,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private requestChildren = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } | null }>();
-
-  /**
-   * Counts one request and its latency. Label children are looked up once per label set: resolving
-   * labels on every request cost a tenth of a get's time.
-   */
-  recordRequest(verb: string, group: string, version: string, resource: string, subresource: string, scope: string, code: number, seconds: number) {
-    const key = `${verb}|${group}|${version}|${resource}|${subresource}|${scope}|${code}`;
-    let c = this.requestChildren.get(key);
-    if (!c) {
-      c = {
-        count: this.requests.labels(verb, group, version, resource, subresource, scope, String(code)),
-        latency: verb === "WATCH" ? null : this.duration.labels(verb, group, version, resource, subresource, scope),
-      };
-      this.requestChildren.set(key, c);
-    }
-    c.count.inc();
-    c.latency?.observe(seconds);
+  constructor() {
+    for (const m of this.requests.metrics()) this.registry.registerMetric(m as never);
   }
 
-  private inflightChildren = { mutating: this.inflight.labels("mutating"), readonly: this.inflight.labels("readOnly") };
+  /** Counts one request and its latency (cheap: see RequestMetrics). */
+  recordRequest(verb: string, group: string, version: string, resource: string, subresource: string, scope: string, code: number, seconds: number) {
+    this.requests.record([verb, group, version, resource, subresource, scope], code, seconds, verb !== "WATCH");
+  }
 
-  /** Requests in flight of a kind (children resolved once, as for recordRequest). */
-  setInflight(kind: "mutating" | "readonly", n: number) { this.inflightChildren[kind].set(n); }
+  /** Requests in flight of a kind. */
+  setInflight(kind: "mutating" | "readonly", n: number) { this.inflightNow[kind] = n; }
 
   async handle(url: URL): Promise<Response | undefined> {
     if (url.pathname !== "/metrics") return undefined;

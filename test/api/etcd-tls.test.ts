@@ -2,13 +2,12 @@
 // JSON gateway (requests) and over gRPC (the shared watch that feeds the watch caches), and falls back
 // to nothing slower without saying so.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { ensureServingCerts } from "../../pkg/pki/certs.ts";
 import { etcdAvailable, etcdBinary, freePort } from "../helpers/etcd.ts";
-import { track } from "../helpers/processes.ts";
+import { track, tempDir } from "../helpers/processes.ts";
 import { type TestServer, startServer } from "../helpers/server.ts";
 import { createNamespace, expectCode } from "./fixtures.ts";
 
@@ -18,7 +17,7 @@ let dir = "", etcd: Subprocess | undefined, s: TestServer | undefined, endpoint 
 
 beforeAll(async () => {
   if (!etcdAvailable()) return;
-  dir = mkdtempSync(join(tmpdir(), "kite-etcd-tls-"));
+  dir = tempDir("kite-etcd-tls-");
   const certs = ensureServingCerts(join(dir, "pki"));
   ca = certs.caFile;
   const [client, peer] = [await freePort(), await freePort()];

@@ -18,6 +18,18 @@ test("/metrics counts requests by verb, resource and code, and polls object coun
   expect(line(/^apiserver_request_total\{verb="GET",.*resource="configmaps".*code="404"\}/)).toMatch(/ 1$/);
   expect(line(/^apiserver_request_total\{verb="POST",.*resource="configmaps".*code="201"\}/)).toMatch(/ 1$/);
   expect(line(/^apiserver_request_duration_seconds_count\{verb="LIST",.*resource="configmaps"/)).toMatch(/ 2$/);
+  // buckets are cumulative and end at +Inf with the count; the sum is the latencies' total
+  const buckets = text.split("\n").filter((l) => /^apiserver_request_duration_seconds_bucket\{verb="LIST",.*resource="configmaps"/.test(l));
+  expect(buckets.length).toBe(13);
+  const counts = buckets.map((l) => Number(l.split(" ").at(-1)));
+  expect(counts).toEqual([...counts].sort((a, b) => a - b));
+  expect(buckets.at(-1)).toMatch(/le="\+Inf"\} 2$/);
+  const sum = Number(line(/^apiserver_request_duration_seconds_sum\{verb="LIST",.*resource="configmaps"/).split(" ").at(-1));
+  expect(sum).toBeGreaterThan(0);
+  expect(sum).toBeLessThan(5);
+  // the in-flight gauge is read when scraped: this scrape is no resource request, so none are in flight
+  expect(line(/^apiserver_current_inflight_requests\{request_kind="readOnly"\}/)).toMatch(/ 0$/);
+  expect(line(/^apiserver_current_inflight_requests\{request_kind="mutating"\}/)).toMatch(/ 0$/);
   expect(line(/^apiserver_storage_objects\{resource="configmaps"\}/)).toMatch(/ 1$/);
   expect(line(/^apiserver_storage_objects\{resource="namespaces"\}/)).toMatch(/ 4$/);
   if (BACKEND === "sqlite") expect(Number(line(/^apiserver_storage_db_total_size_in_bytes/).split(" ").at(-1))).toBeGreaterThan(4096);

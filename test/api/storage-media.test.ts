@@ -2,12 +2,11 @@
 // clients as usual, by a restarted server in either mode, and carried by `kite datastore`.
 import { afterAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeObject } from "../../pkg/protobuf/index.ts";
 import { KITE, startServer } from "../helpers/server.ts";
 import { startEtcd } from "../helpers/etcd.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 const BINARY = "--storage-media-type=application/vnd.kubernetes.protobuf";
 const SQLITE = "--storage-backend=sqlite"; // these tests read the SQLite file, whatever backend the suite runs on
@@ -50,9 +49,9 @@ test("kite datastore moves binary values byte for byte", async () => {
   const s = await startServer([BINARY, SQLITE]);
   await s.call("POST", "/apis/apps/v1/namespaces/default/deployments", dep);
   await s.stop();
-  const file = join(mkdtempSync(join(tmpdir(), "kite-media-")), "dump.jsonl");
+  const file = join(tempDir("kite-media-"), "dump.jsonl");
   expect(Bun.spawnSync([...KITE, "datastore", "export", `--data-dir=${s.dataDir}`, "-o", file]).exitCode).toBe(0);
-  const to = mkdtempSync(join(tmpdir(), "kite-media-"));
+  const to = tempDir("kite-media-");
   expect(Bun.spawnSync([...KITE, "datastore", "import", `--data-dir=${to}`, "-f", file]).exitCode).toBe(0);
   const a = stored(s.dataDir, "/registry/deployments/default/web") as Uint8Array;
   const b = stored(to, "/registry/deployments/default/web") as Uint8Array;

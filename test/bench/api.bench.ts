@@ -1,11 +1,11 @@
 // Benchmark of the API server against the raw store, measured in the same run (issue 2 item 11).
 // Run: npm run bench  (builds dist/kite, then prints a Markdown table for docs/PERFORMANCE.md)
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startServer } from "../helpers/server.ts";
 import { load, progress } from "./load.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 const VALUE = "x".repeat(1024);
 const N_CREATE = Number(process.env.N_CREATE ?? 20000);
@@ -15,7 +15,7 @@ const N_LIST = 10000;
 
 function raw() {
   progress("raw bun:sqlite");
-  const dir = mkdtempSync(join(tmpdir(), "kite-bench-raw-"));
+  const dir = tempDir("kite-bench-raw-");
   const db = new Database(join(dir, "raw.db"));
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
   db.exec("CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)");

@@ -1,9 +1,9 @@
 // kite get / kite apply against stock kubectl on the same server (issue 7 item 10).
 // Run: npm run build && KITE_BIN=dist/kite bun test/bench/cli.bench.ts
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startServer } from "../helpers/server.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 const kite = process.env.KITE_BIN ?? "dist/kite";
 const RUNS = 15;
@@ -26,7 +26,7 @@ const kiteGet = bench([kite, "get", "pods", `--kubeconfig=${s.kubeconfig}`]);
 const kubectlGet = bench(["kubectl", "get", "pods", `--kubeconfig=${s.kubeconfig}`]);
 
 process.stderr.write("  kite apply -f of 1,000 objects\n");
-const dir = mkdtempSync(join(tmpdir(), "kite-cli-bench-"));
+const dir = tempDir("kite-cli-bench-");
 const manifest = join(dir, "cms.yaml");
 writeFileSync(manifest, Array.from({ length: 1000 }, (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${i}\ndata:\n  k: "v${i}"\n`).join("---\n"));
 const kiteApply = time([kite, "apply", "-f", manifest, `--kubeconfig=${s.kubeconfig}`]);

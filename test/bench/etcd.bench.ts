@@ -1,24 +1,28 @@
 // Benchmark of the API server on etcd against raw etcd, measured in the same run (issue 6 item 7).
 // Run:  bun test/bench/etcd.bench.ts            (the server from source)
 //       npm run build && KITE_BIN=dist/kite bun test/bench/etcd.bench.ts   (the built binary)
-// Env:  N_CREATE (default 10000), N_GET (default 20000), CONC (default 64).
+// Env:  N_CREATE (default 10000), N_GET (default 20000), CONC (default 64), ROUNDS (default 3).
 // Prints a Markdown table for docs/PERFORMANCE.md. "raw" is etcd through the same client the server uses
 // (EtcdStore on etcd's JSON gateway), from this process, at the same concurrency and value size.
 import { cpus } from "node:os";
 import { EtcdStore } from "../../pkg/storage/etcd.ts";
 import { etcdBinary, startEtcd } from "../helpers/etcd.ts";
-import { startServer } from "../helpers/server.ts";
-import { measured, progress } from "./load.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { LeanHttps, load, measured, progress } from "./load.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 const N_CREATE = Number(process.env.N_CREATE ?? 10_000);
 const N_GET = Number(process.env.N_GET ?? 20_000);
 const CONC = Number(process.env.CONC ?? 64);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const VALUE = "x".repeat(1024);
 /** A stored ConfigMap of the same size as the API's, so raw writes move the same bytes. */
 const stored = (ns: string, i: number) => JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: `cm-${i}`, namespace: ns, uid: crypto.randomUUID(), creationTimestamp: new Date().toISOString() }, data: { v: VALUE } });
 
 
 const etcd = await startEtcd({ extraArgs: ["--quota-backend-bytes=8589934592"] });
+/** One data dir (certificates) for the rounds' servers. */
+const dataDir = tempDir("kite-bench-");
 const etcdVersion = (Bun.spawnSync([etcdBinary(), "--version"]).stdout.toString().split("\n")[0] ?? "").replace("etcd Version: ", "");
 
 async function raw(tag: string) {
@@ -35,28 +39,41 @@ async function raw(tag: string) {
   return { puts, gets };
 }
 
-async function api() {
-  const s = await startServer([`--etcd-servers=${etcd.endpoints[0]}`, "--etcd-compaction-interval=0"]);
-  expectOk(await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } }), 201);
+/** The API phases, on a server started for them: raw phases run with no server watching etcd. */
+async function api(tag: string) {
+  const s = await startServer([`--etcd-servers=${etcd.endpoints[0]}`, "--etcd-compaction-interval=0"], dataDir);
+  const ns = `bench-${tag}`;
+  expectOk(await s.call("POST", "/api/v1/namespaces", { metadata: { name: ns } }), 201);
   const body = (i: number) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` }, data: { v: VALUE } });
-  progress(`API creates, concurrency ${CONC}`);
+  // The lean client keeps the load generator's share of the two cores small (fetch costs ~2× as much).
+  const http = await LeanHttps.open(s.port, s.ca, CONC);
+  // Warm-up (not measured): the first requests start the ConfigMap cache, which loads every earlier
+  // round's objects in the background.
+  await load(1000, CONC, (i) => http.request("POST", `/api/v1/namespaces/${ns}/configmaps`, body(N_CREATE + i)));
+  await Bun.sleep(1000);
+  progress(`API creates (${tag}), concurrency ${CONC}`);
   const pids = { etcd: etcd.pid, kite: s.proc.pid };
-  const creates = await measured(N_CREATE, CONC, (i) => s.req("/api/v1/namespaces/bench/configmaps", { method: "POST", json: body(i) }).then(async (r) => {
-    if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${await r.text()}`);
-    await r.arrayBuffer();
+  const creates = await measured(N_CREATE, CONC, (i) => http.request("POST", `/api/v1/namespaces/${ns}/configmaps`, body(i)).then((r) => {
+    if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.body}`);
   }), pids);
-  progress(`API gets, concurrency ${CONC}`);
-  const gets = await measured(N_GET, CONC, (i) => s.req(`/api/v1/namespaces/bench/configmaps/cm-${i % N_CREATE}`).then(async (r) => {
-    if (r.status !== 200) throw new Error(`get: ${r.status} ${await r.text()}`);
-    await r.arrayBuffer();
+  progress(`API gets (${tag}), concurrency ${CONC}`);
+  const gets = await measured(N_GET, CONC, (i) => http.request("GET", `/api/v1/namespaces/${ns}/configmaps/cm-${i % N_CREATE}`).then((r) => {
+    if (r.status !== 200) throw new Error(`get: ${r.status} ${r.body}`);
   }), pids);
-  // What the server's watch costs: raw puts from this process while the server watches the key space.
+  http.close();
+  // the last round's server stays up to price its watch
+  if (Number(tag) === ROUNDS - 1) return { creates, gets, w: await watched(s), stop: () => s.stop() };
+  await s.stop();
+  return { creates, gets };
+}
+
+/** What the server's watch costs: raw puts from this process while the server watches the key space. */
+async function watched(s: TestServer) {
   progress(`raw etcd puts while the server watches, concurrency ${CONC}`);
   const st = new EtcdStore({ endpoints: etcd.endpoints });
-  const watched = await measured(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/watched/cm-${i}`, stored("watched", i)), pids);
+  const m = await measured(N_CREATE, CONC, (i) => st.create(`/registry/configmaps/watched/cm-${i}`, stored("watched", i)), { etcd: etcd.pid, kite: s.proc.pid });
   await st.close();
-  await s.stop();
-  return { creates, gets, watched };
+  return m;
 }
 
 function expectOk(r: { status: number; body: unknown }, code: number) {
@@ -64,31 +81,40 @@ function expectOk(r: { status: number; body: unknown }, code: number) {
 }
 
 try {
-  // raw before and after the API run, so drift (etcd's growing database, the machine) shows
-  const r1 = await raw("a");
-  const a = await api();
-  const r2 = await raw("b");
-  const rawPuts = (r1.puts.rate + r2.puts.rate) / 2, rawGets = (r1.gets.rate + r2.gets.rate) / 2;
+  // Raw and API phases alternate, ROUNDS times, so drift (etcd's growing database, the machine) hits both.
+  const rounds: { r: Awaited<ReturnType<typeof raw>>; a: Awaited<ReturnType<typeof api>> }[] = [];
+  for (let k = 0; k < ROUNDS; k++) rounds.push({ r: await raw(String(k)), a: await api(String(k)) });
+  const last = rounds[ROUNDS - 1].a;
+  const w = last.w!;
+  await last.stop!();
   const f = (n: number) => Math.round(n).toLocaleString("en-US");
-  const pctOf = (x: number, y: number) => `${Math.round((100 * x) / y)} %`;
+  const pct = (x: number, y: number) => `${Math.round((100 * x) / y)} %`;
   const cpu = (m: { cpu: Record<string, number> }) => Object.entries(m.cpu).map(([k, v]) => `${k} ${v}`).join(", ");
-  const stolen = [r1.puts, r1.gets, a.creates, a.gets, a.watched, r2.puts, r2.gets].reduce((t, m) => t + m.stolen, 0);
-  const cmd = `${process.env.KITE_BIN ? `KITE_BIN=${process.env.KITE_BIN} ` : ""}N_CREATE=${N_CREATE} N_GET=${N_GET} CONC=${CONC} bun test/bench/etcd.bench.ts`;
+  const stolen = rounds.reduce((t, { r, a }) => t + r.puts.stolen + r.gets.stolen + a.creates.stolen + a.gets.stolen, w.stolen);
+  // a phase's rate over all rounds: operations over the summed time
+  const overall = (ms: { rate: number }[]) => ms.length / ms.reduce((t, m) => t + 1 / m.rate, 0);
+  const rawPuts = overall(rounds.map((x) => x.r.puts)), creates = overall(rounds.map((x) => x.a.creates));
+  const rawGets = overall(rounds.map((x) => x.r.gets)), gets = overall(rounds.map((x) => x.a.gets));
+  const each = (pick: (x: (typeof rounds)[number]) => [{ rate: number }, { rate: number }]) =>
+    rounds.map((x) => { const [a, r] = pick(x); return pct(a.rate, r.rate); }).join(", ");
+  const cmd = `${process.env.KITE_BIN ? `KITE_BIN=${process.env.KITE_BIN} ` : ""}N_CREATE=${N_CREATE} N_GET=${N_GET} CONC=${CONC} ROUNDS=${ROUNDS} bun test/bench/etcd.bench.ts`;
   console.log(`
 ### Kite on etcd vs raw etcd (concurrency ${CONC}, 1 KiB ConfigMaps)
 
 Command: \`${cmd}\`
 Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, etcd ${etcdVersion} (one member, loopback), Bun ${Bun.version}; server ${process.env.KITE_BIN ? "binary" : "from source"}; ${stolen.toFixed(1)} CPU-seconds stolen by the host during the run.
 
-| operation | Kite API on etcd | raw etcd (EtcdStore, same run) | API / raw |
-|---|---:|---:|---:|
-| creates/s vs puts/s | ${f(a.creates.rate)} | ${f(rawPuts)} (before ${f(r1.puts.rate)}, after ${f(r2.puts.rate)}) | ${pctOf(a.creates.rate, rawPuts)} |
-| gets/s | ${f(a.gets.rate)} | ${f(rawGets)} (before ${f(r1.gets.rate)}, after ${f(r2.gets.rate)}) | ${pctOf(a.gets.rate, rawGets)} |
+| operation | Kite API on etcd | raw etcd (EtcdStore, same run) | API / raw | API / raw by round |
+|---|---:|---:|---:|---|
+| creates/s vs puts/s | ${f(creates)} | ${f(rawPuts)} | ${pct(creates, rawPuts)} | ${each((x) => [x.a.creates, x.r.puts])} |
+| gets/s | ${f(gets)} | ${f(rawGets)} | ${pct(gets, rawGets)} | ${each((x) => [x.a.gets, x.r.gets])} |
 
-CPU per operation (µs): API create: ${cpu(a.creates)}; raw put: ${cpu(r1.puts)}. API get: ${cpu(a.gets)}; raw get: ${cpu(r1.gets)}.
-Raw puts while the server watches (what its watch costs): ${f(a.watched.rate)}/s; ${cpu(a.watched)}.
+CPU per operation (µs) by round:
+${rounds.map(({ r, a }, k) => `- round ${k + 1}: API create ${f(a.creates.rate)}/s: ${cpu(a.creates)}; raw put ${f(r.puts.rate)}/s: ${cpu(r.puts)}; API get ${f(a.gets.rate)}/s: ${cpu(a.gets)}; raw get ${f(r.gets.rate)}/s: ${cpu(r.gets)}.`).join("\n")}
 
-${N_CREATE} creates then ${N_GET} gets each; API gets are consistent reads (resourceVersion unset), API creates are POSTs over HTTPS.
+Raw puts while the server watches (what its watch costs): ${f(w.rate)}/s; ${cpu(w)}.
+
+${ROUNDS} rounds of ${N_CREATE} raw puts, ${N_GET} raw gets, ${N_CREATE} API creates and ${N_GET} API gets; API gets are consistent reads (resourceVersion unset), API creates are POSTs over HTTPS (kept-alive connections, one per worker).
 `);
 } finally {
   await etcd.stop();

@@ -2,12 +2,12 @@
 // afterwards. Server-side apply is used when the server has it; otherwise kite falls back to client-side
 // apply (the same path as --server-side=false), and the expectations follow.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { threeWayPatch } from "../../pkg/cli/threeway.ts";
 import { parseYamlFast } from "../../pkg/client/yaml-fast.ts";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 setDefaultTimeout(30_000);
 
@@ -42,8 +42,8 @@ const created = () => (ssa ? "serverside-applied" : "created");
 
 beforeAll(async () => {
   s = await startServer();
-  home = mkdtempSync(join(tmpdir(), "kite-cli-home-"));
-  dir = mkdtempSync(join(tmpdir(), "kite-cli-apply-"));
+  home = tempDir("kite-cli-home-");
+  dir = tempDir("kite-cli-apply-");
   await s.call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "ssa-probe" } });
   const probe = await s.req("/api/v1/namespaces/default/configmaps/ssa-probe?fieldManager=probe", {
     method: "PATCH", headers: { "Content-Type": "application/apply-patch+yaml" },

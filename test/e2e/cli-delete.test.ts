@@ -1,10 +1,10 @@
 // `kite delete` against a real apiserver: the lines a user sees, exit codes, what is left on the server,
 // and --wait (the command returns only when the objects are really gone).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 let s: TestServer;
 let home: string;
@@ -31,7 +31,7 @@ const dropFinalizers = (ns: string, name: string) => s.req(`/api/v1/namespaces/$
 
 beforeAll(async () => {
   s = await startServer();
-  home = mkdtempSync(join(tmpdir(), "kite-cli-home-"));
+  home = tempDir("kite-cli-home-");
   for (const ns of ["d1", "d2", "d3"]) await s.call("POST", "/api/v1/namespaces", { metadata: { name: ns } });
 });
 afterAll(() => s.stop());
@@ -92,7 +92,7 @@ describe("kite delete", () => {
   test("-f deletes the objects of a manifest", async () => {
     await cm("default", "from-file-1");
     await cm("d1", "from-file-2");
-    const dir = mkdtempSync(join(tmpdir(), "kite-cli-del-"));
+    const dir = tempDir("kite-cli-del-");
     const f = join(dir, "objs.yaml");
     writeFileSync(f, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-file-1}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-file-2, namespace: d1}\n");
     const r = await kite(["delete", "-f", f]);

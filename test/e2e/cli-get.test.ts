@@ -1,10 +1,10 @@
 // `kite get` against a real apiserver: what a user sees (stdout, stderr, exit codes), compared line by line
 // with stock kubectl for the same objects (AGE values aside), plus kubeconfig loading and discovery caching.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 setDefaultTimeout(30_000);
 
@@ -53,7 +53,7 @@ const pod = (name: string, labels: Record<string, string>, image = "nginx:1.25")
 
 beforeAll(async () => {
   s = await startServer();
-  home = mkdtempSync(join(tmpdir(), "kite-cli-home-"));
+  home = tempDir("kite-cli-home-");
   const post = async (path: string, body: unknown) => {
     const r = await s.call("POST", path, body);
     if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -239,7 +239,7 @@ describe("kite get on its own", () => {
 describe("client configuration", () => {
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "kite-cli-kc-"));
+    dir = tempDir("kite-cli-kc-");
     copyFileSync(join(s.dataDir, "pki", "ca.crt"), join(dir, "ca.crt"));
     // First file: current context c1 (namespace demo), cluster "main" with a CA file path relative to the file.
     writeFileSync(join(dir, "k1.yaml"), `apiVersion: v1
@@ -306,7 +306,7 @@ contexts:
   });
 
   test("~/.kube/config first, then ~/.kite/kubeconfig.yaml", async () => {
-    const h = mkdtempSync(join(tmpdir(), "kite-cli-h-"));
+    const h = tempDir("kite-cli-h-");
     const none = await kiteBare(["get", "pods"], { HOME: h });
     expect(none.code).toBe(1);
     expect(none.err).toContain("no configuration found");
@@ -320,7 +320,7 @@ contexts:
   });
 
   test("kubectl's global flags work without any kubeconfig", async () => {
-    const h = mkdtempSync(join(tmpdir(), "kite-cli-h-"));
+    const h = tempDir("kite-cli-h-");
     const ca = join(dir, "ca.crt");
     const ok = await kiteBare(["get", "pods", "-o", "name", "--server", s.url, "--certificate-authority", ca, "--token", "x", "-n", "other"], { HOME: h });
     expect(ok).toEqual({ code: 0, out: "pod/lonely\n", err: "" });
@@ -353,7 +353,7 @@ contexts: [{name: c, context: {cluster: k, user: u, namespace: other}}]
   });
 
   test("discovery is cached per server and refreshed when a name is unknown", async () => {
-    const h = mkdtempSync(join(tmpdir(), "kite-cli-h-"));
+    const h = tempDir("kite-cli-h-");
     const port = new URL(s.url).port;
     const file = join(h, ".kite", "cache", "discovery", `127.0.0.1_${port}`, "resources.json");
     expect((await kite(["get", "cm", "-n", "demo", "-o", "name"], { HOME: h })).code).toBe(0);

@@ -2,19 +2,19 @@
 // etcd and back; every object comes back the same (uid, spec, labels, status, finalizers… — all but the
 // resourceVersion), through the API of a server started on the new store. A non-empty store is refused.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import type { ResourceDef } from "../../pkg/registry/types.ts";
 import { createNamespace, expectCode, minimalBody, pathFor, typeLabel } from "../api/fixtures.ts";
 import { type EtcdProcess, startEtcd } from "../helpers/etcd.ts";
 import { KITE, type TestServer, startServer } from "../helpers/server.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 setDefaultTimeout(60_000);
 
 const NS = "moving";
-const root = mkdtempSync(join(tmpdir(), "kite-datastore-"));
+const root = tempDir("kite-datastore-");
 const dir = (name: string) => join(root, name);
 let etcd: EtcdProcess | undefined;
 let servers: TestServer[] = [];

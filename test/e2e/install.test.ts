@@ -1,11 +1,12 @@
 // install.sh: inside a checkout it builds and installs; piped from a release URL it downloads the
 // binary for this OS/CPU, checks its sha256, installs it, and --uninstall removes it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { packageRelease } from "../../pkg/release/package.ts";
 import { ROOT } from "../helpers/server.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 let release: string, server: ReturnType<typeof Bun.serve>, url: string, binName: string;
 
@@ -18,7 +19,7 @@ async function sh(cmd: string, env: Record<string, string>, cwd = ROOT) {
 beforeAll(async () => {
   const build = await sh("npm run --silent build", {});
   expect(build.code).toBe(0);
-  release = mkdtempSync(join(tmpdir(), "kite-release-"));
+  release = tempDir("kite-release-");
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => {
     const f = Bun.file(join(release, new URL(req.url).pathname));
     return f.size ? new Response(f) : new Response("not found", { status: 404 });
@@ -29,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => server.stop(true));
 
 test("curl URL/install.sh | sh installs the release binary, and --uninstall removes it", async () => {
-  const dest = mkdtempSync(join(tmpdir(), "kite-bin-"));
+  const dest = tempDir("kite-bin-");
   const env = { KITE_INSTALL_DIR: dest, PATH: "/usr/bin:/bin" };
   const r = await sh(`curl -fsSL ${url}/install.sh | sh`, env, tmpdir());
   expect(r.code).toBe(0);
@@ -43,7 +44,7 @@ test("curl URL/install.sh | sh installs the release binary, and --uninstall remo
 }, 60_000);
 
 test("a binary whose sha256 does not match is refused", async () => {
-  const dest = mkdtempSync(join(tmpdir(), "kite-bin-"));
+  const dest = tempDir("kite-bin-");
   writeFileSync(join(release, "SHA256SUMS"), `${"0".repeat(64)}  ${binName}\n`);
   const r = await sh(`curl -fsSL ${url}/install.sh | sh`, { KITE_INSTALL_DIR: dest }, tmpdir());
   expect(r.code).not.toBe(0);
@@ -53,7 +54,7 @@ test("a binary whose sha256 does not match is refused", async () => {
 }, 60_000);
 
 test("./install.sh inside the checkout builds and installs kite", async () => {
-  const dest = mkdtempSync(join(tmpdir(), "kite-bin-"));
+  const dest = tempDir("kite-bin-");
   const r = await sh("./install.sh", { KITE_INSTALL_DIR: dest, PATH: `${dest}:${process.env.PATH}` });
   expect(r.code).toBe(0);
   expect(r.err).toContain(`installed ${dest}/kite`);

@@ -1,9 +1,8 @@
 // kite up: ready fast, writes a kubeconfig that stock kubectl uses, stops on Ctrl-C, resumes its state.
 import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KITE, freePort } from "../helpers/server.ts";
+import { tempDir } from "../helpers/processes.ts";
 
 async function up(dir: string, port: number) {
   const t0 = performance.now();
@@ -24,7 +23,7 @@ const kubectl = (kubeconfig: string, args: string[]) => {
 };
 
 test("kite up serves kubectl through its kubeconfig, stops on SIGINT and resumes the same state", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kite-up-"));
+  const dir = tempDir("kite-up-");
   const port = await freePort();
   const first = await up(dir, port);
   const kubeconfig = join(dir, "kubeconfig.yaml");

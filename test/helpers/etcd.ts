@@ -1,10 +1,9 @@
 // Starts real etcd processes (Debian's etcd-server, /usr/bin/etcd) on free loopback ports in temp dirs,
 // for the etcd Store tests, the API suites on etcd, and the fault tests (3-member cluster).
 import { type Subprocess, spawnSync } from "bun";
-import { track } from "./processes.ts";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { track, tempDir } from "./processes.ts";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export interface EtcdProcess {
@@ -174,7 +173,7 @@ async function waitHealthy(members: Member[], timeoutMs: number, need: number) {
 
 async function startMembers(n: number, opts: EtcdOptions): Promise<{ root: string; members: Member[] }> {
   const bin = etcdBinary(opts.bin);
-  const root = mkdtempSync(join(tmpdir(), "kite-etcd-"));
+  const root = tempDir("kite-etcd-");
   const specs: MemberSpec[] = [];
   const used = new Set<number>();
   const port = async () => {

@@ -1,17 +1,32 @@
-// Every server and etcd a test starts is tracked here, so that none outlives the test run
-// (test/setup.ts kills what is left after all tests; a failed test may skip its own stop).
+// Every server and etcd a test starts, and every temp dir it makes, is tracked here, so that none
+// outlives the test run (test/setup.ts cleans up after all tests; a failed test may skip its own stop).
+// Temp dirs left behind by earlier runs once filled this machine's disk (530 etcd data dirs, 66 GB).
 import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const live = new Set<Subprocess>();
+const dirs = new Set<string>();
 
 export function track(p: Subprocess) {
   live.add(p);
   p.exited.then(() => live.delete(p));
 }
 
+/** A new temp dir named `<prefix>XXXXXX`, removed when the test run ends. */
+export function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.add(d);
+  return d;
+}
+
+/** Kills what is still running, then removes the temp dirs. */
 export function killAll() {
   for (const p of live) p.kill(9);
   live.clear();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs.clear();
 }
 
 process.on("exit", killAll);

@@ -1,9 +1,8 @@
 // Starts a real `kite apiserver` process on a free loopback port with a temp data dir.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
-import { track } from "./processes.ts";
+import { track, tempDir } from "./processes.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 /** How tests run kite: from source, or a built binary when KITE_BIN names one (the benchmarks do). */
@@ -45,7 +44,7 @@ async function backendArgs(dir: string): Promise<string[]> {
 }
 
 export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
-  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "kite-test-"));
+  const dir = dataDir ?? tempDir("kite-test-");
   // A test that names its own store (--etcd-servers, --storage-backend) keeps it.
   if (!extraArgs.some((a) => a.startsWith("--etcd-servers") || a.startsWith("--storage-backend"))) extraArgs = [...(await backendArgs(dir)), ...extraArgs];
   const port = await freePort();
