@@ -9,6 +9,7 @@
 // the gateway's JSON marshalling costs etcd more than the event itself, so the shared watch is gRPC.
 import { GrpcWatch } from "./etcdgrpc.ts";
 import { valueOf, watchEvent } from "./etcdwire.ts";
+import { Http1Error, Http1Pool } from "./http1.ts";
 import { RevisionWaiters } from "./waiters.ts";
 import {
   type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type Value, type WatchEvent, type Watcher,
@@ -101,6 +102,8 @@ export class EtcdStore implements Store {
   private readonly keyPrefix: string;
   private readonly timeoutMs: number;
   private readonly session: Bun.FetchSession;
+  /** Unary gateway calls (fetch serves the gateway's streaming watch). */
+  private readonly http: Http1Pool;
   /** @internal TLS to etcd (the gRPC watch connects with it too). */
   readonly tlsOptions?: EtcdTLSOptions;
   private cur = 0;
@@ -118,6 +121,7 @@ export class EtcdStore implements Store {
     this.keyPrefix = opts.keyPrefix ?? "";
     this.timeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.session = new Bun.FetchSession(opts.tls ? { tls: opts.tls } : {});
+    this.http = new Http1Pool({ tls: opts.tls });
     this.tlsOptions = opts.tls;
     // Spread load over members when several apiservers start together.
     this.cur = Math.floor(Math.random() * this.endpoints.length);
@@ -165,25 +169,19 @@ export class EtcdStore implements Store {
       const ep = this.endpoint();
       let retry: "always" | "read" | "never";
       try {
-        const res = await this.session.fetch(`${ep}${path}`, {
-          method: "POST",
-          body: payload,
-          headers: { "content-type": "application/json" },
-          signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
-        });
-        const text = await res.text();
-        if (res.ok) return JSON.parse(text) as T;
-        const ce = serverError(res.status, text, key);
+        const res = await this.http.post(`${ep}${path}`, payload, Math.max(1, deadline - Date.now()));
+        if (res.status >= 200 && res.status < 300) return JSON.parse(res.text) as T;
+        const ce = serverError(res.status, res.text, key);
         last = ce.storeError;
         retry = ce.retry;
       } catch (e) {
-        const err = e as Error & { code?: string };
-        if (err.name === "TimeoutError" || err.name === "AbortError") {
+        if (!(e instanceof Http1Error)) throw e;
+        if (e.code === "Timeout") {
           throw new StoreError("Unavailable", key, `etcd: request to ${ep} timed out after ${this.timeoutMs} ms`);
         }
-        last = new StoreError("Unavailable", key, `etcd: ${ep}: ${err.code ?? err.name}: ${err.message}`);
+        last = new StoreError("Unavailable", key, `etcd: ${ep}: ${e.message}`);
         // Refused: nothing was sent. Anything else (reset, closed) may have reached the server.
-        retry = err.code === "ECONNREFUSED" || err.code === "ConnectionRefused" ? "always" : "read";
+        retry = e.sent ? "read" : "always";
       }
       if (retry === "never" || (write && retry === "read")) {
         if (last instanceof StoreError && last.code === "Unavailable") this.rotate(ep);
@@ -420,6 +418,7 @@ export class EtcdStore implements Store {
     for (const w of [...this.watchers]) w.close();
     this.shared.close();
     this.session.close();
+    this.http.close();
   }
 }
 
