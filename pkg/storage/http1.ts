@@ -19,7 +19,7 @@ interface Pending { resolve(r: Http1Response): void; reject(e: Error): void; tim
 
 class Conn {
   sock: Socket<undefined> | null = null;
-  private buf: Buffer = Buffer.alloc(0);
+  private reader = new ResponseReader();
   pending: Pending | null = null;
   private unsent: Buffer | null = null;
   dead = false;
@@ -40,19 +40,17 @@ class Conn {
 
   data(d: Buffer) {
     if (this.dead) return;
-    this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
-    let r: ReturnType<typeof parse>;
+    let r: Http1Response | null;
     try {
-      r = parse(this.buf);
+      r = this.reader.feed(d);
     } catch (e) {
       return this.kill(new Http1Error((e as Error).message, "Closed", true));
     }
-    if (!r) { if (this.buf === d) this.buf = Buffer.from(d); return; } // the socket may reuse its buffer
-    this.buf = r.rest.length ? Buffer.from(r.rest) : Buffer.alloc(0);
+    if (!r) return;
     const p = this.pending;
     this.pending = null;
-    if (p) { clearTimeout(p.timer); p.resolve(r.res); }
-    if (r.close) this.kill(new Http1Error("connection closed by the server", "Closed", true));
+    if (p) { clearTimeout(p.timer); p.resolve(r); }
+    if (this.reader.close) this.kill(new Http1Error("connection closed by the server", "Closed", true));
     else this.onIdle(this);
   }
 
@@ -68,37 +66,85 @@ class Conn {
   }
 }
 
-/** One status line and headers, then a Content-Length or chunked body; null until it is all here. */
-function parse(b: Buffer): { res: Http1Response; rest: Buffer; close: boolean } | null {
-  const head = b.indexOf("\r\n\r\n");
-  if (head < 0) return null;
-  const h = b.toString("latin1", 0, head);
-  const status = Number(h.slice(9, 12));
-  const lower = h.toLowerCase();
-  const close = /\r\nconnection: *close/.test(lower);
-  const len = /\r\ncontent-length: *(\d+)/.exec(lower);
-  let at = head + 4;
-  if (len) {
-    const end = at + Number(len[1]);
-    if (b.length < end) return null;
-    return { res: { status, text: b.toString("utf8", at, end) }, rest: b.subarray(end), close };
-  }
-  if (!lower.includes("\r\ntransfer-encoding: chunked")) throw new Error(`etcd answered without a length (${h.split("\r\n")[0]})`);
-  const parts: Buffer[] = [];
-  for (;;) {
-    const eol = b.indexOf("\r\n", at);
-    if (eol < 0) return null;
-    const size = parseInt(b.toString("latin1", at, eol), 16);
-    if (size === 0) {
-      const end = b.indexOf("\r\n\r\n", eol);
-      if (end < 0) return null;
-      return { res: { status, text: Buffer.concat(parts).toString("utf8") }, rest: b.subarray(end + 4), close };
+/**
+ * Reads one answer at a time from the bytes as they come: a status line and headers, then a
+ * Content-Length or chunked body. Body bytes are kept as the pieces they arrived in and joined once
+ * (a list of thousands of objects arrives in thousands of reads).
+ */
+class ResponseReader {
+  /** Bytes not yet consumed: a partial head, chunk-size line or chunk trailer (always small). */
+  private buf: Buffer = Buffer.alloc(0);
+  private status = 0;
+  private parts: Buffer[] = [];
+  /** Body bytes still expected: of the whole body (length), or of the current chunk (chunked). */
+  private remaining = 0;
+  private state: "head" | "length" | "chunk-size" | "chunk" | "chunk-end" | "trailer" = "head";
+  /** The server will close the connection after this answer. */
+  close = false;
+
+  /** The answer once all of it is here, else null. */
+  feed(d: Buffer): Http1Response | null {
+    // the socket may reuse its read buffer: what is kept is copied
+    let b = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+    this.buf = Buffer.alloc(0);
+    for (;;) {
+      if (this.state === "length" || this.state === "chunk") {
+        const n = Math.min(this.remaining, b.length);
+        if (n > 0) this.parts.push(Buffer.from(b.subarray(0, n)));
+        b = b.subarray(n);
+        this.remaining -= n;
+        if (this.remaining > 0) return null;
+        if (this.state === "length") return this.done(b);
+        this.state = "chunk-end";
+        continue;
+      }
+      const eol = b.indexOf(this.state === "head" || this.state === "trailer" ? "\r\n\r\n" : "\r\n");
+      if (this.state === "trailer" && b.subarray(0, 2).equals(CRLF)) { b = b.subarray(2); return this.done(b); }
+      if (eol < 0) { this.buf = Buffer.from(b); return null; }
+      const line = b.toString("latin1", 0, eol);
+      switch (this.state) {
+        case "head": {
+          b = b.subarray(eol + 4);
+          this.head(line);
+          continue;
+        }
+        case "chunk-size":
+          b = b.subarray(eol + 2);
+          this.remaining = parseInt(line, 16);
+          if (Number.isNaN(this.remaining)) throw new Error(`bad chunk size "${line}"`);
+          this.state = this.remaining === 0 ? "trailer" : "chunk";
+          continue;
+        case "chunk-end":
+          b = b.subarray(eol + 2);
+          this.state = "chunk-size";
+          continue;
+        case "trailer":
+          b = b.subarray(eol + 4);
+          return this.done(b);
+      }
     }
-    if (b.length < eol + 2 + size + 2) return null;
-    parts.push(b.subarray(eol + 2, eol + 2 + size));
-    at = eol + 2 + size + 2;
+  }
+
+  private head(h: string) {
+    this.status = Number(h.slice(9, 12));
+    const lower = h.toLowerCase();
+    this.close = /\r\nconnection: *close/.test(lower);
+    const len = this.status === 204 || this.status === 304 ? ["", "0"] : /\r\ncontent-length: *(\d+)/.exec(lower);
+    if (len) { this.state = "length"; this.remaining = Number(len[1]); return; }
+    if (!lower.includes("\r\ntransfer-encoding: chunked")) throw new Error(`etcd answered without a length (${h.split("\r\n")[0]})`);
+    this.state = "chunk-size";
+  }
+
+  private done(rest: Buffer): Http1Response {
+    if (rest.length) throw new Error("etcd sent more than one answer to one request");
+    const text = (this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts)).toString("utf8");
+    this.parts = [];
+    this.state = "head";
+    return { status: this.status, text };
   }
 }
+
+const CRLF = Buffer.from("\r\n");
 
 /** At most this many connections per member; further requests wait for one to be free. */
 const MAX_CONNS = 128;

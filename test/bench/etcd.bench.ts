@@ -15,7 +15,7 @@ const N_CREATE = Number(process.env.N_CREATE ?? 10_000);
 const N_GET = Number(process.env.N_GET ?? 20_000);
 const CONC = Number(process.env.CONC ?? 64);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const N_WARM = 5000;
+const N_WARM = 10_000;
 const VALUE = "x".repeat(1024);
 /**
  * Raw writes store what the API stored (read back from etcd after its first round: managedFields and
@@ -56,7 +56,7 @@ async function api(tag: string) {
   // request path, and the ConfigMap cache has loaded every earlier round's objects.
   await load(N_WARM, CONC, (i) => http.request("POST", `/api/v1/namespaces/${ns}/configmaps`, body(N_CREATE + i)));
   await load(N_WARM, CONC, (i) => http.request("GET", `/api/v1/namespaces/${ns}/configmaps/cm-${N_CREATE + i}`));
-  await Bun.sleep(1000);
+  await Bun.sleep(2000);
   progress(`API creates (${tag}), concurrency ${CONC}`);
   const pids = { etcd: etcd.pid, kite: s.proc.pid };
   const creates = await measured(N_CREATE, CONC, (i) => http.request("POST", `/api/v1/namespaces/${ns}/configmaps`, body(i)).then((r) => {

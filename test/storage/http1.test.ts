@@ -16,6 +16,12 @@ const server = Bun.serve({
       const part = "x".repeat(50_000);
       return new Response(new ReadableStream({ async pull(c) { c.enqueue(`"${part}`); await Bun.sleep(5); c.enqueue(`${part}"`); c.close(); } }));
     }
+    if (path === "/many") {
+      // thousands of small chunks: sizes, data and CRLFs split across reads at every place
+      let i = 0;
+      return new Response(new ReadableStream({ async pull(c) { c.enqueue(`${i % 10}`.repeat(1 + (i % 7))); if (++i % 100 === 0) await Bun.sleep(1); if (i === 3000) c.close(); } }));
+    }
+    if (path === "/empty") return new Response(null, { status: 204 });
     if (path === "/slow") { await Bun.sleep(2000); return new Response("{}"); }
     return new Response("no", { status: 404 });
   },
@@ -31,6 +37,9 @@ test("answers with a length and chunked answers are read whole", async () => {
   expect(JSON.parse(r.text)).toEqual({ got: { ü: "é" } });
   const c = await pool.post(`${origin}/chunked`, "{}", 5000);
   expect(c.text.length).toBe(100_002);
+  const many = await pool.post(`${origin}/many`, "{}", 5000);
+  expect(many.text).toBe(Array.from({ length: 3000 }, (_, i) => `${i % 10}`.repeat(1 + (i % 7))).join(""));
+  expect(await pool.post(`${origin}/empty`, "{}", 5000)).toEqual({ status: 204, text: "" });
   expect((await pool.post(`${origin}/nope`, "{}", 5000)).status).toBe(404);
   pool.close();
 });
