@@ -636,7 +636,8 @@ class EtcdWatcher implements Watcher {
     for (const e of r.events) {
       if (this.closed) return;
       const ev = this.toEvent(e);
-      if (ev.kv.modRevision <= this.lastRev) continue; // already delivered before a reconnect
+      // A reconnect asks for lastRev + 1 on; events of one multi-key txn share a revision.
+      if (ev.kv.modRevision < this.lastRev) continue;
       this.lastRev = ev.kv.modRevision;
       this.firstEvents();
       try {

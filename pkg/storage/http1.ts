@@ -230,7 +230,7 @@ export class Http1Pool {
   close() {
     this.closed = true;
     for (const m of this.members.values()) {
-      for (const c of m.idle) c.kill(new Http1Error("client closed", "Closed", false));
+      for (const c of [...m.idle]) c.kill(new Http1Error("client closed", "Closed", false)); // kill() takes it off m.idle
       for (const w of m.waiting) w.reject(new Http1Error("client closed", "Closed", false));
     }
     this.members.clear();

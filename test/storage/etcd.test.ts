@@ -46,6 +46,25 @@ describe("etcd store", () => {
     await b.close();
   });
 
+  test("a foreign writer's multi-key txn reaches watches and caches whole (its events share a revision)", async () => {
+    const root = `/kite-txn-${++n}`;
+    const s = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });
+    const watched: string[] = [], cached: string[] = [];
+    const w = await s.watch("/t/", await s.currentRevision(), (e) => watched.push(e.kv.key));
+    const c = await s.listAndWatch!("/t/", () => {}, (e) => cached.push(e.kv.key), () => {});
+    const b64 = (x: string) => Buffer.from(x).toString("base64");
+    const put = (k: string) => ({ request_put: { key: b64(`${root}${k}`), value: b64("v") } });
+    const res = await fetch(`${etcd.endpoints[0]}/v3/kv/txn`, { method: "POST", body: JSON.stringify({ success: [put("/t/a"), put("/t/b"), put("/t/c")] }) });
+    expect(res.status).toBe(200);
+    await s.create("/t/d", "v");
+    for (let i = 0; i < 100 && (watched.length < 4 || cached.length < 4); i++) await Bun.sleep(20);
+    expect(watched).toEqual(["/t/a", "/t/b", "/t/c", "/t/d"]);
+    expect(cached).toEqual(["/t/a", "/t/b", "/t/c", "/t/d"]);
+    w.close();
+    c.close();
+    await s.close();
+  });
+
   test("concurrent currentRevision calls (answered in batches) each see every write acknowledged before them", async () => {
     const root = `/kite-rev-${++n}`;
     const a = new EtcdStore({ endpoints: etcd.endpoints, keyPrefix: root });

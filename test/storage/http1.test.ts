@@ -71,3 +71,16 @@ test("a refused connection reports the request unsent; a timeout after sending r
   pool.close();
   expect((await pool.post(`${origin}/echo`, "{}", 300).catch((e) => e)).code).toBe("Closed");
 });
+
+test("after close() no connection is left open: a process that used the pool exits", async () => {
+  const script = `import { Http1Pool } from ${JSON.stringify(`${import.meta.dir}/../../pkg/storage/http1.ts`)};
+const pool = new Http1Pool();
+await Promise.all(Array.from({ length: 5 }, () => pool.post("${origin}/echo", "1", 2000)));
+pool.close();`;
+  const p = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => p.kill(), 5000);
+  const code = await p.exited;
+  clearTimeout(timer);
+  expect(p.signalCode).toBeNull();
+  expect(code).toBe(0);
+});
