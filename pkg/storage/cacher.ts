@@ -63,6 +63,8 @@ export class WatchCache {
   private apply(ev: WatchEvent) {
     const key = ev.kv.key;
     const prev = this.items.get(key);
+    // listAndWatch's DELETE carries no value: the object goes out as it was last seen here
+    if (ev.type === "DELETE" && prev && ev.kv.createRevision === 0) ev = { ...ev, kv: { ...prev.kv, modRevision: ev.kv.modRevision } };
     const cur: Entry = { kv: ev.kv, memo: new Map() };
     if (ev.type === "DELETE") {
       this.items.delete(key);

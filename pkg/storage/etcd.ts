@@ -448,14 +448,15 @@ class SharedWatch {
       this.pos = rev;
       const dispatch = (ev: WatchEvent) => this.dispatch(ev), fail = (err: Error) => this.fail(err);
       try {
-        const w = new GrpcWatch(this.s, start, end, rev, dispatch, fail);
+        // no prev_kv: the caches it feeds hold every previous value (see Store.listAndWatch)
+        const w = new GrpcWatch(this.s, start, end, rev, dispatch, fail, false);
         await w.start();
         this.watcher = w;
       } catch (e) {
         // No gRPC to be had (a proxy that speaks only HTTP/1, say): the gateway's watch does the same job, dearer.
         if (!(e instanceof StoreError && e.code === "Unavailable")) throw e;
         console.warn(`etcd: no gRPC watch (${e.message}); watching through the JSON gateway`);
-        const w = new EtcdWatcher(this.s, "", key64, end64, rev, dispatch, fail);
+        const w = new EtcdWatcher(this.s, "", key64, end64, rev, dispatch, fail, false);
         await w.start();
         this.watcher = w;
       }
@@ -538,6 +539,8 @@ class EtcdWatcher implements Watcher {
   constructor(
     private s: EtcdStore, private prefix: string, private key: string, private end: string,
     afterRevision: number, private onEvent: (ev: WatchEvent) => void, private onError?: (err: Error) => void,
+    /** Ask for each event's previous value (a read in etcd per event). */
+    private prevKv = true,
   ) {
     this.lastRev = Math.max(0, afterRevision);
   }
@@ -564,7 +567,7 @@ class EtcdWatcher implements Watcher {
         // hasleader: etcd ends the watch when this member loses the leader, so it moves to a member that has one.
         headers: { "content-type": "application/json", "grpc-metadata-hasleader": "true" },
         body: JSON.stringify({
-          create_request: { key: this.key, range_end: this.end, start_revision: String(this.lastRev + 1), prev_kv: true },
+          create_request: { key: this.key, range_end: this.end, start_revision: String(this.lastRev + 1), prev_kv: this.prevKv },
         }),
         signal: ac.signal,
       });

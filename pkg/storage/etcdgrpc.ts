@@ -14,12 +14,12 @@ const utf8 = new TextDecoder();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** WatchRequest{create_request{key, range_end, start_revision, prev_kv}} in a gRPC frame. */
-function createRequest(key: Uint8Array, end: Uint8Array, startRevision: number): Buffer {
+function createRequest(key: Uint8Array, end: Uint8Array, startRevision: number, prevKv: boolean): Buffer {
   const create = new Writer();
   create.uint32((1 << 3) | WIRE_LEN); create.bytes(key);
   create.uint32((2 << 3) | WIRE_LEN); create.bytes(end);
   create.uint32(3 << 3); create.int64(startRevision);
-  create.uint32(6 << 3); create.bool(true);
+  if (prevKv) { create.uint32(6 << 3); create.bool(true); }
   const req = new Writer();
   req.uint32((1 << 3) | WIRE_LEN); req.bytes(create.finish());
   const msg = req.finish();
@@ -88,6 +88,8 @@ export class GrpcWatch {
   constructor(
     private s: EtcdStore, private key: Uint8Array, private end: Uint8Array, afterRevision: number,
     private onEvent: (ev: WatchEvent) => void, private onError: (err: Error) => void,
+    /** Ask for each event's previous value (a read in etcd per event). */
+    private prevKv = true,
   ) {
     this.lastRev = afterRevision;
   }
@@ -135,7 +137,7 @@ export class GrpcWatch {
       });
       stream.on("close", () => end(new StoreError("Unavailable", "", `etcd: gRPC watch on ${ep} ended`)));
       stream.on("error", () => { /* "close" follows */ });
-      stream.write(createRequest(this.key, this.end, this.lastRev + 1));
+      stream.write(createRequest(this.key, this.end, this.lastRev + 1, this.prevKv));
     });
   }
 

@@ -76,8 +76,9 @@ export interface Store {
   watch(prefix: string, afterRevision: number, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Promise<Watcher>;
   /**
    * For watch caches: the keys under prefix at some revision R (`onList`, called once), then every change
-   * after R (`onEvent`), from a watch that can report its progress. Backends without a better way leave
-   * it out and caches use list, then watch.
+   * after R (`onEvent`), from a watch that can report its progress. Events carry no `prev`, and a DELETE
+   * only its key and revision: the cache holds what they would repeat (reading them cost etcd a read per
+   * event). Backends without a better way leave it out and caches use list, then watch.
    */
   listAndWatch?(prefix: string, onList: (list: ListResult) => void, onEvent: (ev: WatchEvent) => void, onError: (err: Error) => void): Promise<Watcher>;
   /** Drop history at or below revision (the live value of each key is kept). */

@@ -170,6 +170,7 @@ function apiSlice(backend: "sqlite" | "etcd", start: () => Promise<TestServer>) 
         expect(evs[0].object.metadata.resourceVersion).toBe(c.body.metadata.resourceVersion);
         expect(evs[1].object.metadata.resourceVersion).toBe(u.body.metadata.resourceVersion);
         expect(evs[1].object.data).toEqual({ a: "2" });
+        expect(evs[2].object.data).toEqual({ a: "2" }); // DELETED carries the object as it last was
         expect(Number(evs[2].object.metadata.resourceVersion)).toBeGreaterThan(Number(u.body.metadata.resourceVersion));
         expect(evs.every((e) => e.object.kind === "ConfigMap" && e.object.apiVersion === "v1")).toBe(true);
       } finally {

@@ -119,7 +119,7 @@ Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, etcd ${etcdVersion} (on
 | gets/s | ${f(gets)} | ${f(rawGets)} | ${pct(gets, rawGets)} | ${each((x) => [x.a.gets, x.r.gets])} |
 
 CPU per operation (µs) by round:
-${rounds.map(({ r, a }, k) => `- round ${k + 1}: API create ${f(a.creates.rate)}/s: ${cpu(a.creates)}; raw put ${f(r.puts.rate)}/s: ${cpu(r.puts)}; API get ${f(a.gets.rate)}/s: ${cpu(a.gets)}; raw get ${f(r.gets.rate)}/s: ${cpu(r.gets)}.`).join("\n")}
+${rounds.map(({ r, a }, k) => `- round ${k + 1}: API create ${f(a.creates.rate)}/s: ${cpu(a.creates)}; raw put ${f(r.puts.rate)}/s: ${cpu(r.puts)}; API get ${f(a.gets.rate)}/s: ${cpu(a.gets)}; raw get ${f(r.gets.rate)}/s: ${cpu(r.gets)}; stolen ${(r.puts.stolen + r.gets.stolen + a.creates.stolen + a.gets.stolen).toFixed(1)} s.`).join("\n")}
 
 Raw puts while the server watches (what its watch costs): ${f(w.rate)}/s; ${cpu(w)}.
 
