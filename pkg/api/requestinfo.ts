@@ -27,11 +27,13 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: "", group: "", version: "",
     namespace: "", resource: "", subresource: "", name: "", parts: [],
   };
-  let segs: string[];
-  try {
-    segs = path.split("/").filter((s) => s !== "").map(decodeURIComponent);
-  } catch {
-    throw badRequest(`invalid URL escape in path "${path}"`);
+  let segs = path.split("/").filter((s) => s !== "");
+  if (path.includes("%")) {
+    try {
+      segs = segs.map(decodeURIComponent);
+    } catch {
+      throw badRequest(`invalid URL escape in path "${path}"`);
+    }
   }
   if (segs[0] !== "api" && segs[0] !== "apis") return info;
   info.apiPrefix = segs[0];
