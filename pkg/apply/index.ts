@@ -12,6 +12,7 @@ import {
   type Managed, copyManaged, capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields,
   isResetManagedFields, managerKey, sameFields,
 } from "./managers.ts";
+import { createdFields } from "./created.ts";
 import { fieldPE } from "./pathelement.ts";
 import { rootAtom } from "./schema.ts";
 import { toFieldSet } from "./tofieldset.ts";
@@ -128,6 +129,7 @@ export function updateManagedFields(kind: string, apiVersion: string, live: Obj 
   now: string, opts: FieldOptions = {}): Obj {
   const out = withoutManagedFields(next);
   const requested = managedFieldsOf(next);
+  if (live === undefined && requested === undefined) return trackCreate(kind, apiVersion, out, manager, now, opts);
   const reset = isResetManagedFields(requested);
   let managed = reset ? emptyManaged() : tryDecode(requested);
   if (!managed || managed.fields.size === 0) managed = (!reset && live && tryDecode(managedFieldsOf(live))) || emptyManaged();
@@ -142,6 +144,24 @@ export function updateManagedFields(kind: string, apiVersion: string, live: Obj 
     throw e;
   }
   setManagedFields(out, encodeManagedFields(managed));
+  return out;
+}
+
+/** A create with no managedFields of its own: the writer's one entry, its fields by the object's shape. */
+function trackCreate(kind: string, apiVersion: string, out: Obj, manager: string, now: string, opts: FieldOptions): Obj {
+  const context = `${kind}|${apiVersion}|${opts.ignoreFields?.join(",") ?? ""}`;
+  const fieldsV1 = createdFields(context, opts.schema, out, () => {
+    const managed = emptyManaged();
+    try {
+      trackUpdate(ctxOf(kind, apiVersion, opts), {}, out, apiVersion, managed, manager, now);
+    } catch (e) {
+      // Like upstream's UpdateNoErrors: an object the engine cannot read is stored untracked.
+      if (e instanceof ApplyError) return undefined;
+      throw e;
+    }
+    return encodeManagedFields(managed)?.[0]?.fieldsV1 as object | undefined;
+  });
+  if (fieldsV1) setManagedFields(out, [{ manager: manager || "unknown", operation: "Update", apiVersion, time: now, fieldsType: "FieldsV1", fieldsV1 }]);
   return out;
 }
 

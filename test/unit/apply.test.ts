@@ -111,6 +111,38 @@ describe("managedFields entries", () => {
     expect(e.fieldsV1["f:status"]).toBeUndefined();
   });
 
+  test("Update on create: objects of one shape reuse its field set, and get exactly what the engine gives", () => {
+    // managedFields: [] sends a create through the engine itself (the shape cache serves those without)
+    const engine = (kind: string, v: string, o: Any, opts = {}) =>
+      updateManagedFields(kind, v, undefined, { ...o, metadata: { ...o.metadata, managedFields: [] } }, "m", T0, opts);
+    const cached = (kind: string, v: string, o: Any, opts = {}) => updateManagedFields(kind, v, undefined, o, "m", T0, opts);
+    const objects: [string, string, Any, object?][] = [
+      ["ConfigMap", "v1", configMap({ a: "1", b: "2" })],
+      ["ConfigMap", "v1", configMap({ a: "other value", b: "" })], // same shape, other values
+      ["ConfigMap", "v1", configMap({ a: "1", c: "3" })], // other keys
+      ["ConfigMap", "v1", { ...configMap({ a: "1" }), data: null }], // null where a map was
+      ["Deployment", "apps/v1", { ...deployment(nginxSpec({ replicas: 1 })), status: {} }, { ignoreFields: ["status"] }],
+      ["Deployment", "apps/v1", { ...deployment(nginxSpec({ replicas: 2 })), status: {} }, { ignoreFields: ["status"] }],
+      ["Deployment", "apps/v1", { ...deployment(nginxSpec({ replicas: 1 })), status: {} }], // other options
+    ];
+    // a list item told apart by its value: containers named differently own different keys
+    const renamed: Any = deployment(nginxSpec({ replicas: 1 }));
+    renamed.spec.template.spec.containers[0].name = "other";
+    objects.push(["Deployment", "apps/v1", renamed]);
+    for (const [kind, v, o, opts] of objects) {
+      const want = engine(kind, v, o, opts);
+      expect(cached(kind, v, o, opts)).toEqual(want); // computed
+      expect(cached(kind, v, o, opts)).toEqual(want); // from the cache
+    }
+    const keys = (o: Any) => Object.keys(entry(cached("Deployment", "apps/v1", o), "m", "Update").fieldsV1["f:spec"]["f:template"]["f:spec"]["f:containers"]);
+    expect(keys(renamed)).toEqual(['k:{"name":"other"}']);
+    expect(keys(deployment(nginxSpec({ replicas: 1 })))).toEqual(['k:{"name":"nginx"}']);
+    // what a caller gets is its own: changing it does not change the next create's
+    const first: Any = cached("ConfigMap", "v1", configMap({ x: "1" }));
+    first.metadata.managedFields[0].fieldsV1["f:data"]["f:y"] = {};
+    expect(entry(cached("ConfigMap", "v1", configMap({ x: "2" })), "m", "Update").fieldsV1["f:data"]).toEqual({ ".": {}, "f:x": {} });
+  });
+
   test("entries are sorted: Apply first, then by time, then by manager", () => {
     let cm = apply(undefined, configMap({ a: "1" }), "zeta", { now: T0 });
     cm = updateManagedFields("ConfigMap", "v1", cm, { ...cm, data: { ...cm.data, b: "2" } }, "alpha", T2);
