@@ -165,9 +165,10 @@ export class Http1Pool {
     const origin = url.slice(0, slash), path = url.slice(slash);
     const bytes = Buffer.from(body);
     const head = `POST ${path} HTTP/1.1\r\nHost: ${origin.slice(origin.indexOf("//") + 2)}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`;
+    const deadline = Date.now() + timeoutMs;
     const conn = await this.take(origin, timeoutMs);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => conn.kill(new Http1Error(`no answer within ${timeoutMs} ms`, "Timeout", true)), timeoutMs);
+      const timer = setTimeout(() => conn.kill(new Http1Error(`no answer within ${timeoutMs} ms`, "Timeout", true)), Math.max(1, deadline - Date.now()));
       conn.request(head, bytes, { resolve, reject, timer });
     });
   }
@@ -184,7 +185,14 @@ export class Http1Pool {
     const c = m.idle.pop();
     if (c) return Promise.resolve(c);
     if (m.count < MAX_CONNS) return this.connect(origin, m, timeoutMs);
-    return new Promise((resolve, reject) => m.waiting.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const w = { resolve: (c: Conn) => { clearTimeout(t); resolve(c); }, reject: (e: Error) => { clearTimeout(t); reject(e); } };
+      const t = setTimeout(() => {
+        m.waiting.splice(m.waiting.indexOf(w), 1);
+        reject(new Http1Error(`no free connection to ${origin} within ${timeoutMs} ms`, "Timeout", false));
+      }, timeoutMs);
+      m.waiting.push(w);
+    });
   }
 
   private connect(origin: string, m: Member, timeoutMs: number): Promise<Conn> {

@@ -84,3 +84,18 @@ pool.close();`;
   expect(p.signalCode).toBeNull();
   expect(code).toBe(0);
 });
+
+test("with every connection busy, a request waits for one only as long as its timeout", async () => {
+  const pool = new Http1Pool();
+  const busy = Array.from({ length: 128 }, () => pool.post(`${origin}/slow`, "{}", 5000));
+  const t0 = Date.now();
+  const late = await pool.post(`${origin}/echo`, "1", 200).catch((e) => e);
+  expect(late).toBeInstanceOf(Http1Error);
+  expect(late.code).toBe("Timeout");
+  expect(late.sent).toBe(false);
+  expect(Date.now() - t0).toBeLessThan(1000);
+  expect((await Promise.all(busy)).every((r) => r.status === 200)).toBe(true);
+  // and once they are done, connections are free again
+  expect(JSON.parse((await pool.post(`${origin}/echo`, "2", 1000)).text)).toEqual({ got: 2 });
+  pool.close();
+});
