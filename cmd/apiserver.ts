@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
+import { parseIPv4Range, parsePortRange } from "../pkg/registry/allocators.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
@@ -39,6 +40,8 @@ export const args = {
   "feature-gates": { type: "string", description: `Feature gates, key=value comma-separated: ${Object.entries(GATES).map(([k, g]) => `${k}=true|false (${g.stage} - default=${g.default}${g.effect ? `; ${g.effect}` : "; accepted, no effect in Kite"})`).join(", ")}` },
   "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
+  "service-cluster-ip-range": { type: "string", default: "10.96.0.0/12", description: "IPv4 CIDR that Services' cluster IPs are handed out from" },
+  "service-node-port-range": { type: "string", default: "30000-32767", description: "Inclusive N1-N2 range of node ports for NodePort and LoadBalancer Services" },
 } as const;
 
 export function toOptions(a: Record<string, any>) {
@@ -51,6 +54,13 @@ export function toOptions(a: Record<string, any>) {
   try { overrides = parseServersOverrides(a["etcd-servers-overrides"] ?? ""); } catch (e) { throw new UsageError(`invalid argument for "--etcd-servers-overrides" flag: ${(e as Error).message}`); }
   if (a["tls-min-version"]) oneOf("tls-min-version", a["tls-min-version"], ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"]);
   if (!!a["tls-cert-file"] !== !!a["tls-private-key-file"]) throw new UsageError("--tls-cert-file and --tls-private-key-file must be given together");
+  const flagValue = <T>(name: string, parse: (v: string) => T): T => {
+    try { return parse(String(a[name])); } catch (e) { throw new UsageError(`invalid argument "${a[name]}" for "--${name}" flag: ${(e as Error).message}`); }
+  };
+  const serviceRanges = {
+    clusterIPRange: flagValue("service-cluster-ip-range", (v) => (parseIPv4Range(v), v)),
+    nodePorts: flagValue("service-node-port-range", parsePortRange),
+  };
   return {
     securePort: int("secure-port", a["secure-port"], 1, 65535),
     bindAddress: a["bind-address"],
@@ -65,6 +75,7 @@ export function toOptions(a: Record<string, any>) {
     shutdownDelayMs: duration("shutdown-delay-duration", a["shutdown-delay-duration"]),
     livezGraceMs: duration("livez-grace-period", a["livez-grace-period"]),
     etcdPrefix: a["etcd-prefix"],
+    serviceRanges,
     compactionIntervalMs: duration("etcd-compaction-interval", a["etcd-compaction-interval"]),
     maxRequestsInflight: int("max-requests-inflight", a["max-requests-inflight"], 0),
     maxMutatingRequestsInflight: int("max-mutating-requests-inflight", a["max-mutating-requests-inflight"], 0),

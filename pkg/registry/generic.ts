@@ -59,6 +59,8 @@ export interface StoreOptions {
   /** The key prefix (--etcd-prefix). */
   etcdPrefix: string;
   namespaceCheck?: NamespaceCheck;
+  /** Type-specific admission that needs the stored objects (Services' addresses and ports); may fill fields in. */
+  admit?: Admit;
   cache?: CacheConfig;
   /** Write values in the binary media type. */
   binary?: boolean;
@@ -66,6 +68,11 @@ export interface StoreOptions {
 
 /** Something the registry can ask before a write: does this namespace accept objects? (admission) */
 export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
+/**
+ * Admits a create (old undefined) or an update of obj, filling fields in or throwing a Status; what it
+ * returns is called once the write is done (stored or failed), to release what the write held.
+ */
+export type Admit = (obj: Obj, old: Obj | undefined, dryRun: boolean) => Promise<() => void>;
 
 /** The time as Kubernetes writes it (RFC 3339, whole seconds); formatted once per second. */
 let nowSecond = 0, nowText = "";
@@ -94,12 +101,14 @@ export class ResourceStore {
 
   private cacheConfig: CacheConfig;
   readonly namespaceCheck?: NamespaceCheck;
+  private admit?: Admit;
   /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
   private binary: boolean;
 
   constructor(readonly def: ResourceDef, readonly store: Store, o: StoreOptions) {
     this.cacheConfig = o.cache ?? { capacity: 100 };
     this.namespaceCheck = o.namespaceCheck;
+    this.admit = o.admit;
     this.binary = !!o.binary;
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
     this.prefix = `${o.etcdPrefix.replace(/\/$/, "")}/${def.storageResource ?? def.plural}/`;
@@ -227,6 +236,8 @@ export class ResourceStore {
     this.validate(obj);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
+    // after the writer's fields are taken: what admission fills in is the server's, as upstream's allocators
+    const release = await this.admit?.(obj, undefined, !!o.dryRun);
     if (!obj.metadata.managedFields?.length) delete obj.metadata.managedFields;
     if (o.dryRun) {
       // Everything but the write: a name that is taken fails as the real request would.
@@ -238,7 +249,7 @@ export class ResourceStore {
       await this.settle(kv.modRevision);
       m.resourceVersion = String(kv.modRevision);
       return obj;
-    } catch (e) { this.fail(e, m.name); }
+    } catch (e) { return this.fail(e, m.name); } finally { release?.(); }
   }
 
   /** PUT: compare-and-swap on the body's resourceVersion (unconditional when it has none). */
@@ -318,25 +329,30 @@ export class ResourceStore {
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     this.validate(next, old);
-    const key = this.key(ns, name);
-    // A no-op update writes nothing and keeps the resourceVersion (field order does not count as a change).
-    if (Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
-    const data = this.encode(next);
-    // Removing the last finalizer of an object being deleted removes the object.
-    if (m.deletionTimestamp && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
-      if (o.dryRun) return next;
-      try { await this.settle((await this.store.delete(key, oldRev)).modRevision); } catch (e) { this.fail(e, name); }
-      next.metadata.resourceVersion = om.resourceVersion;
-      this.observer?.deleted(this, next);
-      return next;
-    }
-    if (o.dryRun) { m.resourceVersion = om.resourceVersion; return next; }
+    const release = sub ? undefined : await this.admit?.(next, old, !!o.dryRun);
     try {
-      const kv = await this.store.update(key, data, oldRev);
-      await this.settle(kv.modRevision);
-      m.resourceVersion = String(kv.modRevision);
-      return next;
-    } catch (e) { this.fail(e, name); }
+      const key = this.key(ns, name);
+      // A no-op update writes nothing and keeps the resourceVersion (field order does not count as a change).
+      if (Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
+      const data = this.encode(next);
+      // Removing the last finalizer of an object being deleted removes the object.
+      if (m.deletionTimestamp && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
+        if (o.dryRun) return next;
+        try { await this.settle((await this.store.delete(key, oldRev)).modRevision); } catch (e) { this.fail(e, name); }
+        next.metadata.resourceVersion = om.resourceVersion;
+        this.observer?.deleted(this, next);
+        return next;
+      }
+      if (o.dryRun) { m.resourceVersion = om.resourceVersion; return next; }
+      try {
+        const kv = await this.store.update(key, data, oldRev);
+        await this.settle(kv.modRevision);
+        m.resourceVersion = String(kv.modRevision);
+        return next;
+      } catch (e) { return this.fail(e, name); }
+    } finally {
+      release?.();
+    }
   }
 
   /**

@@ -1,8 +1,9 @@
 // All resource stores of a server, found by URL coordinates.
 import { forbidden, notFound } from "../api/status.ts";
 import type { Store } from "../storage/store.ts";
-import { type CacheConfig, ResourceStore } from "./generic.ts";
-import type { ResourceDef } from "./types.ts";
+import { DEFAULT_SERVICE_RANGES, ServiceAllocator, type ServiceRanges } from "./allocators.ts";
+import { type Admit, type CacheConfig, ResourceStore } from "./generic.ts";
+import type { Obj, ResourceDef } from "./types.ts";
 
 export const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
@@ -19,6 +20,8 @@ function cacheConfigFor(d: ResourceDef, c: CacheSizing): CacheConfig {
 
 export interface RegistryOptions {
   etcdPrefix: string;
+  /** Where Services' cluster IPs and node ports come from (default: upstream's defaults). */
+  serviceRanges?: ServiceRanges;
   caching?: CacheSizing;
   /** Stores for resources given their own etcd servers. */
   overrides?: Map<string, Store>;
@@ -33,12 +36,22 @@ export class Registry {
   constructor(readonly defs: ResourceDef[], readonly store: Store, o: RegistryOptions) {
     const namespaceCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
     const caching = o.caching ?? DEFAULT_CACHE_SIZING;
+    const services = new ServiceAllocator(o.serviceRanges ?? DEFAULT_SERVICE_RANGES);
     for (const d of defs) {
       const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
-      const rs = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, namespaceCheck, cache: cacheConfigFor(d, caching), binary: o.binary });
+      const admit: Admit | undefined = d.kind === "Service" && !d.group
+        ? async (svc, old, dryRun) => services.admit(svc, old, await this.othersOf(rs, svc), dryRun)
+        : undefined;
+      const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, namespaceCheck, admit, cache: cacheConfigFor(d, caching), binary: o.binary });
       this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
       this.all.push(rs);
     }
+  }
+
+  /** Every stored object of rs's type in every namespace but obj itself. */
+  private async othersOf(rs: ResourceStore, obj: Obj): Promise<Obj[]> {
+    const list = await rs.list("", {});
+    return (list.items as Obj[]).filter((o) => o.metadata?.name !== obj.metadata?.name || o.metadata?.namespace !== obj.metadata?.namespace);
   }
 
   /** The store serving a kind at an apiVersion (for owner references). */

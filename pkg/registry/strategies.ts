@@ -81,18 +81,12 @@ export const pod: Strategy = {
   }),
 };
 
-/** A cluster IP in 10.96.0.0/12, picked at random; clusterIP stays fixed once set. */
-function randomClusterIP(): string {
-  const n = 1 + Math.floor(Math.random() * ((1 << 20) - 2));
-  return `10.${96 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
-}
-
 export const service: Strategy = {
   prepareForCreate(o) {
     const sp = spec(o);
     sp.type ??= "ClusterIP";
     sp.sessionAffinity ??= "None";
-    if (sp.type !== "ExternalName" && !sp.clusterIP) sp.clusterIP = randomClusterIP();
+    // the cluster IP and node ports are handed out by admission (allocators.ts); clusterIP stays fixed once set
     if (sp.clusterIP) sp.clusterIPs ??= [sp.clusterIP];
     sp.ipFamilies ??= ["IPv4"];
     sp.ipFamilyPolicy ??= "SingleStack";

@@ -9,6 +9,7 @@ import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { BUILTIN } from "../registry/builtin.ts";
+import type { ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
@@ -32,6 +33,8 @@ export interface ApiServerOptions {
   shutdownDelayMs: number;
   livezGraceMs: number;
   etcdPrefix: string;
+  /** --service-cluster-ip-range and --service-node-port-range. */
+  serviceRanges?: ServiceRanges;
   compactionIntervalMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -75,7 +78,7 @@ export class ApiServer {
     this.store = stores.main;
     this.extraStores = [...stores.overrides.values()];
     this.registry = new Registry(BUILTIN, this.store, {
-      etcdPrefix: o.etcdPrefix, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
+      etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
     });
     await this.registry.bootstrap();
 
