@@ -237,7 +237,7 @@ export class ResourceStore {
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
     // after the writer's fields are taken: what admission fills in is the server's, as upstream's allocators
-    const release = await this.admit?.(obj, undefined, !!o.dryRun);
+    const release = this.admit && (await this.admit(obj, undefined, !!o.dryRun));
     if (!obj.metadata.managedFields?.length) delete obj.metadata.managedFields;
     if (o.dryRun) {
       // Everything but the write: a name that is taken fails as the real request would.
@@ -329,7 +329,7 @@ export class ResourceStore {
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     this.validate(next, old);
-    const release = sub ? undefined : await this.admit?.(next, old, !!o.dryRun);
+    const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
       // A no-op update writes nothing and keeps the resourceVersion (field order does not count as a change).
