@@ -90,14 +90,13 @@ export class WatchCache {
   async waitFor(rev: number, timeoutMs = 3000): Promise<boolean> {
     await this.ready;
     if (this.rev >= rev) return true;
-    // Writes elsewhere move the store's revision without an event here: ask the watch how far it got
-    // (it waits up to timeoutMs itself, so that is all the waiting there is).
-    if (this.storeWatch?.progress) {
-      const progressed = await this.storeWatch.progress(rev, timeoutMs);
-      if (progressed > this.rev) this.rev = progressed;
-      return this.rev >= rev;
-    }
-    return this.waiters.wait(rev, timeoutMs);
+    // Writes elsewhere move the store's revision without an event here: ask the watch how far it got.
+    // A watch may itself wait for rev (etcd's shared watch), so what is left of timeoutMs is waited after.
+    const deadline = Date.now() + timeoutMs;
+    const progressed = await this.storeWatch?.progress?.(rev, timeoutMs);
+    if (progressed !== undefined && progressed > this.rev) this.rev = progressed;
+    if (this.rev >= rev) return true;
+    return this.waiters.wait(rev, Math.max(0, deadline - Date.now()));
   }
 
   async whenReady() { await this.ready; }
