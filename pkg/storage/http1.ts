@@ -26,9 +26,9 @@ class Conn {
 
   constructor(private onIdle: (c: Conn) => void, private onDead: (c: Conn) => void) {}
 
-  request(head: string, body: Buffer, p: Pending) {
+  request(bytes: Buffer, p: Pending) {
     this.pending = p;
-    this.unsent = Buffer.concat([Buffer.from(head, "latin1"), body]);
+    this.unsent = bytes;
     this.flush();
   }
 
@@ -163,13 +163,13 @@ export class Http1Pool {
     if (this.closed) throw new Http1Error("client closed", "Closed", false);
     const slash = url.indexOf("/", url.indexOf("//") + 2);
     const origin = url.slice(0, slash), path = url.slice(slash);
-    const bytes = Buffer.from(body);
-    const head = `POST ${path} HTTP/1.1\r\nHost: ${origin.slice(origin.indexOf("//") + 2)}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`;
+    const head = `POST ${path} HTTP/1.1\r\nHost: ${origin.slice(origin.indexOf("//") + 2)}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const bytes = Buffer.from(head + body); // the head is ASCII: one UTF-8 encoding serves both
     const deadline = Date.now() + timeoutMs;
     const conn = await this.take(origin, timeoutMs);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => conn.kill(new Http1Error(`no answer within ${timeoutMs} ms`, "Timeout", true)), Math.max(1, deadline - Date.now()));
-      conn.request(head, bytes, { resolve, reject, timer });
+      conn.request(bytes, { resolve, reject, timer });
     });
   }
 
