@@ -1,5 +1,6 @@
 // Parses a request path into what it addresses, as upstream's RequestInfoFactory does.
-import { badRequest } from "./status.ts";
+import type { RawPath } from "./rawpath.ts";
+import { StatusError, badRequest } from "./status.ts";
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -21,7 +22,18 @@ function truthy(v: string | null) {
   return v === "1" || v === "true" || v === "True" || v === "TRUE" || v === "t" || v === "T";
 }
 
-export function parseRequestInfo(method: string, url: URL): RequestInfo {
+/** Upstream's rule for a name or namespace in a path: never a dot segment, never a `/` or `%` in it. */
+function checkPathSegment(what: "Name" | "Namespace", v: string) {
+  const why = v === "." || v === ".." ? `may not be '${v}'` : v.includes("/") ? "may not contain '/'" : v.includes("%") ? "may not contain '%'" : "";
+  if (why) throw badRequest(`${what} parameter invalid: ${JSON.stringify(v)}: ${why}`);
+}
+
+/**
+ * `raw` is the path's segments as the client sent them (see rawpath.ts); without it the URL's (normalised)
+ * path is read, which only in-process callers may rely on. A resource path the router could not take
+ * as sent is not served.
+ */
+export function parseRequestInfo(method: string, url: URL, raw?: RawPath): RequestInfo {
   const path = url.pathname;
   const info: RequestInfo = {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: "", group: "", version: "",
@@ -35,6 +47,7 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
       throw badRequest(`invalid URL escape in path "${path}"`);
     }
   }
+  if (Array.isArray(raw)) segs = raw;
   if (segs[0] !== "api" && segs[0] !== "apis") return info;
   info.apiPrefix = segs[0];
   let rest = segs.slice(1);
@@ -47,6 +60,7 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   info.version = rest[0];
   rest = rest.slice(1);
   info.isResourceRequest = true;
+  if (raw === "unmatched") throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
   let watchPath = false;
   if (rest[0] === "watch") {
     watchPath = true;
@@ -62,6 +76,8 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   info.name = rest[1] ?? "";
   info.subresource = rest[2] ?? "";
   if (info.resource === "namespaces") info.namespace = "";
+  if (info.namespace) checkPathSegment("Namespace", info.namespace);
+  if (info.name) checkPathSegment("Name", info.name);
   switch (method) {
     case "GET": case "HEAD":
       info.verb = info.name ? "get" : "list";

@@ -1,5 +1,6 @@
 // The HTTP front: filters (recovery → request info → in-flight limits → timeout → warnings) around
 // the router, which sends resource requests to one generic handler per verb.
+import type { Server } from "bun";
 import { consola } from "consola";
 import type { Registry } from "../registry/registry.ts";
 import type { Discovery } from "./discovery.ts";
@@ -18,6 +19,7 @@ import type { Health } from "./health.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Features } from "../server/features.ts";
 import { negotiate } from "./negotiate.ts";
+import type { RawPath } from "./rawpath.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { StatusError, internal, methodNotAllowed } from "./status.ts";
 import { VERSION_INFO } from "../version.ts";
@@ -28,6 +30,8 @@ export interface ServerOptions {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   features: Features;
+  /** True when responses should close their connections (descriptors are running short). */
+  closeConnections?: () => boolean;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -54,14 +58,19 @@ export class ApiHandler {
     private metrics?: Metrics,
   ) {}
 
-  /** The whole filter chain for one request. */
-  async handle(req: Request): Promise<Response> {
+  /**
+   * The whole filter chain for one request. `server` lets a watch outlive the idle timeout; `raw` is the
+   * path as sent (rawpath.ts), absent only for in-process callers.
+   */
+  async handle(req: Request, server?: Server<undefined>, raw?: RawPath): Promise<Response> {
     const t0 = performance.now();
     let info: RequestInfo | undefined;
     let res: Response;
     try {
-      const url = new URL(req.url);
-      info = parseRequestInfo(req.method, url);
+      const url = requestURL(req);
+      info = parseRequestInfo(req.method, url, raw);
+      // A watch is quiet for minutes at a time; the idle timeout is for connections between requests.
+      if (info.verb === "watch") server?.timeout(req, 0);
       res = await this.limited(req, url, info);
     } catch (e) {
       if (e instanceof StatusError) res = statusResponse(e);
@@ -71,6 +80,7 @@ export class ApiHandler {
       }
     }
     if (info?.isResourceRequest && this.metrics) this.record(info, res.status, performance.now() - t0);
+    if (this.opts.closeConnections?.()) res.headers.set("Connection", "close");
     return res;
   }
 
@@ -92,22 +102,24 @@ export class ApiHandler {
     }
     this.inflight[kind]++;
     this.metrics?.setInflight(kind, this.inflight[kind]);
-    try {
-      return await this.withTimeout(req, url, info);
-    } finally {
+    // The slot is held until the handler is done, even when the client was answered 504 before that.
+    const work = this.route(req, url, info);
+    const release = () => {
       this.inflight[kind]--;
       this.metrics?.setInflight(kind, this.inflight[kind]);
-    }
+    };
+    work.then(release, release);
+    return this.withTimeout(work, url);
   }
 
-  private async withTimeout(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+  private async withTimeout(work: Promise<Response>, url: URL): Promise<Response> {
     const ms = Math.min(this.opts.requestTimeoutMs, timeoutParam(url) ?? Infinity);
     let timer: Timer | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StatusError(504, "Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request", { retryAfterSeconds: 0 })), ms);
     });
     try {
-      return await Promise.race([this.route(req, url, info), timeout]);
+      return await Promise.race([work, timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -170,6 +182,11 @@ export class ApiHandler {
     }
     throw methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
+}
+
+/** An HTTP/1.0 request may come without a Host header; Bun then gives only the path. */
+function requestURL(req: Request): URL {
+  return URL.parse(req.url) ?? new URL(req.url, "https://localhost");
 }
 
 function timeoutParam(url: URL): number | undefined {

@@ -1,5 +1,5 @@
-// JSON merge patch (RFC 7386) and JSON patch (RFC 6902, through fast-json-patch).
-import jsonpatch, { type Operation } from "fast-json-patch";
+// JSON merge patch (RFC 7386); JSON patch (RFC 6902) is in jsonpatch.ts.
+import { setMember } from "./jsonpatch.ts";
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -8,20 +8,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = isMap(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else setMember(out, k, mergePatch(Object.prototype.hasOwnProperty.call(out, k) ? out[k] : undefined, v));
   }
   return out;
-}
-
-export class PatchFailure extends Error {}
-
-export function jsonPatch(target: unknown, ops: unknown): unknown {
-  if (!Array.isArray(ops)) throw new PatchFailure("json patch must be an array of operations");
-  const err = jsonpatch.validate(ops as Operation[], target);
-  if (err) throw new PatchFailure(err.message.split("\n")[0]);
-  try {
-    return jsonpatch.applyPatch(structuredClone(target), ops as Operation[], true, false).newDocument;
-  } catch (e) {
-    throw new PatchFailure((e as Error).message.split("\n")[0]);
-  }
 }

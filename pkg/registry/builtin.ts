@@ -15,7 +15,8 @@ const status: ResourceDef["subresources"] = ["status"];
 
 export const BUILTIN: ResourceDef[] = [
   ...gv("", "v1", [
-    { kind: "Namespace", plural: "namespaces", namespaced: cluster, shortNames: ["ns"], subresources: ["status", "finalize"], nameRule: "label", readYourWrites: true, strategy: s.namespace },
+    { kind: "Namespace", plural: "namespaces", namespaced: cluster, shortNames: ["ns"], subresources: ["status", "finalize"], nameRule: "label", readYourWrites: true, strategy: s.namespace,
+      verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
     { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: status, strategy: s.pod },
     { kind: "Service", plural: "services", namespaced: ns, shortNames: ["svc"], categories: ["all"], subresources: status, storageResource: "services/specs", nameRule: "dns1035", strategy: s.service },
     { kind: "Endpoints", plural: "endpoints", singular: "endpoints", namespaced: ns, shortNames: ["ep"], storageResource: "services/endpoints", createOnUpdate: true },

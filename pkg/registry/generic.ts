@@ -2,11 +2,11 @@
 // driven by its declaration and strategy hooks. It speaks objects; storage speaks keys and JSON.
 import { randomUUID } from "node:crypto";
 import {
-  alreadyExists, badRequest, conflict, fromStoreError, invalid, notFound, tooNewRevision, type Qualified,
+  StatusError, alreadyExists, badRequest, conflict, fromStoreError, invalid, notFound, tooNewRevision, type Qualified,
 } from "../api/status.ts";
 import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
-import { canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
+import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
@@ -258,18 +258,26 @@ export class ResourceStore {
     if (obj.metadata.name !== name) {
       throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     }
-    let cur: KeyValue | null;
-    try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
-    if (!cur) {
-      if (this.def.createOnUpdate && !sub) return { obj: await this.create(ns, obj, o), created: true };
-      throw notFound(this.q, name);
-    }
-    const old = this.decode(cur);
     const rv = obj.metadata.resourceVersion;
-    if (rv && rv !== old.metadata.resourceVersion) {
-      throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
+    for (let attempt = 0; ; attempt++) {
+      let cur: KeyValue | null;
+      try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
+      if (!cur) {
+        if (this.def.createOnUpdate && !sub) return { obj: await this.create(ns, obj, o), created: true };
+        throw notFound(this.q, name);
+      }
+      const old = this.decode(cur);
+      if (rv && rv !== old.metadata.resourceVersion) {
+        throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
+      }
+      try {
+        return { obj: await this.writeUpdate(ns, old, cur.modRevision, rv ? obj : structuredClone(obj), sub, o), created: false };
+      } catch (e) {
+        // An unconditional update (no resourceVersion) that lost a race to another writer tries again.
+        if (!rv && lostRace(e, attempt)) continue;
+        throw e;
+      }
     }
-    return { obj: await this.writeUpdate(ns, old, cur.modRevision, obj, sub, o), created: false };
   }
 
   /** Read-modify-write with retries on conflict; `mutate` gets a copy of the current object. */
@@ -281,6 +289,7 @@ export class ResourceStore {
       const old = this.decode(cur);
       const next = await mutate(structuredClone(old));
       const checked = this.checkBody(next, ns);
+      // A resourceVersion the mutation did not take from the current object is the client's precondition.
       const want = checked.metadata.resourceVersion;
       if (want && want !== old.metadata.resourceVersion) {
         throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
@@ -288,7 +297,9 @@ export class ResourceStore {
       try {
         return await this.writeUpdate(ns, old, cur.modRevision, checked, o.sub ?? "", o);
       } catch (e) {
-        if (attempt < 5 && e instanceof Error && "code" in e && (e as any).code === 409 && (e as any).reason === "Conflict" && !want) continue;
+        // Another writer got there between the read and the write: mutate the newer object. A client's own
+        // resourceVersion then no longer matches it, and the check above answers 409.
+        if (lostRace(e, attempt)) continue;
         throw e;
       }
     }
@@ -402,8 +413,8 @@ export class ResourceStore {
         this.observer?.deleted(this, obj);
         return { obj, deleted: true };
       } catch (e) {
-        const err = fromStoreError(e, this.q, name) as any;
-        if (attempt < 5 && err.code === 409 && err.reason === "Conflict") continue;
+        const err = fromStoreError(e, this.q, name);
+        if (lostRace(err, attempt)) continue;
         throw err;
       }
     }
@@ -455,6 +466,16 @@ export class ResourceStore {
       }
       m.namespace = ns;
     } else delete m.namespace;
+    // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
+    // wrong type stored once would break every later protobuf read and watch of the collection.
+    if (canEncode(want, this.def.kind)) {
+      try {
+        encodeProtobuf(body as Obj);
+      } catch (e) {
+        if (e instanceof ProtobufError) throw cannot(e.message.replace(/^cannot encode /, ""));
+        throw e;
+      }
+    }
     return body as Obj;
   }
 
@@ -480,4 +501,14 @@ export function parseRV(rv: string | undefined): number {
   if (!rv) return 0;
   if (!/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`);
   return Number(rv);
+}
+
+/**
+ * Retries of a write that lost a compare-and-swap race. Upstream retries without bound; each round some
+ * writer wins, so this many rounds outlast any realistic number of writers to one object.
+ */
+const MAX_RACE_RETRIES = 1000;
+
+function lostRace(e: unknown, attempt: number): boolean {
+  return attempt < MAX_RACE_RETRIES && e instanceof StatusError && e.code === 409 && e.reason === "Conflict";
 }

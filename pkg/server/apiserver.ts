@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
+import { rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
@@ -15,6 +16,7 @@ import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
+import { DescriptorPressure } from "./descriptors.ts";
 import type { Features } from "./features.ts";
 import { existsSync, statSync } from "node:fs";
 import type { Store } from "../storage/store.ts";
@@ -49,6 +51,21 @@ export interface ApiServerOptions {
   storageMediaType: string;
 }
 
+/**
+ * Once serving, an exception no request caught (a timer's, a stream's) is logged and the server goes on:
+ * one bad callback must not take every client's server down. Installed once per process.
+ */
+let guarded = false;
+function keepServingOnEscapedErrors() {
+  if (guarded) return;
+  guarded = true;
+  process.on("uncaughtException", (e) => consola.error("uncaught exception (server keeps serving):", e));
+  process.on("unhandledRejection", (e) => consola.error("unhandled rejection (server keeps serving):", e));
+}
+
+/** Keep-alive connections idle this long are closed, as upstream's 90 s (Bun's limit is 255). */
+const IDLE_TIMEOUT_SECONDS = 90;
+
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
@@ -61,6 +78,7 @@ export class ApiServer {
   registry!: Registry;
   private http?: ReturnType<typeof Bun.serve>;
   private handler!: ApiHandler;
+  private readonly descriptors = new DescriptorPressure();
   private controllers: { stop(): void }[] = [];
   private compactTimer?: Timer;
   private pollTimers: Timer[] = [];
@@ -104,6 +122,7 @@ export class ApiServer {
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       features: o.features,
+      closeConnections: () => this.descriptors.high,
     }, [openapi, (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = this.tls();
@@ -112,9 +131,10 @@ export class ApiServer {
       port: o.securePort,
       hostname: o.bindAddress,
       tls,
-      idleTimeout: 0,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
       maxRequestBodySize: 8 * 1024 * 1024,
-      fetch: (req) => handler.handle(req),
+      routes: rawSegmentRoutes((req, server, raw) => handler.handle(req, server, raw)),
+      fetch: (req, server) => handler.handle(req, server, "unmatched"),
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
     });
 
@@ -124,6 +144,8 @@ export class ApiServer {
     controllersStarted = true;
 
     this.startPolls();
+    this.descriptors.start();
+    keepServingOnEscapedErrors();
     if (o.compactionIntervalMs > 0) {
       // Each tick compacts to the revision seen one interval ago, so at least one interval of history stays.
       let seen = await this.store.currentRevision();
@@ -184,6 +206,7 @@ export class ApiServer {
     this.shuttingDown = true;
     clearInterval(this.compactTimer);
     this.pollTimers.forEach(clearInterval);
+    this.descriptors.stop();
     for (const c of this.controllers) c.stop();
     this.handler?.shutdown.abort();
     await this.http?.stop(false);

@@ -43,12 +43,13 @@ async function backendArgs(dir: string): Promise<string[]> {
   return [`--etcd-servers=${(await etcds.get(dir)!).endpoints.join(",")}`];
 }
 
-export async function startServer(extraArgs: string[] = [], dataDir?: string): Promise<TestServer> {
+/** `launcher` is the command that runs kite: KITE, or KITE behind a wrapper such as `prlimit`. */
+export async function startServer(extraArgs: string[] = [], dataDir?: string, launcher: string[] = KITE): Promise<TestServer> {
   const dir = dataDir ?? tempDir("kite-test-");
   // A test that names its own store (--etcd-servers, --storage-backend) keeps it.
   if (!extraArgs.some((a) => a.startsWith("--etcd-servers") || a.startsWith("--storage-backend"))) extraArgs = [...(await backendArgs(dir)), ...extraArgs];
   const port = await freePort();
-  const proc = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
+  const proc = Bun.spawn([...launcher, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
     stdout: "pipe", stderr: "pipe",
   });
   track(proc);

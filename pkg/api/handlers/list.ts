@@ -5,14 +5,19 @@ import { badRequest } from "../status.ts";
 import { type HandlerContext, respond } from "./context.ts";
 import { represent } from "./transform.ts";
 
+const INT64_MAX = 2n ** 63n - 1n;
+const MAX_LIMIT = 2 ** 31 - 1;
+
 export function listOptions(ctx: HandlerContext): ListOptions {
   const p = ctx.url.searchParams;
   const limitStr = p.get("limit");
   let limit: number | undefined;
   if (limitStr) {
     limit = Number(limitStr);
-    if (!Number.isInteger(limit)) throw badRequest(`limit: Invalid value: "${limitStr}": must be an integer`);
-    if (limit < 0) limit = 0;
+    if (!/^[-+]?\d+$/.test(limitStr)) throw badRequest(`limit: Invalid value: "${limitStr}": must be an integer`);
+    // upstream parses an int64; past that it is out of range, below it any limit beyond the stored items is no limit
+    if (BigInt(limitStr) > INT64_MAX || BigInt(limitStr) < -INT64_MAX - 1n) throw badRequest(`limit: Invalid value: "${limitStr}": value out of range`);
+    limit = Math.min(Math.max(limit, 0), MAX_LIMIT);
   }
   return {
     labelSelector: parseLabelSelector(p.get("labelSelector")),

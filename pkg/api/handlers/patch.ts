@@ -1,10 +1,12 @@
 // PATCH one object (or its status): merge, JSON and strategic merge patches, and server-side apply.
 import { applyConfig, conflictCauses, conflictMessage, validateApplyConfig, ApplyError } from "../../apply/index.ts";
-import { jsonPatch, mergePatch, PatchFailure } from "../../patch/merge.ts";
+import { MAX_BODY } from "../limits.ts";
+import { jsonPatch, PatchFailure, PatchTooLarge } from "../../patch/jsonpatch.ts";
+import { mergePatch } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
 import { apiVersionOf, type Obj } from "../../registry/types.ts";
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
-import { StatusError, badRequest, invalidOptions, unsupportedMediaType } from "../status.ts";
+import { StatusError, badRequest, invalidOptions, tooLarge, unsupportedMediaType } from "../status.ts";
 import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts";
 
 type Patcher = (cur: Record<string, any>, patch: unknown, kind: string) => unknown;
@@ -37,14 +39,19 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
   const body = parseText(text(await readBody(req)), false);
   if (type === "application/json-patch+json" && !Array.isArray(body)) throw badRequest("the body of a JSON patch must be a list of operations");
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => {
+    let out;
     try {
-      return patcher(cur, body, rs.def.kind) as Record<string, any>;
+      out = patcher(cur, body, rs.def.kind) as Record<string, any>;
     } catch (e) {
+      if (e instanceof PatchTooLarge) throw new StatusError(413, "RequestEntityTooLarge", `Request entity too large: ${e.message}`);
       if (e instanceof PatchFailure || e instanceof PatchError) {
         throw new StatusError(422, "Invalid", `the server rejected our request due to an error in our request: ${e.message}`);
       }
       throw e;
     }
+    // A patch may not make an object larger than a request may carry.
+    if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
+    return out;
   }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "" });
   return respond(ctx, obj);
 }
@@ -78,9 +85,12 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   const dry = dryRun(ctx);
   const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
   if (!exists) {
-    // Apply to a missing object creates it.
-    const obj = await rs.create(info.namespace, merge(undefined), { dryRun: dry });
-    return respond(ctx, obj, 201);
+    // Apply to a missing object creates it; if another writer created it meanwhile, this apply updates it.
+    const created = await rs.create(info.namespace, merge(undefined), { dryRun: dry }).catch((e) => {
+      if (e instanceof StatusError && e.reason === "AlreadyExists") return undefined;
+      throw e;
+    });
+    if (created) return respond(ctx, created, 201);
   }
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merge(cur), { dryRun: dry, sub: info.subresource === "status" ? "status" : "" });
   return respond(ctx, obj);

@@ -1,0 +1,4 @@
+// The request limits that are upstream's fixed values (the ones with flags live in the server options).
+
+/** The largest request body, and the largest object a patch may produce: upstream's 3 MiB. */
+export const MAX_BODY = 3 * 1024 * 1024;
