@@ -122,7 +122,7 @@ export class ApiServer {
       maxRequestsInflight: o.maxRequestsInflight,
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       features: o.features,
-      closeConnections: () => this.descriptors.high,
+      closeConnections: () => this.descriptors.high(),
     }, [openapi, (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = this.tls();
@@ -144,7 +144,6 @@ export class ApiServer {
     controllersStarted = true;
 
     this.startPolls();
-    this.descriptors.start();
     keepServingOnEscapedErrors();
     if (o.compactionIntervalMs > 0) {
       // Each tick compacts to the revision seen one interval ago, so at least one interval of history stays.
@@ -206,7 +205,6 @@ export class ApiServer {
     this.shuttingDown = true;
     clearInterval(this.compactTimer);
     this.pollTimers.forEach(clearInterval);
-    this.descriptors.stop();
     for (const c of this.controllers) c.stop();
     this.handler?.shutdown.abort();
     await this.http?.stop(false);

@@ -213,6 +213,7 @@ describe("connections", () => {
       const r = await Promise.race([t.call("GET", "/api/v1/namespaces"), Bun.sleep(5_000).then(() => null)]);
       expect(r?.status).toBe(200);
       const xs = await Promise.all(idle);
+      expect(xs.filter((x) => x.responses[0]?.status === 200).length).toBe(500);
       expect(xs.filter((x) => x.responses[0]?.headers.connection === "close").length).toBeGreaterThan(0);
     } finally {
       await t.stop();

@@ -83,15 +83,18 @@ async function apply(ctx: HandlerContext): Promise<Response> {
     return r.object;
   };
   const dry = dryRun(ctx);
-  const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
-  if (!exists) {
-    // Apply to a missing object creates it; if another writer created it meanwhile, this apply updates it.
-    const created = await rs.create(info.namespace, merge(undefined), { dryRun: dry }).catch((e) => {
-      if (e instanceof StatusError && e.reason === "AlreadyExists") return undefined;
-      throw e;
-    });
-    if (created) return respond(ctx, created, 201);
+  const sub = info.subresource === "status" ? "status" : "";
+  // Apply to a missing object creates it. If another writer creates it first, this apply updates it; that
+  // object is readable once its write is durable, a moment after the create that lost learns of it.
+  for (let attempt = 0; ; attempt++) {
+    const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
+    try {
+      if (!exists) return respond(ctx, await rs.create(info.namespace, merge(undefined), { dryRun: dry }), 201);
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merge(cur), { dryRun: dry, sub }));
+    } catch (e) {
+      const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
+      if (!raced || attempt >= 100) throw e;
+      await Bun.sleep(1);
+    }
   }
-  const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merge(cur), { dryRun: dry, sub: info.subresource === "status" ? "status" : "" });
-  return respond(ctx, obj);
 }
