@@ -2,11 +2,12 @@
 import { defineCommand } from "citty";
 import { consola } from "consola";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
 import { parseIPv4Range, parsePortRange } from "../pkg/registry/allocators.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
+import { CorruptStoreError } from "../pkg/storage/sqlitecheck.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
 
 export const args = {
@@ -82,6 +83,7 @@ export function toOptions(a: Record<string, any>) {
     storage: {
       backend, etcdServers, etcdServersOverrides: overrides,
       etcdCAFile: a["etcd-cafile"], etcdCertFile: a["etcd-certfile"], etcdKeyFile: a["etcd-keyfile"],
+      check: true,
     },
     etcdHealthcheckTimeoutMs: duration("etcd-healthcheck-timeout", a["etcd-healthcheck-timeout"]),
     features: gates(a["feature-gates"] ?? ""),
@@ -114,13 +116,25 @@ function cacheSizes(v: string): Record<string, number> {
   return out;
 }
 
+/** Starts the server; a damaged store ends the process with one line naming the file and the way out, exit 1. */
+export async function startOrExit(server: ApiServer): Promise<void> {
+  try {
+    await server.start();
+  } catch (e) {
+    if (!(e instanceof CorruptStoreError)) throw e;
+    const dir = dirname(e.file);
+    console.error(`Error: ${e.message}; not serving from a damaged store. Recover what is readable with 'kite datastore export --data-dir ${dir} -o kite-export.jsonl', then 'kite datastore import --data-dir NEW_DIR -f kite-export.jsonl' and start on NEW_DIR`);
+    process.exit(1);
+  }
+}
+
 export default defineCommand({
   meta: { name: "apiserver", description: "Serve the cluster API over HTTPS, on the embedded SQLite store" },
   args,
   run: strict("apiserver", args, async ({ args: a }: { args: Record<string, any> }) => {
     const server = new ApiServer(toOptions(a));
     const t0 = performance.now();
-    await server.start();
+    await startOrExit(server);
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;
     consola.info(`kite apiserver serving on ${server.url} (store ${where}, ready in ${Math.round(performance.now() - t0)} ms)`);
     const stop = async (sig: string) => {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { int, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { adminToken, writeKubeconfig } from "../pkg/server/kubeconfig.ts";
-import { toOptions, args as serverArgs } from "./apiserver.ts";
+import { startOrExit, toOptions, args as serverArgs } from "./apiserver.ts";
 
 const args = {
   "data-dir": { type: "string", default: join(homedir(), ".kite"), description: "Directory for the cluster's state, certificates and kubeconfig" },
@@ -23,10 +23,18 @@ export default defineCommand({
     const opts = toOptions({ ...defaults, "data-dir": join(dir, "server"), "secure-port": String(int("secure-port", a["secure-port"], 1, 65535)), "bind-address": a["bind-address"] });
     const server = new ApiServer(opts);
     const t0 = performance.now();
-    await server.start();
+    await startOrExit(server);
     const kubeconfig = join(dir, "kubeconfig.yaml");
     writeKubeconfig(kubeconfig, server.url, server.caPem, adminToken(join(dir, "server")));
     const ms = Math.round(performance.now() - t0);
+    // Before the banner: whoever reads it may stop the cluster at once.
+    const stop = async () => {
+      consola.info("stopping");
+      await server.stop();
+      process.exit(0);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
     console.log(`
   kite is up (ready in ${ms} ms): ${server.url}
   state:      ${join(dir, "server", "state.db")}
@@ -40,12 +48,5 @@ export default defineCommand({
 
   Ctrl-C stops the cluster; the next 'kite up' resumes the same state.
 `);
-    const stop = async () => {
-      consola.info("stopping");
-      await server.stop();
-      process.exit(0);
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
   }),
 });

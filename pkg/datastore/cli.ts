@@ -4,9 +4,11 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageError, duration, int } from "../cli/args.ts";
 import { parseServersOverrides } from "../storage/factory.ts";
+import { CorruptStoreError, checkSqliteFile } from "../storage/sqlitecheck.ts";
 import { exportTarget } from "./export.ts";
 import { FormatError } from "./format.ts";
 import { NotEmptyError, importFile } from "./import.ts";
+import { salvageExport } from "./salvage.ts";
 import { Target, type TargetOptions } from "./target.ts";
 
 export const DEFAULT_DATA_DIR = join(homedir(), ".kite", "server");
@@ -73,19 +75,40 @@ export async function runExport(a: Record<string, any>): Promise<number> {
   // A file is written next to its final name and renamed at the end: a failed export leaves no file that looks whole.
   const partial = file ? `${file}.partial` : undefined;
   try {
-    t = Target.open(opts, true);
+    // A damaged SQLite file (which a server refuses) is read row by row, around the damage.
+    const sqlite = !opts.etcdServers.length && !Object.keys(opts.etcdServersOverrides).length;
+    const damage = sqlite ? damageOf(join(opts.dataDir, "state.db")) : undefined;
+    if (damage) log(`${damage.message}: exporting what can still be read`);
+    else t = Target.open(opts, true);
     const sink = partial ? Bun.file(partial).writer() : Bun.stdout.writer();
-    const sum = await exportTarget(t, sink, { chunkSize, progressEvery, log });
+    const o = { chunkSize, progressEvery, log };
+    const salvaged = damage && await salvageExport(damage.file, `${opts.etcdPrefix.replace(/\/+$/, "")}/`, sink, o);
+    const sum = salvaged || await exportTarget(t!, sink, o);
     await sink.end();
     if (file) renameSync(partial!, file);
-    log(`exported ${sum.objects} objects (${(sum.bytes / 1024).toFixed(1)} KiB) from ${t.where} at revision ${sum.revisions.join(",")} to ${file ?? "stdout"} in ${secs(sum.ms)}`);
+    const where = t?.where ?? `sqlite ${damage!.file}`;
+    log(`exported ${sum.objects} objects (${(sum.bytes / 1024).toFixed(1)} KiB) from ${where} at revision ${sum.revisions.join(",")} to ${file ?? "stdout"} in ${secs(sum.ms)}`);
     if (sum.objects) log(`  by resource: ${perResource(sum.resources)}`);
+    if (salvaged?.damaged || salvaged?.unreadable) {
+      log(`  damaged: ${salvaged.damaged} stretch(es) of rows could not be read and ${salvaged.unreadable} object(s) not in full; objects whose newest versions lay there are missing or older`);
+    } else if (salvaged) {
+      log("  every stored row could be read: the damage lies elsewhere (an index or free pages)");
+    }
     return 0;
   } catch (e) {
     if (partial) rmSync(partial, { force: true });
     return failed(e);
   } finally {
     await t?.close();
+  }
+}
+
+function damageOf(file: string): CorruptStoreError | undefined {
+  try {
+    checkSqliteFile(file);
+  } catch (e) {
+    if (e instanceof CorruptStoreError) return e;
+    throw e;
   }
 }
 

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import forge from "node-forge";
+import { writePrivateFile } from "./private.ts";
 
 export interface ServingCerts { cert: string; key: string; ca: string; certFile: string; keyFile: string; caFile: string }
 
@@ -62,8 +63,8 @@ export function ensureServingCerts(certDir: string, extraHosts: string[] = []): 
     key: forge.pki.privateKeyToPem(key),
   };
   writeFileSync(caFile, out.ca);
-  writeFileSync(caKeyFile, forge.pki.privateKeyToPem(caKey), { mode: 0o600 });
-  writeFileSync(keyFile, out.key, { mode: 0o600 });
+  writePrivateFile(caKeyFile, forge.pki.privateKeyToPem(caKey));
+  writePrivateFile(keyFile, out.key);
   writeFileSync(certFile, out.cert);
   return { ...out, certFile, keyFile, caFile };
 }

@@ -1,8 +1,9 @@
 // The admin kubeconfig that `kite up` writes, with the CA embedded.
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import YAML from "yaml";
+import { writePrivateFile } from "../pki/private.ts";
 
 /** The admin kubeconfig; `token` is the admin credential kept in the data dir. */
 export function writeKubeconfig(path: string, server: string, caPem: string, token: string) {
@@ -15,7 +16,7 @@ export function writeKubeconfig(path: string, server: string, caPem: string, tok
     "current-context": "kite",
     preferences: {},
   };
-  writeFileSync(path, YAML.stringify(cfg), { mode: 0o600 });
+  writePrivateFile(path, YAML.stringify(cfg));
 }
 
 /** The admin token: generated once into the data dir and reused, so kubeconfigs stay valid across restarts. */
@@ -23,6 +24,6 @@ export function adminToken(dir: string): string {
   const file = join(dir, "admin.token");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   const token = randomBytes(24).toString("base64url");
-  writeFileSync(file, token + "\n", { mode: 0o600 });
+  writePrivateFile(file, token + "\n");
   return token;
 }

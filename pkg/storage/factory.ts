@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EtcdStore } from "./etcd.ts";
 import { SqliteStore } from "./sqlite.ts";
+import { checkSqliteFile } from "./sqlitecheck.ts";
 import type { Store } from "./store.ts";
 
 export interface StorageOptions {
@@ -15,6 +16,14 @@ export interface StorageOptions {
   /** Per-resource servers: `group/resource` (core: `/resource`) → URLs. */
   etcdServersOverrides: Record<string, string[]>;
   requestTimeoutMs: number;
+  /** Run SQLite's quick_check before opening the file (a server does; an export reads what it can). */
+  check?: boolean;
+}
+
+function sqlite(o: StorageOptions): Store {
+  const file = join(o.dataDir, "state.db");
+  if (o.check) checkSqliteFile(file);
+  return new SqliteStore(file);
 }
 
 function etcd(o: StorageOptions, servers: string[]): Store {
@@ -25,7 +34,7 @@ function etcd(o: StorageOptions, servers: string[]): Store {
 
 /** Opens the main store and one store per overridden resource. */
 export function openStores(o: StorageOptions): { main: Store; overrides: Map<string, Store> } {
-  const main = o.backend === "etcd3" ? etcd(o, o.etcdServers) : new SqliteStore(join(o.dataDir, "state.db"));
+  const main = o.backend === "etcd3" ? etcd(o, o.etcdServers) : sqlite(o);
   const overrides = new Map<string, Store>();
   for (const [res, servers] of Object.entries(o.etcdServersOverrides)) overrides.set(res, etcd(o, servers));
   return { main, overrides };

@@ -7,7 +7,7 @@
 // acknowledged exactly when it would be under synchronous = FULL, but the server keeps serving while
 // the disk syncs; writes that arrive during an fsync commit together after it (one commit per fsync).
 import { Database, type Statement } from "bun:sqlite";
-import { closeSync, fsync, mkdirSync, openSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, fsync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import {
   type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type Value, type WatchEvent, type Watcher, prefixEnd,
@@ -38,6 +38,27 @@ CREATE INDEX IF NOT EXISTS kv_key_rev ON kv(key, rev);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 `;
 
+/** Pages given back to the file system per step of a compaction (4 MB: one step's WAL writes). */
+const VACUUM_STEP_PAGES = 1000;
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/** How long SQLite waits for another connection's lock (an export reading a live store). */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The store holds every object, Secrets included: its directory is created 0700, and the file 0600
+ * before SQLite opens it, since SQLite gives the -wal and -shm files the database file's mode. Files an
+ * older version left readable by others are tightened.
+ */
+function makePrivate(path: string) {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  for (const f of [path, `${path}-wal`, `${path}-shm`]) {
+    const st = existsSync(f) ? statSync(f) : undefined;
+    // Another user's file (read by an export) is not ours to change.
+    if (st && st.mode & 0o077 && st.uid === process.getuid?.()) chmodSync(f, 0o600);
+  }
+}
+
 const toKV = (r: Row): KeyValue => ({ key: r.key, value: r.value, modRevision: r.rev, createRevision: r.create_rev });
 
 export class SqliteStore implements Store {
@@ -59,14 +80,16 @@ export class SqliteStore implements Store {
   private q: Record<string, Statement<any, any[]>>;
 
   constructor(readonly path: string) {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") makePrivate(path);
     this.db = new Database(path, { create: true, strict: true });
     // auto_vacuum must be chosen before the first table exists.
     this.db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     this.db.exec("PRAGMA journal_mode = WAL");
+    // When SQLite restarts a WAL that a burst grew, it cuts the file back to this (compaction empties it).
+    this.db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     // The WAL is fsynced by this store before a write is acknowledged (see the top of this file).
     this.db.exec("PRAGMA synchronous = NORMAL");
-    this.db.exec("PRAGMA busy_timeout = 5000");
+    this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.exec(SCHEMA);
     this.q = {
       latest: this.db.prepare("SELECT * FROM kv WHERE key = ? ORDER BY rev DESC LIMIT 1"),
@@ -95,6 +118,7 @@ export class SqliteStore implements Store {
            (SELECT 1 FROM kv n WHERE n.key = kv.key AND n.rev > kv.rev AND n.rev <= ?1)) LIMIT 2000`,
       ),
       del: this.db.prepare("DELETE FROM kv WHERE rev = ?"),
+      freePages: this.db.prepare("PRAGMA freelist_count"),
     };
     this.rev = (this.q.maxRev.get() as { r: number }).r;
     this.compacted = (this.q.getMeta.get("compact_rev") as { value: number } | null)?.value ?? 0;
@@ -271,13 +295,46 @@ export class SqliteStore implements Store {
       const revs = this.q.superseded.all(revision, this.durableRev) as { rev: number }[];
       if (revs.length === 0) break;
       this.db.transaction(() => { for (const r of revs) this.q.del.run(r.rev); })();
-      // Let requests run between steps.
-      await new Promise((r) => setImmediate(r));
+      if (!(await this.nextTurn())) return;
     }
     this.compacted = revision;
     this.q.setMeta.run("compact_rev", revision);
-    this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    this.db.exec("PRAGMA incremental_vacuum");
+    // Moving pages writes them to the WAL: give them back first, in steps (SQLite's automatic
+    // checkpoint keeps the WAL to about one step), then empty the WAL.
+    for (let free = this.freePages(); free > 0;) {
+      this.db.exec(`PRAGMA incremental_vacuum(${VACUUM_STEP_PAGES})`);
+      if (!(await this.nextTurn())) return;
+      const left = this.freePages();
+      // A file made without auto_vacuum gives nothing back: stop rather than spin.
+      if (left >= free) break;
+      free = left;
+    }
+    this.truncateWal();
+  }
+
+  /** Lets requests run between compaction steps; false when the store was closed meanwhile. */
+  private async nextTurn(): Promise<boolean> {
+    await new Promise((r) => setImmediate(r));
+    return !this.closed;
+  }
+
+  private freePages(): number {
+    return (this.q.freePages.get() as { freelist_count: number }).freelist_count;
+  }
+
+  /**
+   * Copies the WAL into the database file and truncates it to 0 bytes. SQLite syncs the WAL before
+   * and the database after, so a batch whose own fsync is still running is durable all the same.
+   * A reader in another process (an export) holds the WAL: then this gives up at once rather than
+   * block the event loop, and the next compaction tries again.
+   */
+  private truncateWal() {
+    this.db.exec("PRAGMA busy_timeout = 0");
+    try {
+      this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   async close() {
@@ -287,6 +344,10 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.listeners.clear();
     if (this.walFd !== null) closeSync(this.walFd);
+    // Closing the last connection (no statement left open) also checkpoints the WAL and removes it; with
+    // another one open (an export), this still leaves the WAL empty when that one is not reading.
+    this.truncateWal();
+    for (const st of Object.values(this.q)) st.finalize();
     this.db.close();
   }
 }
