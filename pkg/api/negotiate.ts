@@ -1,6 +1,10 @@
 // Content negotiation: which representation a client accepts, and decoding request bodies.
 import YAML, { Scalar } from "yaml";
 import { PROTOBUF_MEDIA_TYPES, ProtobufError, ProtobufUnsupported, decodeObject as decodeProtobuf } from "../protobuf/index.ts";
+import { nestsDeeper } from "../util/jsondepth.ts";
+import { decodeYaml } from "../yaml/decode.ts";
+import { MAX_DEPTH, tooDeep } from "../yaml/limits.ts";
+import { MAX_BODY } from "./limits.ts";
 import { StatusError, badRequest, notAcceptable, tooLarge, unsupportedMediaType } from "./status.ts";
 
 export interface MediaType { type: string; params: Record<string, string> }
@@ -66,15 +70,28 @@ export function negotiate(
   throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${protobuf ? ", application/vnd.platform.protobuf, application/vnd.kubernetes.protobuf" : ""}`);
 }
 
-export const MAX_BODY = 3 * 1024 * 1024;
-
-/** Reads a body up to 3 MiB; larger bodies are refused with 413 before they are parsed. */
+/**
+ * Reads a body up to 3 MiB; larger ones are refused with 413 before they are parsed. A body without a
+ * Content-Length (chunked) is read chunk by chunk and refused as soon as it passes the limit.
+ */
 export async function readBody(req: Request): Promise<Uint8Array> {
-  const len = Number(req.headers.get("content-length") ?? "0");
-  if (len > MAX_BODY) throw tooLarge();
-  const buf = new Uint8Array(await req.arrayBuffer());
-  if (buf.byteLength > MAX_BODY) throw tooLarge();
-  return buf;
+  const length = req.headers.get("content-length");
+  if (length !== null && /^\d+$/.test(length)) {
+    if (Number(length) > MAX_BODY) throw tooLarge();
+    // Bun reads no more than Content-Length says (and no more than its maxRequestBodySize in any case).
+    const buf = new Uint8Array(await req.arrayBuffer());
+    if (buf.byteLength > MAX_BODY) throw tooLarge();
+    return buf;
+  }
+  if (!req.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of req.body) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY) throw tooLarge(); // leaving the loop cancels the stream
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
 }
 
 const utf8 = new TextDecoder();
@@ -97,37 +114,36 @@ export function decodeObject(body: Uint8Array, contentType: string | null): unkn
   throw unsupportedMediaType();
 }
 
-/** Upstream refuses documents nested deeper than this; deeper ones would also exhaust the stack later. */
-const MAX_DEPTH = 10_000;
-
-function checkDepth(v: unknown) {
-  const stack: [unknown, number][] = [[v, 1]];
-  while (stack.length) {
-    const [x, d] = stack.pop()!;
-    if (typeof x !== "object" || x === null) continue;
-    if (d > MAX_DEPTH) throw badRequest(`the body of the request could not be decoded: exceeded max depth of ${MAX_DEPTH}`);
-    for (const c of Object.values(x)) if (typeof c === "object" && c !== null) stack.push([c, d + 1]);
-  }
-}
-
+/**
+ * Parses a JSON or YAML body. Nesting past 10,000 levels (upstream's limit) is refused before JSON.parse
+ * and while YAML is read; every failure is a 400.
+ */
 export function parseText(text: string, yaml: boolean): unknown {
   if (!text.trim()) throw badRequest("the body of the request was empty");
-  const v = parseUnchecked(text, yaml);
-  // every level of nesting takes at least one character
-  if (text.length > MAX_DEPTH) checkDepth(v);
-  return v;
-}
-
-function parseUnchecked(text: string, yaml: boolean): unknown {
   try {
-    if (!yaml) return JSON.parse(text);
-    const docs = YAML.parseAllDocuments(text);
-    if (docs.length !== 1) throw new Error(`expected one YAML document, found ${docs.length}`);
-    if (docs[0].errors.length) throw docs[0].errors[0];
-    return docs[0].toJS({ maxAliasCount: 100 });
+    return yaml ? parseYAML(text) : parseJSON(text);
   } catch (e) {
     throw badRequest(`the body of the request could not be decoded: ${(e as Error).message.split("\n")[0]}`);
   }
+}
+
+// every level of nesting takes at least one character
+const mayNestTooDeep = (text: string) => text.length > MAX_DEPTH && nestsDeeper(text, MAX_DEPTH);
+
+function parseJSON(text: string): unknown {
+  if (mayNestTooDeep(text)) throw tooDeep();
+  return JSON.parse(text);
+}
+
+/** YAML; a body that is JSON (kubectl's apply bodies are) goes to JSON.parse, which reads it the same. */
+function parseYAML(text: string): unknown {
+  const c = text.trimStart()[0];
+  if ((c === "{" || c === "[") && !mayNestTooDeep(text)) {
+    try {
+      return JSON.parse(text);
+    } catch { /* YAML flow style, not JSON */ }
+  }
+  return decodeYaml(text);
 }
 
 /** True when a YAML 1.1 or 1.2 reader would take the plain scalar for something other than this string. */

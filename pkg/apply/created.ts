@@ -9,14 +9,33 @@ const byContext = new Map<string, Map<string, string | null>>();
 const bySchema = new WeakMap<object, Map<string, Map<string, string | null>>>();
 /** Shapes kept per context; a context that sees more starts over (a bound, not an LRU). */
 const MAX_SHAPES = 1000;
+/**
+ * The longest shape kept: large objects seldom share one, and each kept would hold its size twice
+ * (shape and fields), up to MAX_SHAPES times: gigabytes for objects of a few megabytes.
+ */
+const MAX_SHAPE = 16 * 1024;
 
-/** A text that is equal for two objects exactly when they differ at most in scalar values under maps. */
-export function shapeOf(v: unknown): string {
-  if (v === null || typeof v !== "object") return v === null ? "null" : typeof v;
-  if (Array.isArray(v)) return JSON.stringify(v);
-  let s = "{";
-  for (const k in v) s += `${JSON.stringify(k)}:${shapeOf((v as Record<string, unknown>)[k])},`;
-  return `${s}}`;
+/**
+ * A text that is equal for two objects exactly when they differ at most in scalar values under maps;
+ * undefined once it grows past MAX_SHAPE.
+ */
+function shapeOf(v: unknown): string | undefined {
+  let s = "";
+  const add = (x: unknown): boolean => {
+    if (x === null || typeof x !== "object") s += x === null ? "null" : typeof x;
+    else if (Array.isArray(x)) s += JSON.stringify(x);
+    else {
+      s += "{";
+      for (const k in x) {
+        s += `${JSON.stringify(k)}:`;
+        if (!add((x as Record<string, unknown>)[k])) return false;
+        s += ",";
+      }
+      s += "}";
+    }
+    return s.length <= MAX_SHAPE;
+  };
+  return add(v) ? s : undefined;
 }
 
 /** The FieldsV1 for an object of this shape, computing it with `compute` the first time. */
@@ -26,9 +45,10 @@ export function createdFields(context: string, schema: object | undefined, obj: 
     contexts = bySchema.get(schema) ?? new Map();
     bySchema.set(schema, contexts);
   }
+  const shape = shapeOf(obj);
+  if (shape === undefined) return compute();
   let shapes = contexts.get(context);
   if (!shapes || shapes.size >= MAX_SHAPES) contexts.set(context, (shapes = new Map()));
-  const shape = shapeOf(obj);
   let fields = shapes.get(shape);
   if (fields === undefined) {
     const computed = compute();

@@ -2,7 +2,7 @@
 // end at this level, `children` lead deeper. Empty children are never kept, so structural
 // equality is set equality. Also reads and writes the FieldsV1 encoding.
 import { ApplyError, isObj } from "./value.ts";
-import { type PE, comparePE, parsePE } from "./pathelement.ts";
+import { type PE, comparePE, parsePE, sortedKeys } from "./pathelement.ts";
 
 interface Child {
   pe: PE;
@@ -128,15 +128,20 @@ export class FieldSet {
     return out;
   }
 
-  /** The FieldsV1 tree: keys sorted as upstream, `.` marking a member that also has children. */
-  toFieldsV1(): Record<string, object> {
-    const entries = new Map<string, PE>(this.members);
-    for (const [k, c] of this.children) entries.set(k, c.pe);
-    const out: Record<string, object> = {};
-    for (const [k] of [...entries].sort((a, b) => comparePE(a[1], b[1]))) {
+  /**
+   * The FieldsV1 tree: keys sorted as upstream, `.` marking a member that also has children (`dot` puts
+   * it first here, rather than copying this level into a new object behind it).
+   */
+  toFieldsV1(dot = false): Record<string, object> {
+    let entries = this.members;
+    if (this.children.size) {
+      entries = new Map(this.members);
+      for (const [k, c] of this.children) entries.set(k, c.pe);
+    }
+    const out: Record<string, object> = dot ? { ".": {} } : {};
+    for (const k of sortedKeys(entries)) {
       const child = this.children.get(k);
-      if (!child) out[k] = {};
-      else out[k] = this.members.has(k) ? { ".": {}, ...child.set.toFieldsV1() } : child.set.toFieldsV1();
+      out[k] = child ? child.set.toFieldsV1(this.members.has(k)) : {};
     }
     return out;
   }

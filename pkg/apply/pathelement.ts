@@ -7,13 +7,15 @@ export type KeyFields = [string, unknown][];
 /** `s` is the serialized form, computed once: sets are keyed by it. */
 export type PE = ({ f: string } | { k: KeyFields } | { v: unknown } | { i: number }) & { readonly s: string };
 
-// Field elements are immutable and few (field names, label keys): share them.
+// Field elements are immutable and mostly few (field names, label keys): share them. Once the cache is
+// full, new names get elements of their own: clearing it would make every pass over a map of more keys
+// than it holds rebuild it.
 const fields = new Map<string, PE>();
 export function fieldPE(f: string): PE {
   let pe = fields.get(f);
   if (!pe) {
-    if (fields.size > 50_000) fields.clear();
-    fields.set(f, (pe = { f, s: `f:${f}` }));
+    pe = { f, s: `f:${f}` };
+    if (fields.size < 50_000) fields.set(f, pe);
   }
   return pe;
 }
@@ -65,6 +67,18 @@ export function comparePE(a: PE, b: PE): number {
   if ("v" in a) return compareValues(a.v, (b as { v: unknown }).v);
   const d = a.i - (b as { i: number }).i;
   return d === 0 ? 0 : d < 0 ? -1 : 1;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * The keys of `entries` (serialized path elements) in upstream's order. Field elements of names without
+ * surrogates, the whole of most maps, sort natively: there UTF-16 order is code point order.
+ */
+export function sortedKeys(entries: Map<string, PE>): string[] {
+  const keys = [...entries.keys()];
+  if (keys.every((k) => k.startsWith("f:") && !SURROGATE.test(k))) return keys.sort();
+  return [...entries].sort((a, b) => comparePE(a[1], b[1])).map(([k]) => k);
 }
 
 /** A path as upstream prints it in conflicts: `.spec.containers[name="nginx"].image`. */

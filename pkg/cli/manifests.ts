@@ -3,7 +3,7 @@
 // document keeps its source and index, and a bad one becomes an error entry instead of stopping the rest.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseYamlFast } from "../client/yaml-fast.ts";
+import { parseYamlFast } from "../yaml/fast.ts";
 
 export interface Manifest {
   /** The file, URL or "STDIN" it came from. */

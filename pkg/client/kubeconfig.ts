@@ -101,7 +101,7 @@ export async function readKubeconfigFile(path: string, cacheDir: string): Promis
   } catch { /* no cache yet */ }
   // YAML 1.1, as client-go reads kubeconfigs; the fast reader covers what kubectl and kite write.
   let data: Dict;
-  const fast = (await import("./yaml-fast.ts")).parseYamlFast(text);
+  const fast = (await import("../yaml/fast.ts")).parseYamlFast(text);
   if (fast && fast.length === 1) data = (fast[0] ?? {}) as Dict;
   else {
     const YAML = (await import("yaml")).default;

@@ -132,7 +132,8 @@ export class ApiServer {
       hostname: o.bindAddress,
       tls,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      maxRequestBodySize: 8 * 1024 * 1024,
+      // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       routes: rawSegmentRoutes((req, server, raw) => handler.handle(req, server, raw)),
       fetch: (req, server) => handler.handle(req, server, "unmatched"),
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),

@@ -229,7 +229,7 @@ describe("apply requests", () => {
   });
 
   test("the body may be YAML", async () => {
-    const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-cm\n  labels:\n    app: y\ndata:\n  greeting: hello\n  count: "3"\n`;
+    const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-cm\n  labels:\n    app: yaml\ndata:\n  greeting: hello\n  count: "3"\n`;
     const r = await s.call("PATCH", `${CM}/yaml-cm?fieldManager=yaml-applier`, yaml, { "Content-Type": APPLY });
     expectCode(r, 201, "apply with a YAML body");
     expect(r.body.data).toEqual({ greeting: "hello", count: "3" });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { threeWayPatch } from "../../pkg/cli/threeway.ts";
-import { parseYamlFast } from "../../pkg/client/yaml-fast.ts";
+import { parseYamlFast } from "../../pkg/yaml/fast.ts";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
 import { tempDir } from "../helpers/processes.ts";
 
