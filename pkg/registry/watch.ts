@@ -58,8 +58,15 @@ export async function watchCollection(rs: ResourceStore, ns: string, rv: string,
   try {
     w = await rs.store.watch(prefix, after, (ev) => {
       if (!open) return;
-      const t = translate(ev, rs.decode(ev.kv), ev.prev && rs.decode(ev.prev), matches);
-      if (t && !sink.event(t.type, t.obj)) { open = false; w?.close(); }
+      // The store calls its watchers in one turn: an error here ends this watch, never the others.
+      try {
+        const t = translate(ev, rs.decode(ev.kv), ev.prev && rs.decode(ev.prev), matches);
+        if (!t || sink.event(t.type, t.obj)) return;
+      } catch (e) {
+        sink.fail(e instanceof Error ? e : new Error(String(e)));
+      }
+      open = false;
+      w?.close();
     });
   } catch (e) { throw fromStoreError(e, rs.q, ""); }
   return () => { open = false; w!.close(); };

@@ -131,6 +131,8 @@ export class ApiServer {
       port: o.securePort,
       hostname: o.bindAddress,
       tls,
+      // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
+      development: false,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,

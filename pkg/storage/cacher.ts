@@ -56,7 +56,7 @@ export class WatchCache {
   /** The store's watch ended (e.g. its history was compacted away): watchers are told, the owner starts anew. */
   private fail(err: Error) {
     this.failed = true;
-    for (const w of this.watchers) w.fail(err);
+    for (const w of this.watchers) failSafely(w, err);
     this.watchers.clear();
   }
 
@@ -77,12 +77,7 @@ export class WatchCache {
     this.rev = ce.rev;
     this.window.push(ce);
     if (this.window.length > this.capacity) this.floor = this.window.splice(0, this.window.length - this.capacity).at(-1)!.rev;
-    for (const w of this.watchers) {
-      if (!w.push(ce)) {
-        this.watchers.delete(w);
-        w.fail(new StoreError("Unavailable", this.prefix, "watcher is too slow: its event queue is full"));
-      }
-    }
+    for (const w of this.watchers) if (!this.deliver(w, ce)) this.watchers.delete(w);
     this.waiters.reached(this.rev);
   }
 
@@ -126,24 +121,42 @@ export class WatchCache {
    */
   watch(afterRev: number, w: CacheWatcher): boolean {
     if (afterRev < this.floor) return false;
-    for (const ce of this.window) {
-      if (ce.rev > afterRev && !w.push(ce)) {
-        w.fail(new StoreError("Unavailable", this.prefix, "watcher is too slow: its event queue is full"));
-        return true;
-      }
-    }
+    for (const ce of this.window) if (ce.rev > afterRev && !this.deliver(w, ce)) return true;
     this.watchers.add(w);
     return true;
+  }
+
+  /**
+   * One event to one watcher; false when it takes no more (it was told why). Watchers are called in
+   * the store's publishing turn: one that throws loses its watch, never the others their events.
+   */
+  private deliver(w: CacheWatcher, ce: CachedEvent): boolean {
+    let err: unknown;
+    try {
+      if (w.push(ce)) return true;
+      err = new StoreError("Unavailable", this.prefix, "watcher is too slow: its event queue is full");
+    } catch (e) { err = e; }
+    failSafely(w, err instanceof Error ? err : new Error(String(err)));
+    return false;
   }
 
   unwatch(w: CacheWatcher) { this.watchers.delete(w); }
 
   /** Tells idle watchers how far the cache has got (drives bookmarks). */
-  progress() { for (const w of this.watchers) w.progress?.(this.rev); }
+  progress() {
+    for (const w of this.watchers) {
+      try { w.progress?.(this.rev); } catch (e) { this.watchers.delete(w); failSafely(w, e as Error); }
+    }
+  }
 
   close() {
     this.storeWatch?.close();
-    for (const w of this.watchers) w.fail(new StoreError("Unavailable", this.prefix, "watch cache closed"));
+    for (const w of this.watchers) failSafely(w, new StoreError("Unavailable", this.prefix, "watch cache closed"));
     this.watchers.clear();
   }
+}
+
+/** Tells a watcher its watch ended; a watcher that throws even then is only dropped. */
+function failSafely(w: CacheWatcher, err: Error) {
+  try { w.fail(err); } catch { /* it is dropped either way */ }
 }

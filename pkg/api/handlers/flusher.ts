@@ -3,10 +3,13 @@
 // to every watcher on its own is what saturates a machine. So after a flush of many streams the next one
 // waits half as long as that flush took: a quiet server or a small fan-out flushes at once (the wait is
 // microseconds), a large fan-out under load carries several commits in one write per watcher, and
-// flushing takes at most two thirds of the server's time.
+// flushing takes at most two thirds of the server's time. A pass that runs long (thousands of watchers
+// each sent a large event) stops and leaves the rest for the next, so requests are served in between.
 
 /** The longest a written event waits for its flush. */
 const MAX_WAIT_MS = 10;
+/** The longest one pass runs before the event loop turns. */
+const MAX_PASS_MS = 50;
 
 export class Flusher {
   private dirty = new Set<() => void>();
@@ -28,10 +31,21 @@ export class Flusher {
     const start = performance.now();
     const due = this.dirty;
     this.dirty = new Set();
-    this.scheduled = false;
-    for (const flush of due) flush();
+    this.scheduled = true; // streams marked during the pass join the next one
+    let n = 0;
+    for (const flush of due) {
+      due.delete(flush);
+      // One stream's failure is reported, and the others still flush.
+      try { flush(); } catch (e) { queueMicrotask(() => { throw e; }); }
+      if (++n % 4 === 0 && performance.now() - start > MAX_PASS_MS) break;
+    }
     this.lastEnd = performance.now();
     this.lastCost = this.lastEnd - start;
+    // Streams this pass did not reach go first in the next.
+    for (const flush of this.dirty) due.add(flush);
+    this.dirty = due;
+    this.scheduled = due.size > 0;
+    if (this.scheduled) setTimeout(this.run, Math.min(this.lastCost / 2, MAX_WAIT_MS));
   };
 }
 

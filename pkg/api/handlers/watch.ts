@@ -1,21 +1,39 @@
 // A watch: a chunked stream of JSON events, one per line (spec §4.6, §6.1). The registry decides what
-// to send; this file streams it, with bookmarks, the timeout, and cut-off of a watcher that can't keep up.
+// to send; this file streams it, with bookmarks, the timeout, and the ERROR event that ends a watch which
+// can't go on (a watcher that can't keep up, an event this representation can't carry). outbox.ts
+// carries the bytes to the socket.
 import { parseFieldSelector, parseLabelSelector } from "../../registry/selector.ts";
 import { eventFrame, eventLine } from "../../registry/serialized.ts";
 import { encodeWatchEvent } from "../../protobuf/index.ts";
 import { apiVersionOf } from "../../registry/types.ts";
 import { StoreError } from "../../storage/store.ts";
-import { StatusError, gone } from "../status.ts";
+import { StatusError, badRequest, gone, internal } from "../status.ts";
 import { type HandlerContext, contentType } from "./context.ts";
-import { flusher, joined } from "./flusher.ts";
+import { Outbox } from "./outbox.ts";
 import { represent, representationKey } from "./transform.ts";
 
 export interface WatchSettings { minRequestTimeoutSeconds: number; bookmarkIntervalMs?: number }
 
-/** Bytes a watcher may have queued before it is cut off (a slow client must not grow memory without bound). */
-const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** The longest timer (2^31-1 ms, about 24.8 days): a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const INT64_MAX = 2n ** 63n - 1n;
 const enc = new TextEncoder();
 const NEWLINE = enc.encode("\n");
+
+/**
+ * How long the watch stays open. `timeoutSeconds` is an int64 as upstream parses it (anything else is
+ * 400); unset or 0 is the server's minimum randomized up to twice it, a negative one ends the watch at
+ * once (a negative timer in Go fires at once), and one past the longest timer is clamped to it.
+ */
+export function watchTimeoutMs(param: string | null, minRequestTimeoutSeconds: number): number {
+  const random = () => Math.min(minRequestTimeoutSeconds * (1 + Math.random()) * 1000, MAX_TIMER_MS);
+  if (param === null) return random();
+  if (!/^[+-]?\d+$/.test(param)) throw badRequest(`strconv.ParseInt: parsing "${param}": invalid syntax`);
+  const n = BigInt(param);
+  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw badRequest(`strconv.ParseInt: parsing "${param}": value out of range`);
+  if (n === 0n) return random();
+  return n < 0n ? 0 : Math.min(Number(n) * 1000, MAX_TIMER_MS);
+}
 
 export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   const { url, info, rs } = ctx;
@@ -26,9 +44,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   const field = parseFieldSelector(fieldSel, rs.supportedFieldLabels).match;
   const rv = p.get("resourceVersion") ?? "";
   const bookmarks = p.get("allowWatchBookmarks") === "true";
-  const timeoutParam = p.get("timeoutSeconds");
-  const min = settings.minRequestTimeoutSeconds;
-  const timeoutMs = (timeoutParam && Number(timeoutParam) > 0 ? Number(timeoutParam) : min * (1 + Math.random())) * 1000;
+  const timeoutMs = watchTimeoutMs(p.get("timeoutSeconds"), settings.minRequestTimeoutSeconds);
   let cleanup = () => {};
   const repKey = representationKey(ctx);
   const convert = repKey ? (o: object) => represent(ctx, o as Record<string, any>) : undefined;
@@ -54,68 +70,60 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
     const finished = new Promise<void>((r) => (finish = r));
     let open = true, lastRV = rv && rv !== "0" ? rv : "", stop = () => {};
     const timers: Timer[] = [];
-    const close = () => {
+    const out = new Outbox(controller, {
+      overflow: () => end(status(gone("watch was too slow and was cut off: list and watch again"))),
+      finished: () => finish(),
+    });
+    /** Ends the watch: what is queued goes out (dropped if the client is behind), then `last`. */
+    const end = (last?: Uint8Array, patient = true) => {
       if (!open) return;
-      flush(); // what was written before the close still goes out
       open = false;
       stop();
       timers.forEach(clearTimeout);
-      ctx.signal.removeEventListener("abort", close);
-      try { controller.close(); } catch { /* the client went away */ }
-      finish();
+      ctx.signal.removeEventListener("abort", shutdown);
+      out.end(last, patient);
     };
-    cleanup = close;
-    // Bytes written while the client was not reading (the socket's buffer is full).
-    let backlog = -1;
+    const shutdown = () => end(undefined, false);
+    cleanup = () => { end(); out.gone(); };
+    /** An ERROR event; if even a Status cannot be encoded, the watch ends without one. */
+    const status = (e: StatusError) => { try { return control("ERROR", e.toStatus()); } catch { return undefined; } };
     let sentAny = false;
-    // Events written between two shared flushes leave as one chunk (one TLS record, one syscall).
-    let pending: Uint8Array[] = [];
-    let pendingBytes = 0;
-    const flush = () => {
-      if (!open || pending.length === 0) return;
-      if (backlog >= 0 && (backlog += pendingBytes) > MAX_QUEUED_BYTES) {
-        pending = [];
-        controller.write(control("ERROR", gone("watch was too slow and was cut off: list and watch again").toStatus()));
-        close();
-        return;
-      }
-      const chunk = joined(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      const r = controller.write(chunk);
-      if (r instanceof Promise) {
-        if (backlog < 0) { backlog = 0; r.then(() => { backlog = -1; }, close); }
-      } else controller.flush();
-    };
     const write = (b: Uint8Array) => {
       if (!open) return false;
       sentAny = true;
-      if (pending.length === 0) flusher.mark(flush);
-      pending.push(b);
-      pendingBytes += b.length;
-      return true;
+      return out.push(b) && open;
     };
     const bookmark = () => {
       if (!bookmarks || !lastRV) return;
       write(control("BOOKMARK", { kind: rs.def.kind, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: lastRV } }));
     };
-    ctx.signal.addEventListener("abort", close);
+    ctx.signal.addEventListener("abort", shutdown);
     // Bun commits the response headers with the first bytes; a JSON stream may begin with a newline
     // (every JSON watch decoder skips it), so clients see the 200 at once even on a quiet collection.
     if (!binary) write(NEWLINE);
-    timers.push(setTimeout(() => { bookmark(); close(); }, timeoutMs));
+    timers.push(setTimeout(() => { bookmark(); end(); }, timeoutMs));
     if (bookmarks) {
       const every = settings.bookmarkIntervalMs ?? 60_000;
       timers.push(setInterval(() => { rs.watchCache()?.progress(); bookmark(); }, every) as unknown as Timer);
     }
     try {
       stop = await rs.watch(info.namespace, rv, label, field, {
-        event: (type, obj) => { lastRV = obj.metadata.resourceVersion; return write(frame(type, obj)); },
+        event: (type, obj) => {
+          let b: Uint8Array;
+          // An object this representation cannot carry ends this watch only, with the reason.
+          try { b = frame(type, obj); } catch (e) {
+            end(status(internal(`unable to encode watch event: ${(e as Error)?.message ?? e}`)));
+            return false;
+          }
+          lastRV = obj.metadata.resourceVersion;
+          return write(b);
+        },
         progress: (r) => { if (!lastRV || Number(lastRV) < r) lastRV = String(r); },
         fail: (e) => {
-          const st = e instanceof StatusError ? e : gone(e instanceof StoreError && e.code === "Compacted" ? `too old resource version: ${rv}` : e.message);
-          write(control("ERROR", st.toStatus()));
-          close();
+          const st = e instanceof StatusError ? e
+            : e instanceof StoreError ? gone(e.code === "Compacted" ? `too old resource version: ${rv}` : e.message)
+            : internal((e as Error)?.message ?? String(e));
+          end(status(st));
         },
       });
       if (!lastRV) lastRV = String(rs.watchCache()?.rev ?? (await rs.store.currentRevision()));
@@ -124,10 +132,8 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
       if (binary && !sentAny) bookmark();
       if (!open) stop();
     } catch (e) {
-      const st = e instanceof StatusError ? e : null;
-      if (!st) { close(); throw e; }
-      write(control("ERROR", (st.code === 410 ? gone(`too old resource version: ${rv}`) : st).toStatus()));
-      close();
+      const st = e instanceof StatusError ? (e.code === 410 ? gone(`too old resource version: ${rv}`) : e) : internal((e as Error)?.message ?? String(e));
+      end(status(st));
     }
     return finished;
   }
