@@ -1,8 +1,8 @@
 // Content negotiation: which representation a client accepts, and decoding request bodies.
-import YAML, { Scalar } from "yaml";
 import { PROTOBUF_MEDIA_TYPES, ProtobufError, ProtobufUnsupported, decodeObject as decodeProtobuf } from "../protobuf/index.ts";
 import { nestsDeeper } from "../util/jsondepth.ts";
 import { decodeYaml } from "../yaml/decode.ts";
+import { emitYaml } from "../yaml/emit.ts";
 import { MAX_DEPTH, tooDeep } from "../yaml/limits.ts";
 import { MAX_BODY } from "./limits.ts";
 import { StatusError, badRequest, notAcceptable, tooLarge, unsupportedMediaType } from "./status.ts";
@@ -146,19 +146,8 @@ function parseYAML(text: string): unknown {
   return decodeYaml(text);
 }
 
-/** True when a YAML 1.1 or 1.2 reader would take the plain scalar for something other than this string. */
-function ambiguous(s: string): boolean {
-  try {
-    return YAML.parse(s, { version: "1.1" }) !== s || YAML.parse(s, { version: "1.2" }) !== s;
-  } catch {
-    return true;
-  }
-}
-
 /** YAML as upstream writes it: strings that would read back as booleans, numbers or dates are quoted. */
-export function toYAML(obj: unknown): string {
-  return YAML.stringify(obj, (_k, v) => (typeof v === "string" && v !== "" && ambiguous(v) ? Object.assign(new Scalar(v), { type: Scalar.QUOTE_DOUBLE }) : v));
-}
+export const toYAML = emitYaml;
 
 export function encodeBody(obj: unknown, format: "json" | "yaml"): { body: string; type: string } {
   if (format === "yaml") return { body: toYAML(obj), type: "application/yaml" };

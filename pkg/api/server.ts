@@ -18,6 +18,7 @@ import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Features } from "../server/features.ts";
+import { Turns, isHeavy } from "./heavy.ts";
 import { negotiate } from "./negotiate.ts";
 import type { RawPath } from "./rawpath.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
@@ -46,6 +47,7 @@ function statusResponse(e: StatusError): Response {
 
 export class ApiHandler {
   private inflight = { readonly: 0, mutating: 0 };
+  private heavy = new Turns();
   /** Aborted on shutdown: open watches end so the server can drain. */
   readonly shutdown = new AbortController();
 
@@ -103,13 +105,22 @@ export class ApiHandler {
     this.inflight[kind]++;
     this.metrics?.setInflight(kind, this.inflight[kind]);
     // The slot is held until the handler is done, even when the client was answered 504 before that.
-    const work = this.route(req, url, info);
+    const work = kind === "mutating" && isHeavy(req) ? this.heavyTurn(req, url, info) : this.route(req, url, info);
     const release = () => {
       this.inflight[kind]--;
       this.metrics?.setInflight(kind, this.inflight[kind]);
     };
     work.then(release, release);
     return this.withTimeout(work, url);
+  }
+
+  private async heavyTurn(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+    const done = await this.heavy.take();
+    try {
+      return await this.route(req, url, info);
+    } finally {
+      done();
+    }
   }
 
   private async withTimeout(work: Promise<Response>, url: URL): Promise<Response> {
@@ -156,6 +167,10 @@ export class ApiHandler {
     }
     const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
     const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features };
+    // Across all namespaces a namespaced collection is only listed and watched, as upstream registers it.
+    if (rs.def.namespaced && !info.namespace && !info.name && info.verb !== "list" && info.verb !== "watch") {
+      throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+    }
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
     if (info.subresource) {

@@ -88,5 +88,6 @@ export function fromStoreError(e: unknown, q: Qualified, name: string): Error {
     case "Compacted": return gone(`The resourceVersion for the provided list is too old.`);
     case "FutureRevision": return tooNewRevision();
     case "Unavailable": return serviceUnavailable(e.message);
+    case "TooLarge": return new StatusError(413, "RequestEntityTooLarge", `Request entity too large: ${e.message}`);
   }
 }

@@ -6,7 +6,7 @@ import {
 } from "../api/status.ts";
 import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
-import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
+import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf, knownTopLevelFields } from "../protobuf/index.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
@@ -18,7 +18,15 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** Who makes the change (managedFields); unset means the caller tracked ownership itself (apply). */
   fieldManager?: string;
+  /**
+   * A large object: let other requests run between the steps of the write (each is linear in the
+   * object's size, ~100 ms for 50,000 keys), so one write never holds the server for all of them.
+   */
+  large?: boolean;
 }
+
+/** One turn of the event loop, I/O included. */
+export const breather = () => new Promise<void>((r) => setImmediate(r));
 
 export interface ListOptions {
   labelSelector?: Selector;
@@ -233,8 +241,10 @@ export class ResourceStore {
     else delete m.generation;
     if (this.def.subresources?.includes("status") && this.def.kind !== "Node") obj.status = {};
     this.def.strategy?.prepareForCreate?.(obj);
+    if (o.large) await breather();
     this.validate(obj);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
+    if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
     // after the writer's fields are taken: what admission fills in is the server's, as upstream's allocators
     const release = this.admit && (await this.admit(obj, undefined, !!o.dryRun));
@@ -337,14 +347,17 @@ export class ResourceStore {
     if (m.generateName === undefined) delete m.generateName;
     if (this.def.generation) m.generation = Bun.deepEquals(specPart(next), specPart(old)) ? om.generation : (om.generation ?? 0) + 1;
     delete m.resourceVersion;
+    if (o.large) await breather();
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
+    if (o.large) await breather();
     this.validate(next, old);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
       // A no-op update writes nothing and keeps the resourceVersion (field order does not count as a change).
       if (Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
+      if (o.large) await breather();
       const data = this.encode(next);
       // Removing the last finalizer of an object being deleted removes the object.
       if (m.deletionTimestamp && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
@@ -468,7 +481,10 @@ export class ResourceStore {
     } else delete m.namespace;
     // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
     // wrong type stored once would break every later protobuf read and watch of the collection.
-    if (canEncode(want, this.def.kind)) {
+    const known = knownTopLevelFields(want, this.def.kind);
+    if (known) {
+      // Unknown fields are dropped, as decoding into upstream's typed objects drops them.
+      for (const k of Object.keys(body as Obj)) if (!known.has(k)) delete (body as Obj)[k];
       try {
         encodeProtobuf(body as Obj);
       } catch (e) {

@@ -54,6 +54,8 @@ export function serverError(status: number, text: string, key: string): CallErro
   msg = msg.trim() || `HTTP ${status}`;
   if (msg.includes("required revision has been compacted")) return new CallError(new StoreError("Compacted", key, msg), "never");
   if (msg.includes("required revision is a future revision")) return new CallError(new StoreError("FutureRevision", key, msg), "never");
+  // A value past etcd's request limit (--max-request-bytes) or the gateway's message limit never fits.
+  if (/request is too large|larger than max/.test(msg)) return new CallError(new StoreError("TooLarge", key, `etcd: ${msg}`), "never");
   // Unavailable (14), DeadlineExceeded (4), ResourceExhausted (8): no leader, leader changed, request timed out, too many requests.
   if (grpcCode === 14 || grpcCode === 4 || grpcCode === 8 || status === 503 || status === 504 || status === 502) {
     // "no leader" and "too many requests" are refused before the proposal, so a write may go elsewhere.

@@ -86,7 +86,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type StoreErrorCode = "KeyExists" | "NotFound" | "Conflict" | "Compacted" | "FutureRevision" | "Unavailable";
+export type StoreErrorCode = "KeyExists" | "NotFound" | "Conflict" | "Compacted" | "FutureRevision" | "Unavailable" | "TooLarge";
 
 /** Typed storage failure; the API layer maps it to a Status in one place (pkg/api/status.ts). */
 export class StoreError extends Error {

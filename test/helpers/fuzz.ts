@@ -683,9 +683,13 @@ function judge(x: Exchange, describe: string, allow505 = false): Outcome {
 }
 
 /** Sends raw parts; a complete request must be answered or the connection closed within the timeout. */
-/** 505 (HTTP Version Not Supported) is a right answer only to a request line without an HTTP/1.x version. */
+/**
+ * 505 (HTTP Version Not Supported) is Bun's answer, before any handler runs, to a request line it cannot
+ * read as HTTP/1.x: one without a version, with control bytes in the target, or ended by a bare LF
+ * (README, known limitations). A well-formed request line never gets it.
+ */
 const noVersion = (first: string | Uint8Array | number | undefined) =>
-  typeof first !== "number" && !/^\S+ \S+ HTTP\/1\.[01]\r?\n/.test(Buffer.from(first ?? "").toString("latin1"));
+  typeof first !== "number" && !/^[A-Za-z]+ [\x21-\x7e]+ HTTP\/1\.[01]\r\n/.test(Buffer.from(first ?? "").toString("latin1"));
 
 function rawScenario(describe: string, parts: (r: Rng, c: FuzzContext) => (string | Uint8Array | number)[], o: { tls?: boolean; want?: number; mayHang?: boolean; timeoutMs?: number } = {}): Variant {
   return {
@@ -706,8 +710,10 @@ function rawScenario(describe: string, parts: (r: Rng, c: FuzzContext) => (strin
 }
 
 /**
- * A POST with more requests pipelined behind it: either its answer arrives, or the object it creates
- * must not exist (a write nobody was told about).
+ * A POST with more requests pipelined behind it: its answer arrives, or the server closes the connection.
+ * Bun 1.4.5 closes a connection when a request arrives behind one still being answered and answers
+ * neither, after the POST may have been committed (README, known limitations): a POST committed without
+ * an answer is accepted only on a connection the server closed, never on one left open.
  */
 function pipelined(describe: string, behind: (c: FuzzContext) => string, answers = 2): Variant {
   return {
@@ -724,7 +730,7 @@ function pipelined(describe: string, behind: (c: FuzzContext) => string, answers
           const answered = x.responses.some((r) => r.complete && r.status === 201);
           await Bun.sleep(200); // a write still in flight lands before the check
           const stored = await io.get(kindOf("configmaps").path(c.ns, name));
-          if (!answered && stored?.status === 200) out.problems.push(`${describe}: the POST was committed (${name} exists) but its answer never came (${out.answer})`);
+          if (!answered && stored?.status === 200 && !x.closed) out.problems.push(`${describe}: the POST was committed (${name} exists) but its answer never came and the connection stayed open (${out.answer})`);
           if (x.timedOut && x.responses.length < answers) out.problems.push(`${describe}: ${x.responses.length} of ${answers} answers and the connection left open`);
           return out;
         },

@@ -1,6 +1,8 @@
 // PATCH one object (or its status): merge, JSON and strategic merge patches, and server-side apply.
 import { applyConfig, conflictCauses, conflictMessage, validateApplyConfig, ApplyError } from "../../apply/index.ts";
+import { isHeavy } from "../heavy.ts";
 import { MAX_BODY } from "../limits.ts";
+import { breather } from "../../registry/generic.ts";
 import { jsonPatch, PatchFailure, PatchTooLarge } from "../../patch/jsonpatch.ts";
 import { mergePatch } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
@@ -52,7 +54,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
     // A patch may not make an object larger than a request may carry.
     if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
     return out;
-  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "" });
+  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req) });
   return respond(ctx, obj);
 }
 
@@ -84,13 +86,22 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   };
   const dry = dryRun(ctx);
   const sub = info.subresource === "status" ? "status" : "";
+  const large = isHeavy(ctx.req);
+  // The merge of a large configuration is the costliest step of a write: others run before and after it.
+  const mergeLarge = async (live: Obj | undefined) => {
+    await breather();
+    const out = merge(live);
+    await breather();
+    return out;
+  };
+  const merged = (live: Obj | undefined) => (large ? mergeLarge(live) : merge(live));
   // Apply to a missing object creates it. If another writer creates it first, this apply updates it; that
   // object is readable once its write is durable, a moment after the create that lost learns of it.
   for (let attempt = 0; ; attempt++) {
     const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
     try {
-      if (!exists) return respond(ctx, await rs.create(info.namespace, merge(undefined), { dryRun: dry }), 201);
-      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merge(cur), { dryRun: dry, sub }));
+      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large }), 201);
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large }));
     } catch (e) {
       const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
       if (!raced || attempt >= 100) throw e;

@@ -1,11 +1,12 @@
 // PUT one object, or its status/finalize subresource.
 import { decodeObject, readBody } from "../negotiate.ts";
+import { isHeavy } from "../heavy.ts";
 import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts";
 
 export async function update(ctx: HandlerContext): Promise<Response> {
   const { info, rs } = ctx;
   const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"));
   const sub = info.subresource as "" | "status" | "finalize";
-  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx) });
+  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), large: isHeavy(ctx.req) });
   return respond(ctx, obj, created ? 201 : 200);
 }
