@@ -1,6 +1,7 @@
 // `kite apply -f` against a real apiserver: the lines a user sees, exit codes, and the objects on the server
 // afterwards. Server-side apply is used when the server has it; otherwise kite falls back to client-side
 // apply (the same path as --server-side=false), and the expectations follow.
+import { randomValues } from "../helpers/random-values.ts";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -412,19 +413,7 @@ describe("the fast manifest reader agrees with the full YAML parser (or leaves t
 
   test("random objects written in several YAML styles", async () => {
     const YAML = (await import("yaml")).default;
-    let seed = 42;
-    const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
-    const words = ["a", "web", "nginx:1.25", "0644", "1.5", "yes", "No", "~", "", "x y", "a: b", "#c", "it's", 'say "hi"', "- dash", "line\nbreak\n", "ünïcödé", "123", "-7", "http://h/p#f", "{x}", "[y]", "true", "null", " pad "];
-    const gen = (depth: number): unknown => {
-      const k = rnd(depth > 3 ? 3 : 6);
-      if (k === 0) return words[rnd(words.length)];
-      if (k === 1) return rnd(1000) - 500;
-      if (k === 2) return [true, false, null, 1.25][rnd(4)];
-      if (k === 3) return Array.from({ length: rnd(4) }, () => gen(depth + 1));
-      const o: Record<string, unknown> = {};
-      for (let i = rnd(5); i > 0; i--) o[`k${rnd(50)}${["", "-x", ".y", "/z"][rnd(4)]}`] = gen(depth + 1);
-      return o;
-    };
+    const { rnd, value: gen } = randomValues(42, ["a", "web", "nginx:1.25", "0644", "1.5", "yes", "No", "~", "", "x y", "a: b", "#c", "it's", 'say "hi"', "- dash", "line\nbreak\n", "ünïcödé", "123", "-7", "http://h/p#f", "{x}", "[y]", "true", "null", " pad "]);
     const counts = { fast: 0, fallback: 0 };
     for (let i = 0; i < 300; i++) {
       const docs = Array.from({ length: 1 + rnd(3) }, () => ({ kind: "Thing", spec: gen(0) }));
