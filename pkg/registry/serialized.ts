@@ -8,14 +8,23 @@ export function jsonOf(obj: object): string {
   return s;
 }
 
-/** Serializes a list envelope, reusing each item's remembered JSON. */
-export function listJSON(list: { items: object[] } & Record<string, unknown>): string {
-  const { items, ...head } = list;
+/**
+ * A list's JSON in parts, to be sent one after another: the envelope, then each element of its array
+ * (`items` from their remembered JSON, or a Table's `rows`, made for this response and not remembered).
+ * The array comes last, where it is in every list and Table, so the parts joined are JSON.stringify of
+ * the whole.
+ */
+export function* listJSONParts(list: Record<string, any>, key: "items" | "rows" = "items"): Generator<string> {
+  const { [key]: elements, ...head } = list as Record<string, object[]>;
+  const json = key === "items" ? jsonOf : (o: object) => JSON.stringify(o);
   const h = JSON.stringify(head);
-  return `${h.slice(0, -1)},"items":[${items.map(jsonOf).join(",")}]}`;
+  yield `${h.slice(0, -1)},"${key}":[`;
+  for (let i = 0; i < elements.length; i++) yield i ? `,${json(elements[i])}` : json(elements[i]);
+  yield "]}";
 }
 
 import { encodeListEnvelope, encodeMessage, encodeObject, encodeWatchEvent } from "../protobuf/index.ts";
+import { Reader, Writer } from "../protobuf/wire.ts";
 
 const enc = new TextEncoder();
 const eventLines = new WeakMap<object, Map<string, Uint8Array>>();
@@ -59,12 +68,75 @@ export function eventFrame(type: string, obj: object): Uint8Array {
 
 const messages = new WeakMap<object, Uint8Array>();
 
-/** A list in the binary form, reusing each item's remembered message bytes (cached objects encode once). */
-export function listProtobuf(list: { items: object[] } & Record<string, any>): Uint8Array {
-  const items = list.items.map((o) => {
+/** An empty part: lets the sender pause after an item's message was encoded. */
+const NOTHING = new Uint8Array(0);
+
+/** Items are sent in parts of about this size (each part one copy of its items' messages). */
+const PART = 1 << 20;
+
+const varintSize = (n: number) => (n < 1 << 7 ? 1 : n < 1 << 14 ? 2 : n < 1 << 21 ? 3 : n < 1 << 28 ? 4 : 5);
+/** An item's bytes in the list message: field 2's tag, the length, the message. */
+const fieldSize = (m: Uint8Array) => 1 + varintSize(m.length) + m.length;
+
+/**
+ * A list in the binary form, in parts. Each item's message is remembered per cached object (encoded once).
+ * The envelope states its length first, so every message is encoded (and an item that cannot be is
+ * refused) before the first byte. A small list is one part, encoded whole; a large one is the envelope's
+ * head, the items in parts of about PART bytes, and the envelope's tail.
+ */
+export function* listProtobufParts(list: { items: object[] } & Record<string, any>): Generator<Uint8Array> {
+  const items: Uint8Array[] = [];
+  let size = 0;
+  for (const o of list.items) {
     let m = messages.get(o);
-    if (!m) messages.set(o, (m = encodeMessage(o as Record<string, any>)));
-    return m;
-  });
-  return encodeListEnvelope(list, items);
+    if (!m) {
+      messages.set(o, (m = encodeMessage(o as Record<string, any>)));
+      yield NOTHING;
+    }
+    items.push(m);
+    size += fieldSize(m);
+  }
+  if (size <= PART) {
+    yield encodeListEnvelope(list, items);
+    return;
+  }
+  const { head, tail } = envelopeAround(list, size);
+  yield head;
+  for (let i = 0; i < items.length;) {
+    let end = i, bytes = 0;
+    while (end < items.length && bytes < PART) bytes += fieldSize(items[end++]);
+    const w = new Writer(bytes + 8);
+    for (; i < end; i++) {
+      w.uint32(0x12);
+      w.bytes(items[i]);
+    }
+    yield w.buf.subarray(0, w.pos);
+  }
+  yield tail;
+}
+
+/** The whole list in the binary form at once. */
+export function listProtobuf(list: { items: object[] } & Record<string, any>): Uint8Array {
+  return Buffer.concat([...listProtobufParts(list)]);
+}
+
+/**
+ * The list's envelope (prefix, then runtime.Unknown{typeMeta = 1, raw = 2, ...}) around `size` bytes of
+ * items: the envelope of the list without items, its raw field's length grown by `size`.
+ */
+function envelopeAround(list: Record<string, any>, size: number): { head: Uint8Array; tail: Uint8Array } {
+  const e = encodeListEnvelope(list, []);
+  const r = new Reader(e, 4);
+  r.uint32(); // typeMeta's tag
+  r.pos = r.lenEnd();
+  const rawTag = r.pos;
+  r.uint32();
+  const rawEnd = r.lenEnd();
+  const rawStart = r.pos;
+  const length = new Writer(8);
+  length.uint32(rawEnd - rawStart + size);
+  return {
+    head: Buffer.concat([e.subarray(0, rawTag + 1), length.buf.subarray(0, length.pos), e.subarray(rawStart, rawEnd)]),
+    tail: e.subarray(rawEnd),
+  };
 }

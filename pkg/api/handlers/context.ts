@@ -1,11 +1,13 @@
 // What every resource handler receives, and how it answers.
 import type { ResourceStore } from "../../registry/generic.ts";
 import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
-import { jsonOf, listJSON, listProtobuf } from "../../registry/serialized.ts";
+import { jsonOf } from "../../registry/serialized.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
 import type { Features } from "../../server/features.ts";
 import { badRequest, invalidOptions } from "../status.ts";
+import { listParts } from "./listparts.ts";
+import { encodeSliced, gzipStream } from "./stream.ts";
 
 export interface HandlerContext {
   req: Request;
@@ -21,16 +23,16 @@ export interface HandlerContext {
   features: Features;
 }
 
-export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response {
-  if (ctx.rep.format === "protobuf") {
-    const o = obj as Record<string, any>;
-    return reply(ctx, Array.isArray(o.items) ? listProtobuf(o as { items: object[] }) : encodeProtobuf(o), status, ctx.rep.type);
+export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response | Promise<Response> {
+  // Lists are encoded a slice at a time (each item from its remembered form); large ones stream.
+  const parts = listParts(ctx.rep, obj);
+  if (parts) {
+    const type = ctx.rep.format === "yaml" ? "application/yaml" : contentType(ctx);
+    return encodeSliced(parts, `${ctx.req.method} ${ctx.url.pathname}`).then((body) => reply(ctx, body, status, type));
   }
-  if (ctx.rep.format === "json" && typeof obj === "object" && obj !== null) {
-    // Objects from the watch cache carry their JSON already; a list reuses each item's.
-    const o = obj as Record<string, any>;
-    return reply(ctx, Array.isArray(o.items) ? listJSON(o as { items: object[] }) : jsonOf(o), status, contentType(ctx));
-  }
+  if (ctx.rep.format === "protobuf") return reply(ctx, encodeProtobuf(obj as Record<string, any>), status, ctx.rep.type);
+  // Objects from the watch cache carry their JSON already.
+  if (ctx.rep.format === "json" && typeof obj === "object" && obj !== null) return reply(ctx, jsonOf(obj), status, contentType(ctx));
   const { body, type } = encodeBody(obj, ctx.rep.format);
   return reply(ctx, body, status, type);
 }
@@ -38,13 +40,16 @@ export function respond(ctx: HandlerContext, obj: unknown, status = 200): Respon
 /** Responses over 128 KB are gzipped for clients that accept it (the APIResponseCompression gate). */
 const GZIP_OVER = 128 * 1024;
 
-function reply(ctx: HandlerContext, body: string | Uint8Array, status: number, type: string): Response {
+/** Answers a whole body, or a stream of one (which is over 128 KB: ./stream.ts streams only large bodies). */
+function reply(ctx: HandlerContext, body: string | Uint8Array | ReadableStream<Uint8Array>, status: number, type: string): Response {
   const headers: Record<string, string> = { "Content-Type": type };
   if (ctx.warnings.length) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
-  const size = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  const stream = body instanceof ReadableStream;
+  const size = stream ? Infinity : typeof body === "string" ? Buffer.byteLength(body) : body.length;
   if (size > GZIP_OVER && ctx.features.APIResponseCompression && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
     headers["Content-Encoding"] = "gzip";
     headers.Vary = "Accept-Encoding";
+    if (stream) return new Response(gzipStream(body), { status, headers });
     const raw = typeof body === "string" ? new TextEncoder().encode(body) : body;
     return new Response(Bun.gzipSync(raw as Uint8Array<ArrayBuffer>, { level: 1 }), { status, headers });
   }
