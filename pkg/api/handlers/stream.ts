@@ -10,7 +10,7 @@ import { createGzip } from "node:zlib";
 export type Part = string | Uint8Array;
 
 /** Bytes (about: strings count their UTF-16 length) after which a body streams, and a streamed chunk's size. */
-const CHUNK = 4 << 20;
+const CHUNK = 1 << 20;
 /** How long one slice of encoding keeps the event loop (a slice ends after the part that crosses it). */
 const SLICE_MS = 10;
 
