@@ -15,6 +15,11 @@ export interface FuzzOptions {
   concurrency: number;
   requestTimeoutMs: number;
   log: (line: string) => void;
+  /**
+   * Each class on a server of its own. A class's own work then decides its /readyz and RSS, not the heap
+   * (and its garbage collection pauses) that the classes before it left behind.
+   */
+  serverPerClass?: boolean;
 }
 
 interface Failure { n: number; what: string; show: string; problem: string; answer?: string }
@@ -129,6 +134,9 @@ export class FuzzHarness {
     await this.startMonitor();
   }
 
+  /** Whether a class has run on the current server. */
+  private ran = false;
+
   /** Restarts on a fresh data dir after a class broke the server, its watches or its data. */
   private async reboot(): Promise<void> {
     this.monitor.postMessage({ type: "stop" } satisfies ToMonitor);
@@ -237,6 +245,8 @@ export class FuzzHarness {
 
   /** Runs one class for ms (every variant at least once), then checks what must hold. */
   async run(cls: FuzzClass, o: { ms: number; seed: number; round: number }): Promise<ClassReport> {
+    if (this.o.serverPerClass && !this.dead && this.ran) this.dead = "a server for each class";
+    this.ran = true;
     if (this.dead || this.s.proc.exitCode !== null) await this.reboot();
     const r = new Rng(classSeed(o.seed, `${cls.name}#${o.round}`));
     this.ctx.reset(`fz${o.round}-${cls.name.slice(0, 4)}-`);
