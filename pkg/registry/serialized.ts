@@ -115,11 +115,6 @@ export function* listProtobufParts(list: { items: object[] } & Record<string, an
   yield tail;
 }
 
-/** The whole list in the binary form at once. */
-export function listProtobuf(list: { items: object[] } & Record<string, any>): Uint8Array {
-  return Buffer.concat([...listProtobufParts(list)]);
-}
-
 /**
  * The list's envelope (prefix, then runtime.Unknown{typeMeta = 1, raw = 2, ...}) around `size` bytes of
  * items: the envelope of the list without items, its raw field's length grown by `size`.
