@@ -6,10 +6,15 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
+const MAX_SEGMENT_NAME = 8192;
+
 export function nameErrors(name: string, rule: ResourceDef["nameRule"] = "subdomain"): string[] {
   if (rule === "segment") {
     if (name === "." || name === "..") return [`may not be '${name}'`];
     if (/[/%]/.test(name)) return [`may not contain '/' or '%'`];
+    // Upstream sets no length here, but an object must stay addressable: Bun reads request heads (the
+    // path with the name, and the headers) of at most 16 KiB.
+    if (name.length > MAX_SEGMENT_NAME) return [`must be no more than ${MAX_SEGMENT_NAME} characters`];
     return [];
   }
   if (rule === "dns1035") {
