@@ -158,12 +158,12 @@ test("an event the protobuf encoder cannot encode ends that protobuf watch with 
 
 // ---- watchers that never read
 
-interface RawWatch { sock: Socket<undefined>; received: number; tail: string; closed: boolean; resume(): void }
+interface RawWatch { sock: Socket<undefined>; received: number; tail: string }
 
 /** A watch on its own TLS connection that stops reading once the response has begun. */
 function rawWatch(server: TestServer, path: string): Promise<RawWatch> {
   return new Promise((resolve, reject) => {
-    const w = { received: 0, tail: "", closed: false } as RawWatch;
+    const w = { received: 0, tail: "" } as RawWatch;
     Bun.connect({
       hostname: "127.0.0.1", port: server.port, tls: { ca: server.ca },
       socket: {
@@ -172,13 +172,11 @@ function rawWatch(server: TestServer, path: string): Promise<RawWatch> {
           if (w.received === 0) {
             sock.pause();
             w.sock = sock;
-            w.resume = () => sock.resume();
             resolve(w);
           }
           w.received += d.length;
           w.tail = (w.tail + d.toString("latin1")).slice(-4096);
         },
-        close() { w.closed = true; },
         error(_s, e) { reject(e); },
         connectError(_s, e) { reject(e); },
       },
@@ -245,19 +243,6 @@ test(`${WATCHERS} watchers that never read, under ${UPDATES} updates of a 200 KB
   while (seen < UPDATES && Date.now() < deadline) await Bun.sleep(50);
   expect(seen).toBe(UPDATES);
 
-  // A cut-off watcher that reads again gets what it had, then an ERROR event, and the response ends
-  // (the last chunk of a chunked body; the connection stays open for another request) — unless it
-  // had read nothing for 10 s after the cut-off, when the server has closed its connection instead.
-  const sample = raw.slice(0, 10);
-  for (const w of sample) w.resume();
-  const ends = (w: RawWatch) => w.tail.endsWith("\r\n0\r\n\r\n") || w.closed;
-  const until = Date.now() + 20_000;
-  while (!sample.every(ends) && Date.now() < until) await Bun.sleep(50);
-  for (const w of sample) {
-    if (w.closed && !w.tail.includes('"type":"ERROR"')) continue;
-    expect({ error: w.tail.includes('"type":"ERROR"'), tooSlow: w.tail.includes("too slow"), ended: ends(w) }).toEqual({ error: true, tooSlow: true, ended: true });
-  }
-  expect(sample.every(ends)).toBe(true);
   for (const w of raw) w.sock.terminate();
   await reader.cancel().catch(() => {});
   await reading;
