@@ -1,0 +1,33 @@
+// Field errors in upstream's words (apimachinery's field.Error): each becomes one 422 cause.
+import type { FieldCause } from "../registry/types.ts";
+
+/** How upstream prints a bad value: strings quoted, numbers and booleans bare, null as null. */
+export function showValue(v: unknown): string {
+  if (v === undefined || v === null) return "null";
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return JSON.stringify(v);
+}
+
+/** Collects the causes of one object's validation; paths are written as upstream writes them. */
+export class Errs {
+  readonly causes: FieldCause[] = [];
+  private add(field: string, reason: string, message: string) { this.causes.push({ field, reason, message }); }
+
+  required(field: string, detail = "") { this.add(field, "FieldValueRequired", `Required value${detail ? `: ${detail}` : ""}`); }
+  invalid(field: string, value: unknown, detail: string) { this.add(field, "FieldValueInvalid", `Invalid value: ${showValue(value)}${detail ? `: ${detail}` : ""}`); }
+  notSupported(field: string, value: unknown, valid: string[]) {
+    this.add(field, "FieldValueNotSupported", `Unsupported value: ${showValue(value)}${valid.length ? `: supported values: ${valid.map((s) => JSON.stringify(s)).join(", ")}` : ""}`);
+  }
+  duplicate(field: string, value: unknown) { this.add(field, "FieldValueDuplicate", `Duplicate value: ${showValue(value)}`); }
+  forbidden(field: string, detail: string) { this.add(field, "FieldValueForbidden", `Forbidden: ${detail}`); }
+  tooLong(field: string, max: number) { this.add(field, "FieldValueTooLong", `Too long: must have at most ${max} bytes`); }
+  tooMany(field: string, actual: number, max: number) { this.add(field, "FieldValueTooMany", `Too many: ${actual}: must have at most ${max} items`); }
+  immutable(field: string, value: unknown) { this.invalid(field, value, "field is immutable"); }
+
+  /** Runs `fn` on every error list item under a sub-path (`spec.containers[0]`). */
+  each<T>(field: string, items: unknown, fn: (item: T, path: string, i: number) => void) {
+    if (!Array.isArray(items)) return;
+    items.forEach((it, i) => fn(it as T, `${field}[${i}]`, i));
+  }
+}
