@@ -10,6 +10,7 @@ import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject 
 import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
+import { validateKind } from "../validation/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
@@ -509,6 +510,7 @@ export class ResourceStore {
       }
     }
     causes.push(...(this.def.strategy?.validate?.(obj, old) ?? []));
+    causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }
