@@ -150,7 +150,7 @@ export class ApiHandler {
       const d = this.discovery.handle(path, req.headers.get("accept"));
       if (d) return d;
     }
-    if (path === "/") return Response.json({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/openapi/v3", "/version"] });
+    if (path === "/") return Response.json({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/openapi/v2", "/openapi/v3", "/version"] });
     throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
   }
 

@@ -1,22 +1,22 @@
 // OpenAPI v3 for the served types: the root index (/openapi/v3) and one document per group
 // version (/openapi/v3/apis/apps/v1), built lazily once, each with a content hash used as ETag.
 import { createHash } from "node:crypto";
-import { BUILTIN } from "../registry/builtin.ts";
 import type { ResourceDef } from "../registry/types.ts";
 import { VERSION_INFO } from "../version.ts";
 import { type Json, getOp, groupId, groupTag, gvId, resourcePaths, tagOf } from "./operations.ts";
 import { REF_PREFIX, SCHEMAS, type Schema, type Table, schemaName } from "./schemas/index.ts";
 
-export interface OpenAPIDoc { body: string; etag: string }
+/** An encoded document: its bytes (or text), their hash as ETag, and their gzip once asked for. */
+export interface OpenAPIDoc { body: string | Uint8Array; etag: string; gzipped?: Uint8Array }
 export interface OpenAPIV3 {
   /** `{"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=..."}, ...}}` */
   root(): object;
   /** The document of `api`, `apis`, `apis/<group>`, `api/v1` or `apis/<group>/<version>`. */
-  doc(path: string): OpenAPIDoc | undefined;
+  doc(path: string): (OpenAPIDoc & { body: string }) | undefined;
 }
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
-const hashOf = (body: string) => createHash("sha512").update(body).digest("hex").toUpperCase();
+export const hashOf = (body: string | Uint8Array) => createHash("sha512").update(body).digest("hex").toUpperCase();
 const ref = (name: string) => ({ $ref: REF_PREFIX + name });
 
 /** A schema for a kind nobody described: the envelope with free-form spec and status. */
@@ -46,7 +46,7 @@ const listOf = (d: ResourceDef, item: string): Schema => ({
 });
 
 /** Every schema `paths` refers to, directly or through other schemas, sorted by name. */
-function reachable(paths: Json, local: Table): Table {
+export function reachable(paths: Json, local: Table): Table {
   const seen = new Map<string, Schema>();
   const visit = (v: unknown): void => {
     if (Array.isArray(v)) return v.forEach(visit);
@@ -66,18 +66,22 @@ function reachable(paths: Json, local: Table): Table {
   return Object.fromEntries([...seen.keys()].sort().map((k) => [k, seen.get(k)!]));
 }
 
-const document = (paths: Json, local: Table = {}) => ({
+/** How every document describes its authentication: a bearer token in the Authorization header. */
+export const BEARER = { type: "apiKey", description: "Bearer token: 'Bearer <token>'.", name: "authorization", in: "header" };
+export const INFO = { title: "Kubernetes", version: VERSION_INFO.gitVersion.split("+")[0] };
+
+const document = ({ paths, local = {} }: Part) => ({
   openapi: "3.0.0",
-  info: { title: "Kubernetes", version: VERSION_INFO.gitVersion.split("+")[0] },
+  info: INFO,
   paths,
-  components: {
-    schemas: reachable(paths, local),
-    securitySchemes: { BearerToken: { type: "apiKey", description: "Bearer token: 'Bearer <token>'.", name: "authorization", in: "header" } },
-  },
+  components: { schemas: reachable(paths, local), securitySchemes: { BearerToken: BEARER } },
   security: [{ BearerToken: [] }],
 });
 
-function groupVersionDoc(defs: ResourceDef[]): object {
+/** Paths (v3 form) and the schemas they need beyond SCHEMAS: the source both OpenAPI versions render. */
+export interface Part { paths: Json; local?: Table }
+
+function groupVersionPart(defs: ResourceDef[]): Part {
   const { group, version } = defs[0];
   const discovery = `${group ? `/apis/${group}` : "/api"}/${version}/`;
   const paths: Json = { [discovery]: getOp(`get${gvId(defs[0])}APIResources`, "get available resources", tagOf(defs[0]), META + "APIResourceList") };
@@ -88,32 +92,37 @@ function groupVersionDoc(defs: ResourceDef[]): object {
     local[`${name}List`] = listOf(d, name);
     Object.assign(paths, resourcePaths(d, name, `${name}List`));
   }
-  return document(paths, local);
+  return { paths, local };
 }
 
-/** Build (lazily, once) the OpenAPI v3 documents of `defs`. */
-export function openapiV3(defs: ResourceDef[]): OpenAPIV3 {
-  const builders = new Map<string, () => object>();
+/** The parts of `defs`' API, by v3 document path (`api`, `apis`, `apis/apps`, `api/v1`, `apis/apps/v1`), each built on call. */
+export function apiParts(defs: ResourceDef[]): Map<string, () => Part> {
+  const parts = new Map<string, () => Part>();
   const byGV = new Map<string, ResourceDef[]>();
   for (const d of defs) {
     const key = d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`;
     byGV.set(key, [...(byGV.get(key) ?? []), d]);
-    if (!d.group) builders.set("api", () => document({ "/api/": getOp("getCoreAPIVersions", "get available API versions", "core", META + "APIVersions") }));
+    if (!d.group) parts.set("api", () => ({ paths: { "/api/": getOp("getCoreAPIVersions", "get available API versions", "core", META + "APIVersions") } }));
     else {
-      builders.set("apis", () => document({ "/apis/": getOp("getAPIVersions", "get available API versions", "apis", META + "APIGroupList") }));
+      parts.set("apis", () => ({ paths: { "/apis/": getOp("getAPIVersions", "get available API versions", "apis", META + "APIGroupList") } }));
       const g = d.group;
-      builders.set(`apis/${g}`, () => document({ [`/apis/${g}/`]: getOp(`get${groupId(g)}APIGroup`, "get information of a group", groupTag(g), META + "APIGroup") }));
+      parts.set(`apis/${g}`, () => ({ paths: { [`/apis/${g}/`]: getOp(`get${groupId(g)}APIGroup`, "get information of a group", groupTag(g), META + "APIGroup") } }));
     }
   }
-  for (const [key, list] of byGV) builders.set(key, () => groupVersionDoc(list));
+  for (const [key, list] of byGV) parts.set(key, () => groupVersionPart(list));
+  return parts;
+}
 
-  const cache = new Map<string, OpenAPIDoc>();
-  const doc = (path: string): OpenAPIDoc | undefined => {
+/** Build (lazily, once) the OpenAPI v3 documents of `defs`. */
+export function openapiV3(defs: ResourceDef[]): OpenAPIV3 {
+  const parts = apiParts(defs);
+  const cache = new Map<string, OpenAPIDoc & { body: string }>();
+  const doc = (path: string) => {
     const hit = cache.get(path);
     if (hit) return hit;
-    const build = builders.get(path);
-    if (!build) return undefined;
-    const body = JSON.stringify(build());
+    const part = parts.get(path);
+    if (!part) return undefined;
+    const body = JSON.stringify(document(part()));
     const d = { body, etag: hashOf(body) };
     cache.set(path, d);
     return d;
@@ -121,57 +130,6 @@ export function openapiV3(defs: ResourceDef[]): OpenAPIV3 {
   let root: object | undefined;
   return {
     doc,
-    root: () => (root ??= { paths: Object.fromEntries([...builders.keys()].sort().map((k) => [k, { serverRelativeURL: `/openapi/v3/${k}?hash=${doc(k)!.etag}` }])) }),
+    root: () => (root ??= { paths: Object.fromEntries([...parts.keys()].sort().map((k) => [k, { serverRelativeURL: `/openapi/v3/${k}?hash=${doc(k)!.etag}` }])) }),
   };
-}
-
-// --- HTTP -----------------------------------------------------------------------------
-
-const NOT_FOUND = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server could not find the requested resource", reason: "NotFound", details: {}, code: 404 };
-const statusReply = (s: { code: number; [k: string]: unknown }) => Response.json(s, { status: s.code });
-
-const etagMatches = (inm: string | null, etag: string) =>
-  !!inm && inm.split(",").some((t) => { const v = t.trim().replace(/^W\//, ""); return v === "*" || v === `"${etag}"`; });
-
-const acceptsJSON = (accept: string | null) =>
-  !accept || accept.split(",").some((m) => ["application/json", "application/*", "*/*", ""].includes(m.split(";")[0].trim().toLowerCase()));
-
-function serve(d: OpenAPIDoc, headers: Headers, extra: Record<string, string>): Response {
-  const h = { ETag: `"${d.etag}"`, ...extra };
-  if (etagMatches(headers.get("if-none-match"), d.etag)) return new Response(null, { status: 304, headers: h });
-  return new Response(d.body, { status: 200, headers: { "Content-Type": "application/json", ...h } });
-}
-
-/** An HTTP handler over `api`: answers /openapi/v3, /openapi/v3/<gv> and /openapi/v2 (404); undefined otherwise. */
-export function openapiHandler(api: OpenAPIV3): (url: URL, headers: Headers) => Response | undefined {
-  let root: OpenAPIDoc | undefined;
-  return (url, headers) => {
-    const path = url.pathname.replace(/\/+$/, "");
-    if (path === "/openapi/v2") return statusReply(NOT_FOUND);
-    if (path === "/openapi/v3") {
-      if (!root) { const body = JSON.stringify(api.root()); root = { body, etag: hashOf(body) }; }
-      return serve(root, headers, { "Cache-Control": "no-cache, private" });
-    }
-    if (!path.startsWith("/openapi/v3/")) return undefined;
-    const gv = path.slice("/openapi/v3/".length);
-    const d = api.doc(gv);
-    if (!d) return statusReply(NOT_FOUND);
-    if (!acceptsJSON(headers.get("accept"))) {
-      return statusReply({ ...NOT_FOUND, message: "only the following media types are accepted: application/json", reason: "NotAcceptable", code: 406 });
-    }
-    const hash = url.searchParams.get("hash");
-    if (hash && hash !== d.etag) {
-      return new Response(null, { status: 301, headers: { Location: `/openapi/v3/${gv}?hash=${d.etag}`, "Cache-Control": "no-cache, private" } });
-    }
-    return serve(d, headers, hash
-      ? { "Cache-Control": "public, immutable", Expires: new Date(Date.now() + 365 * 86400_000).toUTCString(), Vary: "Accept" }
-      : { "Cache-Control": "no-cache, private", Vary: "Accept" });
-  };
-}
-
-let builtin: ((url: URL, headers: Headers) => Response | undefined) | undefined;
-/** The handler for the built-in types. */
-export function handleOpenAPI(url: URL, headers: Headers): Response | undefined {
-  builtin ??= openapiHandler(openapiV3(BUILTIN));
-  return builtin(url, headers);
 }

@@ -69,8 +69,8 @@ const IDLE_TIMEOUT_SECONDS = 90;
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
-const openapi: Route = async (req, url) =>
-  url.pathname.startsWith("/openapi/") ? (await import("../openapi/document.ts")).handleOpenAPI(url, req.headers) : undefined;
+const openapi = (gzip: boolean): Route => async (req, url) =>
+  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }) : undefined;
 
 export class ApiServer {
   store!: Store;
@@ -123,7 +123,7 @@ export class ApiServer {
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       features: o.features,
       closeConnections: () => this.descriptors.high(),
-    }, [openapi, (_req, url) => this.metrics.handle(url)], this.metrics);
+    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = this.tls();
     const handler = this.handler;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { handleOpenAPI, openapiV3 } from "../../pkg/openapi/document.ts";
+import { openapiV3 } from "../../pkg/openapi/document.ts";
+import { handleOpenAPI } from "../../pkg/openapi/http.ts";
 import { schemaName } from "../../pkg/openapi/schemas/index.ts";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import { ALL_VERBS, type ResourceDef } from "../../pkg/registry/types.ts";
@@ -159,12 +160,12 @@ describe("HTTP", () => {
   });
 
   test("not found, not acceptable, and other paths", async () => {
-    const v2 = get("/openapi/v2")!;
-    expect(v2.status).toBe(404);
-    expect(await v2.json()).toEqual({
+    const missing = get("/openapi/v3/apis/nope/v1")!;
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
       kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server could not find the requested resource", reason: "NotFound", details: {}, code: 404,
     });
-    expect(get("/openapi/v3/apis/nope/v1")!.status).toBe(404);
+    expect(get("/openapi/v2", { accept: "text/html" })!.status).toBe(406);
     expect(get("/openapi/v3/api/v1", { accept: "application/com.github.proto-openapi.spec.v3@v1.0+protobuf" })!.status).toBe(406);
     expect(get("/api/v1")).toBeUndefined();
   });

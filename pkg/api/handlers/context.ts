@@ -2,6 +2,7 @@
 import type { ResourceStore } from "../../registry/generic.ts";
 import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
 import { jsonOf } from "../../registry/serialized.ts";
+import { GZIP_OVER, acceptsGzip } from "../limits.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
 import type { Features } from "../../server/features.ts";
@@ -37,16 +38,13 @@ export function respond(ctx: HandlerContext, obj: unknown, status = 200): Respon
   return reply(ctx, body, status, type);
 }
 
-/** Responses over 128 KB are gzipped for clients that accept it (the APIResponseCompression gate). */
-const GZIP_OVER = 128 * 1024;
-
 /** Answers a whole body, or a stream of one (which is over 128 KB: ./stream.ts streams only large bodies). */
 function reply(ctx: HandlerContext, body: string | Uint8Array | ReadableStream<Uint8Array>, status: number, type: string): Response {
   const headers: Record<string, string> = { "Content-Type": type };
   if (ctx.warnings.length) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
   const stream = body instanceof ReadableStream;
   const size = stream ? Infinity : typeof body === "string" ? Buffer.byteLength(body) : body.length;
-  if (size > GZIP_OVER && ctx.features.APIResponseCompression && /\bgzip\b/.test(ctx.req.headers.get("accept-encoding") ?? "")) {
+  if (size > GZIP_OVER && ctx.features.APIResponseCompression && acceptsGzip(ctx.req.headers)) {
     headers["Content-Encoding"] = "gzip";
     headers.Vary = "Accept-Encoding";
     if (stream) return new Response(gzipStream(body), { status, headers });
