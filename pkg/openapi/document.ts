@@ -45,8 +45,8 @@ const listOf = (d: ResourceDef, item: string): Schema => ({
   "x-kubernetes-group-version-kind": [{ group: d.group, kind: `${d.kind}List`, version: d.version }],
 });
 
-/** Every schema `paths` refers to, directly or through other schemas, sorted by name. */
-export function reachable(paths: Json, local: Table): Table {
+/** Every schema `paths` refers to, directly or through other schemas, from `table`, sorted by name. */
+export function reachable(paths: Json, table: Table): Table {
   const seen = new Map<string, Schema>();
   const visit = (v: unknown): void => {
     if (Array.isArray(v)) return v.forEach(visit);
@@ -55,7 +55,7 @@ export function reachable(paths: Json, local: Table): Table {
       if (k === "$ref" && typeof x === "string" && x.startsWith(REF_PREFIX)) {
         const name = x.slice(REF_PREFIX.length);
         if (seen.has(name)) continue;
-        const s = local[name] ?? SCHEMAS[name];
+        const s = table[name];
         if (!s) throw new Error(`openapi: no schema ${name}`);
         seen.set(name, s);
         visit(s);
@@ -70,59 +70,63 @@ export function reachable(paths: Json, local: Table): Table {
 export const BEARER = { type: "apiKey", description: "Bearer token: 'Bearer <token>'.", name: "authorization", in: "header" };
 export const INFO = { title: "Kubernetes", version: VERSION_INFO.gitVersion.split("+")[0] };
 
-const document = ({ paths, local = {} }: Part) => ({
+const document = (paths: Json, schemas: Table) => ({
   openapi: "3.0.0",
   info: INFO,
   paths,
-  components: { schemas: reachable(paths, local), securitySchemes: { BearerToken: BEARER } },
+  components: { schemas: reachable(paths, schemas), securitySchemes: { BearerToken: BEARER } },
   security: [{ BearerToken: [] }],
 });
 
-/** Paths (v3 form) and the schemas they need beyond SCHEMAS: the source both OpenAPI versions render. */
-export interface Part { paths: Json; local?: Table }
+/**
+ * The source both OpenAPI versions render: the paths (in v3's form) of each v3 document (`api`, `apis`,
+ * `apis/apps`, `api/v1`, `apis/apps/v1`), built on call, and the one table of schemas they refer to:
+ * SCHEMAS, with every served kind marked with its group, version and kind, and its list.
+ */
+export interface ApiSource { paths: Map<string, () => Json>; schemas: Table }
 
-function groupVersionPart(defs: ResourceDef[]): Part {
+function groupVersionPaths(defs: ResourceDef[]): Json {
   const { group, version } = defs[0];
   const discovery = `${group ? `/apis/${group}` : "/api"}/${version}/`;
   const paths: Json = { [discovery]: getOp(`get${gvId(defs[0])}APIResources`, "get available resources", tagOf(defs[0]), META + "APIResourceList") };
-  const local: Table = {};
   for (const d of defs) {
     const name = schemaName(d.group, d.version, d.kind);
-    local[name] = { ...(SCHEMAS[name] ?? generic(d.kind)), "x-kubernetes-group-version-kind": [{ group: d.group, kind: d.kind, version: d.version }] };
-    local[`${name}List`] = listOf(d, name);
     Object.assign(paths, resourcePaths(d, name, `${name}List`));
   }
-  return { paths, local };
+  return paths;
 }
 
-/** The parts of `defs`' API, by v3 document path (`api`, `apis`, `apis/apps`, `api/v1`, `apis/apps/v1`), each built on call. */
-export function apiParts(defs: ResourceDef[]): Map<string, () => Part> {
-  const parts = new Map<string, () => Part>();
+export function apiSource(defs: ResourceDef[]): ApiSource {
+  const schemas: Table = { ...SCHEMAS };
+  const paths = new Map<string, () => Json>();
   const byGV = new Map<string, ResourceDef[]>();
   for (const d of defs) {
+    const name = schemaName(d.group, d.version, d.kind);
+    schemas[name] = { ...(SCHEMAS[name] ?? generic(d.kind)), "x-kubernetes-group-version-kind": [{ group: d.group, kind: d.kind, version: d.version }] };
+    schemas[`${name}List`] = listOf(d, name);
     const key = d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`;
     byGV.set(key, [...(byGV.get(key) ?? []), d]);
-    if (!d.group) parts.set("api", () => ({ paths: { "/api/": getOp("getCoreAPIVersions", "get available API versions", "core", META + "APIVersions") } }));
+    if (!d.group) paths.set("api", () => ({ "/api/": getOp("getCoreAPIVersions", "get available API versions", "core", META + "APIVersions") }));
     else {
-      parts.set("apis", () => ({ paths: { "/apis/": getOp("getAPIVersions", "get available API versions", "apis", META + "APIGroupList") } }));
+      paths.set("apis", () => ({ "/apis/": getOp("getAPIVersions", "get available API versions", "apis", META + "APIGroupList") }));
       const g = d.group;
-      parts.set(`apis/${g}`, () => ({ paths: { [`/apis/${g}/`]: getOp(`get${groupId(g)}APIGroup`, "get information of a group", groupTag(g), META + "APIGroup") } }));
+      paths.set(`apis/${g}`, () => ({ [`/apis/${g}/`]: getOp(`get${groupId(g)}APIGroup`, "get information of a group", groupTag(g), META + "APIGroup") }));
     }
   }
-  for (const [key, list] of byGV) parts.set(key, () => groupVersionPart(list));
-  return parts;
+  for (const [key, list] of byGV) paths.set(key, () => groupVersionPaths(list));
+  return { paths, schemas };
 }
 
 /** Build (lazily, once) the OpenAPI v3 documents of `defs`. */
 export function openapiV3(defs: ResourceDef[]): OpenAPIV3 {
-  const parts = apiParts(defs);
+  const { paths, schemas } = apiSource(defs);
   const cache = new Map<string, OpenAPIDoc & { body: string }>();
   const doc = (path: string) => {
     const hit = cache.get(path);
     if (hit) return hit;
-    const part = parts.get(path);
-    if (!part) return undefined;
-    const body = JSON.stringify(document(part()));
+    const build = paths.get(path);
+    if (!build) return undefined;
+    const body = JSON.stringify(document(build(), schemas));
     const d = { body, etag: hashOf(body) };
     cache.set(path, d);
     return d;
@@ -130,6 +134,6 @@ export function openapiV3(defs: ResourceDef[]): OpenAPIV3 {
   let root: object | undefined;
   return {
     doc,
-    root: () => (root ??= { paths: Object.fromEntries([...parts.keys()].sort().map((k) => [k, { serverRelativeURL: `/openapi/v3/${k}?hash=${doc(k)!.etag}` }])) }),
+    root: () => (root ??= { paths: Object.fromEntries([...paths.keys()].sort().map((k) => [k, { serverRelativeURL: `/openapi/v3/${k}?hash=${doc(k)!.etag}` }])) }),
   };
 }

@@ -1,8 +1,8 @@
 // OpenAPI v2 (Swagger 2.0), the one document `/openapi/v2` serves: every path and schema of the v3
-// documents (the same parts, see document.ts) rendered in v2's form, as upstream v1.21 serves it.
+// documents (the same source, see document.ts) rendered in v2's form, as upstream v1.21 serves it.
 // Built once; only its encoded bytes are kept (JSON here, protobuf in v2proto.ts).
 import type { ResourceDef } from "../registry/types.ts";
-import { BEARER, INFO, type OpenAPIDoc, type Part, apiParts, hashOf, reachable } from "./document.ts";
+import { BEARER, INFO, type OpenAPIDoc, apiSource, hashOf, reachable } from "./document.ts";
 import type { Json } from "./operations.ts";
 import { REF_PREFIX, type Schema, type Table } from "./schemas/index.ts";
 import { encodeV2 } from "./v2proto.ts";
@@ -62,18 +62,16 @@ function pathItemV2(item: Json): Json {
   return out;
 }
 
-/** The Swagger 2.0 document of `defs`: every part's paths, and every schema they reach. */
+/** The Swagger 2.0 document of `defs`: the paths of every v3 document, and every schema they reach. */
 export function swaggerV2(defs: ResourceDef[]): Json {
-  const parts: Part[] = [...apiParts(defs).values()].map((build) => build());
-  const paths: Json = {};
-  const local: Table = {};
-  for (const p of parts) { Object.assign(paths, p.paths); Object.assign(local, p.local); }
+  const source = apiSource(defs);
+  const paths: Json = Object.assign({}, ...[...source.paths.values()].map((build) => build()));
   const sorted = Object.keys(paths).sort();
   return {
     swagger: "2.0",
     info: INFO,
     paths: Object.fromEntries(sorted.map((p) => [p, pathItemV2(paths[p] as Json)])),
-    definitions: Object.fromEntries(Object.entries(reachable(paths, local)).map(([name, s]) => [name, schemaV2(s)])),
+    definitions: Object.fromEntries(Object.entries(reachable(paths, source.schemas)).map(([name, s]) => [name, schemaV2(s)])),
     securityDefinitions: { BearerToken: BEARER },
     security: [{ BearerToken: [] }],
   };
