@@ -72,14 +72,12 @@ const DOCUMENT = message({
   securityDefinitions: ["security_definitions", (d: Json) => ({ additional_properties: named((x) => ({ api_key_security: message({})(x) }))(d) })],
 });
 
-let documentType: protobuf.Type | undefined;
-/** The message type, parsed from the embedded .proto on first use. */
-export function gnosticDocument(): protobuf.Type {
-  if (documentType) return documentType;
+/** The message type, parsed from the embedded .proto; not kept, since the document is encoded once. */
+function gnosticDocument(): protobuf.Type {
   const root = new protobuf.Root();
   root.addJSON(protobuf.common.get("google/protobuf/any.proto")!.nested!);
   protobuf.parse(proto, root, { keepCase: true });
-  return (documentType = root.lookupType("openapi.v2.Document"));
+  return root.lookupType("openapi.v2.Document");
 }
 
 /** The v2 document's protobuf bytes. */
