@@ -243,6 +243,20 @@ describe("caching and transfer", () => {
       expect(gz.bytes.length).toBeLessThan(plain.bytes.length / 4);
       expect(new Uint8Array(gunzipSync(gz.bytes))).toEqual(plain.bytes);
     }
+    const v3 = await get("/openapi/v3/api/v1", { "Accept-Encoding": "gzip" }, { decompress: false });
+    expect(v3.headers.get("content-encoding")).toBe("gzip");
+    expect(JSON.parse(gunzipSync(v3.bytes).toString()).openapi).toBe("3.0.0");
+  });
+
+  test("not gzipped with the APIResponseCompression gate off", async () => {
+    const off = await startServer(["--feature-gates=APIResponseCompression=false"]);
+    try {
+      const r = await off.req("/openapi/v2", { headers: { "Accept-Encoding": "gzip" }, decompress: false } as RequestInit);
+      expect(r.headers.get("content-encoding")).toBeNull();
+      expect(JSON.parse(await r.text()).swagger).toBe("2.0");
+    } finally {
+      await off.stop();
+    }
   });
 
   test("an Accept it cannot answer is 406", async () => {
