@@ -1,5 +1,6 @@
-// OpenAPI v3 for the served types: the root index (/openapi/v3) and one document per group
-// version (/openapi/v3/apis/apps/v1), built lazily once, each with a content hash used as ETag.
+// The OpenAPI source of the served types (paths and one schema table, which v2.ts renders too), and
+// OpenAPI v3: the root index (/openapi/v3) and one document per group version
+// (/openapi/v3/apis/apps/v1), built lazily once, each with a content hash used as ETag.
 import { createHash } from "node:crypto";
 import type { ResourceDef } from "../registry/types.ts";
 import { VERSION_INFO } from "../version.ts";
@@ -96,6 +97,7 @@ function groupVersionPaths(defs: ResourceDef[]): Json {
   return paths;
 }
 
+/** The source of `defs`' documents. */
 export function apiSource(defs: ResourceDef[]): ApiSource {
   const schemas: Table = { ...SCHEMAS };
   const paths = new Map<string, () => Json>();

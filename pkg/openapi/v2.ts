@@ -7,7 +7,7 @@ import type { Json } from "./operations.ts";
 import { REF_PREFIX, type Schema, type Table } from "./schemas/index.ts";
 import { encodeV2 } from "./v2proto.ts";
 
-export const V2_REF_PREFIX = "#/definitions/";
+const V2_REF_PREFIX = "#/definitions/";
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch"];
 
 const v2Ref = (ref: string) => V2_REF_PREFIX + ref.slice(REF_PREFIX.length);
@@ -17,7 +17,7 @@ const v2Ref = (ref: string) => V2_REF_PREFIX + ref.slice(REF_PREFIX.length);
  * `{description, allOf: [$ref]}`) is a `$ref` with its description beside it, as upstream writes it;
  * a `oneOf` of scalars (Quantity, IntOrString) is a string, which v2 readers accept any scalar for.
  */
-export function schemaV2(s: Schema): Schema {
+function schemaV2(s: Schema): Schema {
   const out: Schema = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === "$ref") out.$ref = v2Ref(v as string);
@@ -63,7 +63,7 @@ function pathItemV2(item: Json): Json {
 }
 
 /** The Swagger 2.0 document of `defs`: the paths of every v3 document, and every schema they reach. */
-export function swaggerV2(defs: ResourceDef[]): Json {
+function swaggerV2(defs: ResourceDef[]): Json {
   const source = apiSource(defs);
   const paths: Json = Object.assign({}, ...[...source.paths.values()].map((build) => build()));
   const sorted = Object.keys(paths).sort();
