@@ -33,7 +33,7 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "PodTemplate", plural: "podtemplates", namespaced: ns },
   ]),
   ...gv("apps", "v1", [
-    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: status, generation: true, strategy: s.deployment },
+    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
     { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
     { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
     { kind: "DaemonSet", plural: "daemonsets", namespaced: ns, shortNames: ["ds"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
@@ -41,7 +41,7 @@ export const BUILTIN: ResourceDef[] = [
   ]),
   ...gv("batch", "v1", [
     { kind: "Job", plural: "jobs", namespaced: ns, categories: ["all"], subresources: status, generation: true, strategy: s.job },
-    { kind: "CronJob", plural: "cronjobs", namespaced: ns, shortNames: ["cj"], categories: ["all"], subresources: status, generation: true, strategy: s.cronJob },
+    { kind: "CronJob", plural: "cronjobs", namespaced: ns, shortNames: ["cj"], categories: ["all"], subresources: status, generation: true },
   ]),
   ...gv("autoscaling", "v1", [
     { kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: ns, shortNames: ["hpa"], categories: ["all"], subresources: status, generation: true },

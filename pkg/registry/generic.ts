@@ -11,6 +11,7 @@ import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
+import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
@@ -235,6 +236,8 @@ export class ResourceStore {
     const obj = this.checkBody(body, ns);
     const m = obj.metadata;
     if (!m.name && m.generateName) m.name = `${m.generateName}${randomSuffix()}`;
+    // upstream defaults every object it decodes, before the strategy's hooks see it
+    applyDefaults(this.def.group, this.def.kind, obj);
     m.uid = randomUUID();
     m.creationTimestamp = now();
     for (const f of ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"]) delete m[f];
@@ -336,8 +339,9 @@ export class ResourceStore {
     else {
       next = obj;
       if (this.def.subresources?.includes("status")) next.status = old.status;
-      this.def.strategy?.prepareForUpdate?.(next, old);
     }
+    applyDefaults(this.def.group, this.def.kind, next);
+    if (!sub) this.def.strategy?.prepareForUpdate?.(next, old);
     // Server-owned metadata never changes through an update.
     const m = next.metadata, om = old.metadata;
     for (const f of ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace"]) {

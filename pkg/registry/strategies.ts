@@ -1,6 +1,8 @@
 // Per-type hooks for the built-in kinds: only what differs from the generic path.
 import { badRequest, forbidden } from "../api/status.ts";
 import type { Codec, FieldCause, Obj, Strategy } from "./types.ts";
+import { defaultJobLabels } from "../defaults/batch.ts";
+import { dropTypeDependentFields } from "../defaults/service.ts";
 
 /** Namespaces that can never be deleted, as upstream's NamespaceLifecycle admission has them. */
 const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
@@ -25,33 +27,12 @@ export const namespace: Strategy = {
   fieldLabels: (o) => ({ "status.phase": o.status?.phase ?? "" }),
 };
 
-/** Upstream's defaults for a pod spec, on pods and on every pod template. */
-function defaultPodSpec(sp: Obj) {
-  if (typeof sp !== "object" || sp === null) return;
-  sp.restartPolicy ??= "Always";
-  sp.dnsPolicy ??= "ClusterFirst";
-  sp.schedulerName ??= "default-scheduler";
-  sp.terminationGracePeriodSeconds ??= 30;
-  sp.securityContext ??= {};
-  sp.enableServiceLinks ??= true;
-  const list = (v: unknown) => (Array.isArray(v) ? v.filter((c) => typeof c === "object" && c !== null) : []);
-  for (const c of [...list(sp.containers), ...list(sp.initContainers)]) {
-    c.imagePullPolicy ??= String(c.image ?? "").endsWith(":latest") || !String(c.image ?? "").includes(":") ? "Always" : "IfNotPresent";
-    c.terminationMessagePath ??= "/dev/termination-log";
-    c.terminationMessagePolicy ??= "File";
-    c.resources ??= {};
-    for (const p of list(c.ports)) p.protocol ??= "TCP";
-  }
-}
-
-/** Defaults of the pod template of a workload (spec.template.spec). */
-const defaultTemplate = (o: Obj) => defaultPodSpec(o.spec?.template?.spec);
-
 export const pod: Strategy = {
   prepareForCreate(o) {
+    // what upstream's Priority admission sets when no PriorityClass is named and none is the default
     const sp = spec(o);
-    defaultPodSpec(sp);
     sp.priority ??= 0;
+    sp.preemptionPolicy ??= "PreemptLowerPriority";
     o.status = { phase: "Pending", qosClass: "BestEffort" };
   },
   validate(o) {
@@ -83,24 +64,14 @@ export const pod: Strategy = {
 
 export const service: Strategy = {
   prepareForCreate(o) {
-    const sp = spec(o);
-    sp.type ??= "ClusterIP";
-    sp.sessionAffinity ??= "None";
     // the cluster IP and node ports are handed out by admission (allocators.ts); clusterIP stays fixed once set
-    if (sp.clusterIP) sp.clusterIPs ??= [sp.clusterIP];
-    sp.ipFamilies ??= ["IPv4"];
-    sp.ipFamilyPolicy ??= "SingleStack";
-    for (const p of Array.isArray(sp.ports) ? sp.ports : []) {
-      if (typeof p !== "object" || p === null) continue;
-      p.protocol ??= "TCP";
-      p.targetPort ??= p.port;
-    }
     o.status = { loadBalancer: {} };
   },
   prepareForUpdate(o, old) {
     const sp = spec(o);
     sp.clusterIP ??= old.spec?.clusterIP;
     sp.clusterIPs ??= old.spec?.clusterIPs;
+    dropTypeDependentFields(o, old);
   },
   validate(o, old) {
     const causes: FieldCause[] = [];
@@ -132,10 +103,8 @@ export const configMap: Strategy = {
 };
 
 export const secret: Strategy = {
-  prepareForCreate(o) { o.type ??= "Opaque"; },
   validate(o, old) {
     stringMap(o, "data");
-    stringMap(o, "stringData");
     const causes: FieldCause[] = [];
     for (const [k, v] of Object.entries(o.data ?? {})) {
       if (typeof v !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 !== 0) {
@@ -158,7 +127,6 @@ export const phase = (p: string): Strategy => ({
 });
 
 export const selectorRequired: Strategy = {
-  prepareForCreate: defaultTemplate,
   validate(o, old) {
     const causes: FieldCause[] = [];
     const sel = o.spec?.selector;
@@ -176,19 +144,6 @@ export const selectorRequired: Strategy = {
     }
     return causes;
   },
-};
-
-export const deployment: Strategy = {
-  prepareForCreate(o) {
-    const sp = spec(o);
-    sp.replicas ??= 1;
-    sp.strategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } };
-    sp.revisionHistoryLimit ??= 10;
-    sp.progressDeadlineSeconds ??= 600;
-    defaultTemplate(o);
-    o.status = {};
-  },
-  validate: selectorRequired.validate,
 };
 
 // events.k8s.io/v1 Event is the core Event stored once and seen with renamed fields.
@@ -216,11 +171,6 @@ export const eventsV1Codec: Codec = {
 export const job: Strategy = {
   prepareForCreate(o) {
     const sp = spec(o);
-    sp.parallelism ??= 1;
-    sp.completions ??= 1;
-    sp.backoffLimit ??= 6;
-    sp.completionMode ??= "NonIndexed";
-    sp.suspend ??= false;
     // Without a manual selector the job selects its pods by its own uid, as upstream generates it.
     if (!sp.manualSelector && !sp.selector) {
       const uid = o.metadata.uid;
@@ -228,19 +178,8 @@ export const job: Strategy = {
       const t = (sp.template ??= {});
       const meta = (t.metadata ??= {});
       meta.labels = { ...(meta.labels ?? {}), "controller-uid": uid, "job-name": o.metadata.name };
+      // upstream defaults the Job's labels from these again whenever it reads the Job back
+      defaultJobLabels(o);
     }
-    defaultTemplate(o);
-    o.status = {};
-  },
-};
-
-export const cronJob: Strategy = {
-  prepareForCreate(o) {
-    const sp = spec(o);
-    sp.suspend ??= false;
-    sp.concurrencyPolicy ??= "Allow";
-    sp.successfulJobsHistoryLimit ??= 3;
-    sp.failedJobsHistoryLimit ??= 1;
-    o.status = {};
   },
 };

@@ -1,0 +1,59 @@
+// Each built-in kind's defaults, as upstream's v1.21 defaulters set them on every decoded object.
+// The generic registry applies them to every write (create, update, each patch and apply) before
+// strategy hooks and validation.
+import type { Obj } from "../registry/types.ts";
+import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from "./apps.ts";
+import { defaultCRD } from "./apiextensions.ts";
+import { defaultCronJob, defaultJob } from "./batch.ts";
+import {
+  defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim,
+  defaultPodTemplateObject, defaultReplicationController,
+} from "./core.ts";
+import { child, fill } from "./fill.ts";
+import { defaultEndpointSlice, defaultNetworkPolicy } from "./networking.ts";
+import { defaultPod } from "./pod.ts";
+import { defaultBinding } from "./rbac.ts";
+import { defaultSecret } from "./secret.ts";
+import { defaultService } from "./service.ts";
+import { defaultCSIDriver, defaultStorageClass, defaultVolumeAttachment } from "./storage.ts";
+import { defaultMutatingWebhooks, defaultValidatingWebhooks } from "./webhooks.ts";
+
+type Defaulter = (obj: Obj) => void;
+
+/** Keyed `Kind` for the core group, `Kind.group` for the others, as the validators are. */
+const BY_KIND: Record<string, Defaulter> = {
+  Namespace: defaultNamespace,
+  Pod: defaultPod,
+  Service: defaultService,
+  Secret: defaultSecret,
+  Endpoints: defaultEndpoints,
+  Node: defaultNode,
+  PersistentVolume: defaultPersistentVolume,
+  PersistentVolumeClaim: defaultPersistentVolumeClaim,
+  LimitRange: defaultLimitRange,
+  ReplicationController: defaultReplicationController,
+  PodTemplate: defaultPodTemplateObject,
+  "Deployment.apps": defaultDeployment,
+  "ReplicaSet.apps": defaultReplicaSet,
+  "StatefulSet.apps": defaultStatefulSet,
+  "DaemonSet.apps": defaultDaemonSet,
+  "Job.batch": defaultJob,
+  "CronJob.batch": defaultCronJob,
+  "HorizontalPodAutoscaler.autoscaling": (hpa) => fill(child(hpa, "spec"), { minReplicas: 1 }),
+  "NetworkPolicy.networking.k8s.io": defaultNetworkPolicy,
+  "EndpointSlice.discovery.k8s.io": defaultEndpointSlice,
+  "RoleBinding.rbac.authorization.k8s.io": defaultBinding,
+  "ClusterRoleBinding.rbac.authorization.k8s.io": defaultBinding,
+  "StorageClass.storage.k8s.io": defaultStorageClass,
+  "CSIDriver.storage.k8s.io": defaultCSIDriver,
+  "VolumeAttachment.storage.k8s.io": defaultVolumeAttachment,
+  "PriorityClass.scheduling.k8s.io": (pc) => fill(pc, { preemptionPolicy: "PreemptLowerPriority" }),
+  "MutatingWebhookConfiguration.admissionregistration.k8s.io": defaultMutatingWebhooks,
+  "ValidatingWebhookConfiguration.admissionregistration.k8s.io": defaultValidatingWebhooks,
+  "CustomResourceDefinition.apiextensions.k8s.io": defaultCRD,
+};
+
+/** Fills in obj's defaults in place; kinds without any are left alone. */
+export function applyDefaults(group: string, kind: string, obj: Obj): void {
+  BY_KIND[group ? `${kind}.${group}` : kind]?.(obj);
+}

@@ -1,0 +1,14 @@
+// A Secret's stringData is write-only: upstream's conversion merges it into data (base64, its keys
+// winning over data's) and the field is never stored nor returned.
+import type { Obj } from "../registry/types.ts";
+import { fillZero, isObj } from "./fill.ts";
+
+export function defaultSecret(s: Obj): void {
+  fillZero(s, { type: "Opaque" });
+  if (isObj(s.stringData)) {
+    const data: Obj = isObj(s.data) ? s.data : {};
+    for (const [k, v] of Object.entries(s.stringData)) data[k] = Buffer.from(String(v), "utf8").toString("base64");
+    if (Object.keys(data).length) s.data = data;
+  }
+  delete s.stringData;
+}
