@@ -296,7 +296,7 @@ describe("strategic merge patch on a Deployment", () => {
     });
     expectCode(r, 200, "strategic patch with $retainKeys");
     expect(r.body.spec.strategy).toEqual({ type: "Recreate" });
-    expect(podSpecOf(r.body).volumes).toEqual([{ name: "data", hostPath: { path: "/srv" } }]);
+    expect(podSpecOf(r.body).volumes).toEqual([{ name: "data", hostPath: { path: "/srv", type: "" } }]); // type: upstream's default
   });
 
   test("$deleteFromPrimitiveList removes values from a merged list of scalars (finalizers)", async () => {
