@@ -9,7 +9,7 @@ import {
   defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim,
   defaultPodTemplateObject, defaultReplicationController,
 } from "./core.ts";
-import { child, fill } from "./fill.ts";
+import { child, fill, fillZero, items, sub } from "./fill.ts";
 import { defaultEndpointSlice, defaultNetworkPolicy } from "./networking.ts";
 import { defaultPod } from "./pod.ts";
 import { defaultBinding } from "./rbac.ts";
@@ -51,6 +51,8 @@ const BY_KIND: Record<string, Defaulter> = {
   "MutatingWebhookConfiguration.admissionregistration.k8s.io": defaultMutatingWebhooks,
   "ValidatingWebhookConfiguration.admissionregistration.k8s.io": defaultValidatingWebhooks,
   "CustomResourceDefinition.apiextensions.k8s.io": defaultCRD,
+  // a condition (an approval, a denial) holds unless it says otherwise
+  "CertificateSigningRequest.certificates.k8s.io": (csr) => items(sub(csr, "status"), "conditions").forEach((c) => fillZero(c, { status: "True" })),
 };
 
 /** Fills in obj's defaults in place; kinds without any are left alone. */

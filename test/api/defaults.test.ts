@@ -2,7 +2,8 @@
 // (PUT, each patch type, apply), and a Secret's stringData is merged into data and never kept.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus } from "./fixtures.ts";
+import { BUILTIN } from "../../pkg/registry/builtin.ts";
+import { createNamespace, expectCode, expectStatus, minimalBody } from "./fixtures.ts";
 
 setDefaultTimeout(30_000);
 
@@ -424,6 +425,15 @@ describe("defaults on update", () => {
     expectCode(r, 201, "apply StatefulSet");
     expect(r.body.spec.updateStrategy).toEqual({ type: "RollingUpdate", rollingUpdate: { partition: 0 } });
     expect(JSON.stringify(r.body.metadata.managedFields)).not.toContain("updateStrategy");
+  });
+
+  test("a status write is defaulted too: a CertificateSigningRequest condition without a status holds", async () => {
+    const def = BUILTIN.find((d) => d.kind === "CertificateSigningRequest")!;
+    const csrs = col("certificates.k8s.io", "v1", "certificatesigningrequests", false);
+    const made = await create(csrs, minimalBody(def, "defaults-csr"));
+    const r = await s.call("PUT", `${csrs}/defaults-csr/status`, { ...made, status: { conditions: [{ type: "Failed", reason: "Tested", message: "by a test" }] } });
+    expectCode(r, 200, "PUT status with a condition");
+    expect(r.body.status.conditions).toMatchObject([{ type: "Failed", status: "True" }]);
   });
 
   test("the Namespace name label cannot be removed or changed", async () => {
