@@ -1,7 +1,15 @@
 // Defaults of apiextensions.k8s.io/v1 CustomResourceDefinitions.
 import type { Obj } from "../registry/types.ts";
-import { child, fill, sub } from "./fill.ts";
+import { child, fill, items, sub } from "./fill.ts";
 import { defaultClientConfig } from "./webhooks.ts";
+
+/** A definition has stored objects in its storage version from the start. */
+export function defaultStoredVersions(crd: Obj): void {
+  const st = child(crd, "status");
+  if (Array.isArray(st.storedVersions) && st.storedVersions.length) return;
+  const storage = items(sub(crd, "spec"), "versions").find((v) => v.storage === true);
+  if (storage) st.storedVersions = [storage.name];
+}
 
 export function defaultCRD(crd: Obj): void {
   const sp = child(crd, "spec");
@@ -12,4 +20,5 @@ export function defaultCRD(crd: Obj): void {
   }
   fill(sp, { conversion: { strategy: "None" } });
   defaultClientConfig(sub(sub(sp.conversion, "webhook"), "clientConfig"));
+  defaultStoredVersions(crd);
 }

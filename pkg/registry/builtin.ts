@@ -77,7 +77,7 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: status },
   ]),
   ...gv("apiextensions.k8s.io", "v1", [
-    { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions" },
+    { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions", strategy: s.customResourceDefinition },
   ]),
   ...gv("admissionregistration.k8s.io", "v1", [
     { kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },

@@ -1,6 +1,7 @@
 // Per-type hooks for the built-in kinds: only what differs from the generic path.
 import { badRequest, forbidden } from "../api/status.ts";
 import type { Codec, FieldCause, Obj, Strategy } from "./types.ts";
+import { defaultStoredVersions } from "../defaults/apiextensions.ts";
 import { defaultJobLabels } from "../defaults/batch.ts";
 import { dropTypeDependentFields } from "../defaults/service.ts";
 
@@ -182,4 +183,9 @@ export const job: Strategy = {
       defaultJobLabels(o);
     }
   },
+};
+
+export const customResourceDefinition: Strategy = {
+  // the status is the server's; upstream's defaulting then records the storage version as stored
+  prepareForCreate(o) { defaultStoredVersions(o); },
 };

@@ -328,7 +328,7 @@ const CASES: Case[] = [
     absent: ["webhooks.0.reinvocationPolicy"],
   },
   {
-    name: "CustomResourceDefinition: singular, listKind, conversion None",
+    name: "CustomResourceDefinition: singular, listKind, conversion None; the storage version stored",
     path: col("apiextensions.k8s.io", "v1", "customresourcedefinitions", false),
     body: {
       metadata: { name: "gadgets.example.com" },
@@ -337,7 +337,7 @@ const CASES: Case[] = [
         versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }],
       },
     },
-    want: { spec: { names: { singular: "gadget", listKind: "GadgetList" }, conversion: { strategy: "None" } } },
+    want: { spec: { names: { singular: "gadget", listKind: "GadgetList" }, conversion: { strategy: "None" } }, status: { storedVersions: ["v1"] } },
   },
 ];
 
