@@ -17,7 +17,7 @@ import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
-import { DataDirLock } from "./datadir-lock.ts";
+import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
@@ -98,7 +98,10 @@ export class ApiServer {
   /** Start-up failures are StartupErrors (one line each, see startup-errors.ts). */
   async start(): Promise<void> {
     const o = this.opts;
-    if (o.storage.backend === "sqlite") this.lock = await step(`data dir ${o.dataDir}`, () => DataDirLock.acquire(o.dataDir));
+    await step(`data dir ${o.dataDir}`, () => {
+      ensureDataDir(o.dataDir);
+      if (o.storage.backend === "sqlite") this.lock = DataDirLock.acquire(o.dataDir);
+    });
     const etcd = o.storage.backend === "etcd3";
     await step(etcd ? "etcd" : `store ${join(o.dataDir, "state.db")}`, async () => {
       const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });

@@ -3,7 +3,7 @@
 // a stale file never keeps a data dir locked. The file holds the holder's pid and port for whoever finds
 // it locked. It is never deleted: a lock is on an inode, and a new file at the path would be a second lock.
 import { dlopen, FFIType } from "bun:ffi";
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { accessSync, closeSync, constants, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { StartupError } from "./startup-errors.ts";
 
@@ -44,16 +44,21 @@ const alive = (pid: number) => {
   try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === "EPERM"; }
 };
 
+/** Creates the data dir (0700) if missing; refuses one that is not a directory or that this user may not use. */
+export function ensureDataDir(dir: string) {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw (e as NodeJS.ErrnoException).code === "EEXIST" ? new StartupError(`data dir ${dir} is not a directory`) : e;
+  }
+  accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+}
+
 export class DataDirLock {
   private constructor(private fd: number) {}
 
-  /** Takes the data dir (created 0700 if missing), or throws DataDirInUseError naming its holder. */
+  /** Takes the (existing) data dir, or throws DataDirInUseError naming its holder. */
   static acquire(dir: string): DataDirLock {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (e) {
-      throw (e as NodeJS.ErrnoException).code === "EEXIST" ? new StartupError(`data dir ${dir} is not a directory`) : e;
-    }
     const fd = openSync(join(dir, "kite.lock"), constants.O_RDWR | constants.O_CREAT, 0o600);
     const held = flock ? flock(fd, LOCK_EX | LOCK_NB) !== 0 : ((h) => !!h && h.pid !== process.pid && alive(h.pid))(readHolder(fd));
     if (held) {
