@@ -147,6 +147,9 @@ export class ApiServer {
       // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
       development: false,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
+      // Said explicitly: with TLS, Bun sets SO_REUSEPORT by default, and a second server on the port would
+      // share it silently instead of being refused.
+      reusePort: false,
       // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       routes: rawSegmentRoutes((req, server, raw) => handler.handle(req, server, raw)),

@@ -102,6 +102,13 @@ describe("a start that cannot succeed is one line", () => {
     }
   });
 
+  test("a port another kite server listens on is busy too (no shared port), and that server keeps it", async () => {
+    const first = await startServer();
+    refused(await apiserver(tempDir("kite-busy-"), first.port), 2, `Error: port ${first.port} is in use`);
+    for (let i = 0; i < 8; i++) expectCode(await first.call("POST", CMS, cm(`port-${i}`)), 201, `create ${i} on the first`);
+    await first.stop();
+  });
+
   test("a data dir that is a file, under a file, or not readable: exit 1 naming it", async () => {
     const root = tempDir("kite-baddir-");
     const file = join(root, "file");
