@@ -2,12 +2,12 @@
 import { defineCommand } from "citty";
 import { consola } from "consola";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
 import { parseIPv4Range, parsePortRange } from "../pkg/registry/allocators.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
-import { CorruptStoreError } from "../pkg/storage/sqlitecheck.ts";
+import { startupFailure } from "../pkg/server/startup-errors.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
 
 export const args = {
@@ -116,15 +116,18 @@ function cacheSizes(v: string): Record<string, number> {
   return out;
 }
 
-/** Starts the server; a damaged store ends the process with one line naming the file and the way out, exit 1. */
-export async function startOrExit(server: ApiServer): Promise<void> {
+/**
+ * Runs a server's start-up (`kite apiserver`, `kite up`): any failure ends the process with one line
+ * (`Error: port 6443 is in use`) and the status startupFailure gives (2: data dir or port held by another
+ * process; 1: anything else).
+ */
+export async function startOrExit(start: () => Promise<void>): Promise<void> {
   try {
-    await server.start();
+    await start();
   } catch (e) {
-    if (!(e instanceof CorruptStoreError)) throw e;
-    const dir = dirname(e.file);
-    console.error(`Error: ${e.message}; not serving from a damaged store. Recover what is readable with 'kite datastore export --data-dir ${dir} -o kite-export.jsonl', then 'kite datastore import --data-dir NEW_DIR -f kite-export.jsonl' and start on NEW_DIR`);
-    process.exit(1);
+    const { line, exitCode } = startupFailure(e);
+    console.error(`Error: ${line}`);
+    process.exit(exitCode);
   }
 }
 
@@ -134,7 +137,7 @@ export default defineCommand({
   run: strict("apiserver", args, async ({ args: a }: { args: Record<string, any> }) => {
     const server = new ApiServer(toOptions(a));
     const t0 = performance.now();
-    await startOrExit(server);
+    await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;
     consola.info(`kite apiserver serving on ${server.url} (store ${where}, ready in ${Math.round(performance.now() - t0)} ms)`);
     const stop = async (sig: string) => {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bun
 // kite: one binary, many commands (the table is cmd/commands.ts).
-import { defineCommand, runMain } from "citty";
+import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runMain } from "citty";
+import { stripVTControlCharacters } from "node:util";
+import { hoistGlobalFlags, isGlobalFlag } from "../pkg/cli/flags.ts";
 import { KITE_VERSION } from "../pkg/version.ts";
 import { COMMANDS } from "./commands.ts";
 
@@ -9,11 +11,24 @@ const main = defineCommand({
   subCommands: COMMANDS,
 });
 
-const argv = process.argv.slice(2);
-if (argv.length === 0) argv.push("--help");
-const first = argv[0];
-if (!first.startsWith("-") && !(first in COMMANDS)) {
-  console.error(`Error: unknown command "${first}" for "kite" (see 'kite --help')`);
+/** --help in colour on a terminal only: piped, redirected or with NO_COLOR set it is plain text. */
+const plain = !process.stdout.isTTY || !!process.env.NO_COLOR;
+async function showUsage<T extends ArgsDef = ArgsDef>(cmd: CommandDef<T>, parent?: CommandDef<T>) {
+  const text = await renderUsage(cmd, parent);
+  console.log(`${plain ? stripVTControlCharacters(text) : text}\n`);
+}
+
+function usageError(message: string): never {
+  console.error(`Error: ${message} (see 'kite --help')`);
   process.exit(2);
 }
-void runMain(main, { rawArgs: argv });
+
+// kubectl's global flags may come before the command (`kite -n prod get pods`).
+const argv = hoistGlobalFlags(process.argv.slice(2));
+if (argv.length === 0) argv.push("--help");
+const first = argv[0];
+if (first.startsWith("-") && !["--help", "-h", "--version"].includes(first)) {
+  usageError(isGlobalFlag(first) ? `no command after ${first}` : `unknown flag: ${first.split("=")[0]} for "kite"`);
+}
+if (!first.startsWith("-") && !(first in COMMANDS)) usageError(`unknown command "${first}" for "kite"`);
+void runMain(main, { rawArgs: argv, showUsage });

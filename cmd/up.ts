@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { int, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { adminToken, writeKubeconfig } from "../pkg/server/kubeconfig.ts";
+import { step } from "../pkg/server/startup-errors.ts";
 import { startOrExit, toOptions, args as serverArgs } from "./apiserver.ts";
 
 const args = {
@@ -23,9 +24,12 @@ export default defineCommand({
     const opts = toOptions({ ...defaults, "data-dir": join(dir, "server"), "secure-port": String(int("secure-port", a["secure-port"], 1, 65535)), "bind-address": a["bind-address"] });
     const server = new ApiServer(opts);
     const t0 = performance.now();
-    await startOrExit(server);
     const kubeconfig = join(dir, "kubeconfig.yaml");
-    writeKubeconfig(kubeconfig, server.url, server.caPem, adminToken(join(dir, "server")));
+    // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
+    await startOrExit(async () => {
+      await server.start();
+      await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, adminToken(join(dir, "server"))));
+    });
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.
     const stop = async () => {

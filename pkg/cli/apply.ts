@@ -51,6 +51,7 @@ export async function runApply(o: ApplyOptions, flags: KubeconfigFlags): Promise
   if (o.serverSide && o.dryRun === "client") throw new UsageError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
   if (!o.serverSide && o.forceConflicts) throw new UsageError("--force-conflicts only works with --server-side");
   const manifests = await readManifests(o.filenames, o.recursive);
+  if (manifests.length === 0) throw new CliError("no objects passed to apply");
   const client = await Client.load(flags);
   const applier = new Applier(client, o);
 

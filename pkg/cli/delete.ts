@@ -59,6 +59,7 @@ export async function runDelete(o: DeleteOptions, flags: KubeconfigFlags): Promi
 
   // What to delete, in argument (or manifest) order.
   const targets: Target[] = [];
+  let named = false;
   if (o.filenames.length) {
     for (const m of await readManifests(o.filenames, o.recursive)) {
       if (m.error) { await fail(`error: ${where(m)}: ${m.error}`); continue; }
@@ -73,6 +74,7 @@ export async function runDelete(o: DeleteOptions, flags: KubeconfigFlags): Promi
     }
   } else {
     const plan = await planRequests(client.discovery, o.args);
+    named = plan.named;
     const selecting = o.all || !!o.labelSelector || !!o.fieldSelector;
     if (plan.named && selecting) throw new CliError("name cannot be provided when a selector is specified");
     if (!plan.named && !selecting) throw new CliError("resource(s) were provided, but no name was specified");
@@ -86,10 +88,12 @@ export async function runDelete(o: DeleteOptions, flags: KubeconfigFlags): Promi
         await fail(e);
       }
     }
-    if (!plan.named && targets.length === 0 && failed === 0) {
-      await errLine("No resources found");
-      return 0;
-    }
+  }
+  // Nothing selected, or manifests holding no object: kubectl says so on stdout and succeeds.
+  if (!named && targets.length === 0 && failed === 0) {
+    out("No resources found\n");
+    await flush();
+    return 0;
   }
 
   const opts: ApiDeleteOptions = {

@@ -80,6 +80,33 @@ export function normalizeArgs(raw: string[], def: ArgsDef): string[] {
   return out;
 }
 
+/** Whether `arg` (`-n`, `-nprod`, `--kubeconfig=x`) names one of kubectl's global flags. */
+export function isGlobalFlag(arg: string): boolean {
+  return globalFlag(arg) !== undefined;
+}
+
+function globalFlag(arg: string): { def: Def; takesNext: boolean } | undefined {
+  const m = /^(--?)([^=]+)(=[\s\S]*)?$/.exec(arg);
+  if (!m) return undefined;
+  const { long, short } = index(globalArgs);
+  const hit = m[1] === "--" ? long.get(m[2]) : short.get(m[2][0]);
+  if (!hit) return undefined;
+  // `--kubeconfig x` and `-n x` take the next argument; `--kubeconfig=x`, `-nx` and booleans do not.
+  return { def: hit[1], takesNext: hit[1].type !== "boolean" && m[3] === undefined && (m[1] === "--" || m[2].length === 1) };
+}
+
+/**
+ * kubectl reads its global flags before the command too (`kite --kubeconfig x get pods`, `kite -n ns get cm`):
+ * those are moved after the command name, where every client command parses them. Anything else (no
+ * global flag first, or no command after them) is returned as it came.
+ */
+export function hoistGlobalFlags(argv: string[]): string[] {
+  let i = 0;
+  for (let g; i < argv.length && (g = globalFlag(argv[i])); i++) if (g.takesNext) i++;
+  if (i === 0 || i >= argv.length) return argv;
+  return [argv[i], ...argv.slice(0, i), ...argv.slice(i + 1)];
+}
+
 export interface Parsed { values: Record<string, any>; positionals: string[] }
 
 /** Parses (normalized) arguments against a command's table; unknown flags and missing values exit 2. */

@@ -1,6 +1,8 @@
 // Reading objects from `-f FILE|DIR|URL|-` (and `-R`): multi-document YAML (read as YAML 1.1, as kubectl's
-// go-yaml does: `0644` is octal, `yes` is true), JSON, and `kind: List` expanded into its items. Every
-// document keeps its source and index, and a bad one becomes an error entry instead of stopping the rest.
+// go-yaml does: `0644` is octal, `yes` is true), JSON (one value, an array, or a stream of values), and
+// `kind: List` expanded into its items. As kubectl reads them: empty, comment-only and `null` documents
+// are skipped, and a `---` line may carry only a comment (`--- {a: 1}` ends the file with an error).
+// Every document keeps its source and index, and a bad one becomes an error entry instead of stopping the rest.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseYamlFast } from "../yaml/fast.ts";
@@ -64,11 +66,57 @@ function walk(dir: string, recursive: boolean): string[] {
 export async function parseManifests(text: string, source: string): Promise<Manifest[]> {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-    try {
-      const v = JSON.parse(text);
-      return (Array.isArray(v) ? v : [v]).flatMap((o, i) => expand({ source, index: i + 1 }, o));
-    } catch { /* not one JSON value: read it as YAML (a JSON stream is YAML too) */ }
+    const values = jsonValues(text);
+    if (values) return values.flatMap((o, i) => expand({ source, index: i + 1 }, o));
   }
+  const bad = badSeparator(text);
+  if (!bad) return parseYaml(text, source);
+  // kubectl stops at such a line: the documents before the one it ends are read, the rest are not.
+  const before = await parseYaml(text.slice(0, bad.documentStart), source);
+  const index = before.reduce((n, m) => Math.max(n, m.index), 0) + 1;
+  return [...before, { source, index, error: `invalid Yaml document separator: ${bad.rest}` }];
+}
+
+/** One JSON value (an array: its elements), or a stream of values (`{...}\n{...}`); undefined if not JSON. */
+function jsonValues(text: string): unknown[] | undefined {
+  try {
+    const v = JSON.parse(text);
+    return Array.isArray(v) ? v : [v];
+  } catch { /* a stream, or YAML */ }
+  const out: unknown[] = [];
+  let depth = 0, inString = false, start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") { if (depth++ === 0) start = i; }
+    else if (c === "}" || c === "]") {
+      if (--depth < 0) return undefined;
+      if (depth === 0) {
+        try { out.push(JSON.parse(text.slice(start, i + 1))); } catch { return undefined; }
+      }
+    } else if (depth === 0 && !/\s/.test(c)) return undefined;
+  }
+  return depth === 0 && out.length ? out : undefined;
+}
+
+/**
+ * The first `---` line that carries more than a comment, as kubectl's document reader refuses it, with the
+ * offset of the document it would end (just after the last plain separator before it, or 0).
+ */
+function badSeparator(text: string): { rest: string; documentStart: number } | undefined {
+  let documentStart = 0;
+  for (const m of text.matchAll(/^---(.*)$/gm)) {
+    const rest = m[1].trim();
+    if (rest !== "" && !rest.startsWith("#")) return { rest, documentStart };
+    documentStart = m.index;
+  }
+  return undefined;
+}
+
+async function parseYaml(text: string, source: string): Promise<Manifest[]> {
   const fast = parseYamlFast(text);
   if (fast) {
     const out: Manifest[] = [];

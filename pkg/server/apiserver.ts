@@ -9,6 +9,7 @@ import { ApiHandler, type Route } from "../api/server.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
+import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
 import type { ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
@@ -16,7 +17,9 @@ import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
+import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
 import { DescriptorPressure } from "./descriptors.ts";
+import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
 import { existsSync, statSync } from "node:fs";
 import type { Store } from "../storage/store.ts";
@@ -84,21 +87,31 @@ export class ApiServer {
   private pollTimers: Timer[] = [];
   readonly metrics = new Metrics();
   private shuttingDown = false;
+  /** The embedded store's data dir is held by one server at a time (etcd's servers share their store by design). */
+  private lock?: DataDirLock;
   caPem = "";
 
   constructor(readonly opts: ApiServerOptions) {}
 
   get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.http?.port ?? this.opts.securePort}`; }
 
+  /** Start-up failures are StartupErrors (one line each, see startup-errors.ts). */
   async start(): Promise<void> {
     const o = this.opts;
-    const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
-    this.store = stores.main;
-    this.extraStores = [...stores.overrides.values()];
-    this.registry = new Registry(BUILTIN, this.store, {
-      etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
+    await step(`data dir ${o.dataDir}`, () => {
+      ensureDataDir(o.dataDir);
+      if (o.storage.backend === "sqlite") this.lock = DataDirLock.acquire(o.dataDir);
     });
-    await this.registry.bootstrap();
+    const etcd = o.storage.backend === "etcd3";
+    await step(etcd ? "etcd" : `store ${join(o.dataDir, "state.db")}`, async () => {
+      const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
+      this.store = stores.main;
+      this.extraStores = [...stores.overrides.values()];
+      this.registry = new Registry(BUILTIN, this.store, {
+        etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
+      });
+      await this.registry.bootstrap();
+    });
 
     const health = new Health(o.livezGraceMs);
     health.add({ name: "ping", in: ["livez", "readyz", "healthz"], run: async () => null });
@@ -125,21 +138,25 @@ export class ApiServer {
       closeConnections: () => this.descriptors.high(),
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
-    const tls = this.tls();
+    const tls = await this.tls();
     const handler = this.handler;
-    this.http = Bun.serve({
+    this.http = listening(o.bindAddress, o.securePort, () => Bun.serve({
       port: o.securePort,
       hostname: o.bindAddress,
       tls,
       // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
       development: false,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
+      // Said explicitly: with TLS, Bun sets SO_REUSEPORT by default, and a second server on the port would
+      // share it silently instead of being refused.
+      reusePort: false,
       // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       routes: rawSegmentRoutes((req, server, raw) => handler.handle(req, server, raw)),
       fetch: (req, server) => handler.handle(req, server, "unmatched"),
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
-    });
+    }));
+    this.lock?.record(this.http.port ?? null);
 
     const ns = new NamespaceController(this.registry);
     await ns.start();
@@ -180,16 +197,15 @@ export class ApiServer {
     }
   }
 
-  private tls() {
+  private async tls() {
     const o = this.opts;
     let cert: string, key: string;
     if (o.tlsCertFile && o.tlsPrivateKeyFile) {
-      cert = Bun.file(o.tlsCertFile) as unknown as string;
-      key = Bun.file(o.tlsPrivateKeyFile) as unknown as string;
+      ({ cert, key } = readServingPair(o.tlsCertFile, o.tlsPrivateKeyFile, { cert: "--tls-cert-file", key: "--tls-private-key-file" }));
     } else {
-      const c = ensureServingCerts(o.certDir ?? join(o.dataDir, "pki"), [o.advertiseAddress ?? ""]);
-      cert = c.cert;
-      key = c.key;
+      const dir = o.certDir ?? join(o.dataDir, "pki");
+      const c = await step(`cert dir ${dir}`, () => ensureServingCerts(dir, [o.advertiseAddress ?? ""]));
+      ({ cert, key } = readServingPair(c.certFile, c.keyFile));
       this.caPem = c.ca;
     }
     const min = o.tlsMinVersion ? TLS_VERSIONS[o.tlsMinVersion] : undefined;
@@ -212,5 +228,6 @@ export class ApiServer {
     this.handler?.shutdown.abort();
     await this.http?.stop(false);
     await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));
+    this.lock?.release();
   }
 }

@@ -5,8 +5,9 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { BACKEND, KITE, freePort, startServer, type TestServer } from "../helpers/server.ts";
-import { tempDir, track } from "../helpers/processes.ts";
+import { BACKEND, freePort, startServer, type TestServer } from "../helpers/server.ts";
+import { kiteUp as up, runKite } from "../helpers/kite.ts";
+import { tempDir } from "../helpers/processes.ts";
 import { expectCode } from "./fixtures.ts";
 
 setDefaultTimeout(90_000);
@@ -25,36 +26,12 @@ async function fill(s: TestServer, n: number, bytes: number, width = 32) {
   }
 }
 
-/** Runs a kite command to its end, killing it after `ms` (a server that should have refused to start). */
-async function runKite(args: string[], ms = 15_000) {
-  const p = Bun.spawn([...KITE, ...args], { stdout: "pipe", stderr: "pipe" });
-  track(p);
-  const timer = setTimeout(() => p.kill(9), ms);
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  clearTimeout(timer);
-  return { code, out, err, timedOut: p.signalCode === "SIGKILL" };
-}
-
 /** Writes random bytes over `pages` 4 KiB pages from `at` (a fraction of the file). */
 function damage(file: string, at: number, pages: number) {
   const fd = openSync(file, "r+");
   const start = Math.floor((size(file) / 4096) * at) * 4096;
   for (let i = 0; i < pages; i++) writeSync(fd, crypto.getRandomValues(new Uint8Array(4096)), 0, 4096, start + i * 4096);
   closeSync(fd);
-}
-
-/** `kite up` until it prints its banner; the caller stops it. */
-async function up(dir: string) {
-  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${await freePort()}`], { stdout: "pipe", stderr: "pipe" });
-  track(p);
-  const reader = p.stdout.getReader();
-  let out = "";
-  while (!out.includes("Ctrl-C")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`kite up exited ${await p.exited}: ${await new Response(p.stderr).text()}`);
-    out += new TextDecoder().decode(value);
-  }
-  return p;
 }
 
 describe.skipIf(BACKEND === "etcd")("a damaged state.db (SQLite only: etcd checks its own files)", () => {

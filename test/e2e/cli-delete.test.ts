@@ -83,7 +83,7 @@ describe("kite delete", () => {
     const across = await kite(["delete", "cm", "-l", "app=x", "-A"]);
     expect(across.out).toBe('configmap "x3" deleted\n');
     const none = await kite(["delete", "cm", "-l", "app=x", "-A"]);
-    expect(none).toEqual({ code: 0, out: "", err: "No resources found\n" });
+    expect(none).toEqual({ code: 0, out: "No resources found\n", err: "" });
     const all = await kite(["delete", "cm", "--all", "-n", "d2"]);
     expect(all.out).toContain('configmap "y1" deleted\n');
     expect(await names("d2")).not.toContain("y1");

@@ -1,5 +1,5 @@
 // Every command in the command table has an end-to-end test (the type makes a new command without one
-// a compile error), and every command's --help runs and describes it.
+// a compile error), and every command's --help runs and describes it, in plain text when piped.
 import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -7,11 +7,11 @@ import { COMMANDS, type CommandName } from "../../cmd/commands.ts";
 import { KITE, ROOT } from "../helpers/server.ts";
 
 const TESTS: Record<CommandName, string[]> = {
-  apiserver: ["test/api/server-flags.test.ts", "test/api/health.test.ts"],
-  up: ["test/e2e/up.test.ts"],
-  get: ["test/e2e/cli-get.test.ts"],
-  apply: ["test/e2e/cli-apply.test.ts"],
-  delete: ["test/e2e/cli-delete.test.ts"],
+  apiserver: ["test/api/server-flags.test.ts", "test/api/health.test.ts", "test/api/startup.test.ts"],
+  up: ["test/e2e/up.test.ts", "test/api/startup.test.ts"],
+  get: ["test/e2e/cli-get.test.ts", "test/e2e/cli-input.test.ts"],
+  apply: ["test/e2e/cli-apply.test.ts", "test/e2e/cli-input.test.ts"],
+  delete: ["test/e2e/cli-delete.test.ts", "test/e2e/cli-input.test.ts"],
   datastore: ["test/e2e/datastore.test.ts"],
   version: ["test/e2e/version.test.ts"],
 };
@@ -22,5 +22,19 @@ for (const name of Object.keys(COMMANDS) as CommandName[]) {
     const r = Bun.spawnSync([...KITE, name, "--help"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout.toString()).toContain(`kite ${name}`);
+    expect(r.stdout.toString()).not.toContain("\x1b[");
   });
 }
+
+test("kite --help: plain text through a pipe; colour on a terminal unless NO_COLOR is set", () => {
+  const piped = Bun.spawnSync([...KITE, "--help"], { env: { ...process.env, NO_COLOR: "" } });
+  expect(piped.stdout.toString()).toContain("USAGE kite");
+  expect(piped.stdout.toString()).not.toContain("\x1b[");
+  // A terminal, through util-linux's script(1) where it exists.
+  if (!Bun.which("script")) return;
+  const onTty = (env: Record<string, string>) =>
+    Bun.spawnSync(["script", "-qec", [...KITE, "--help"].map((a) => `'${a}'`).join(" "), "/dev/null"], { env: { ...process.env, ...env } }).stdout.toString();
+  // (citty also turns colour off for CI, TEST and TERM=dumb)
+  expect(onTty({ NO_COLOR: "", CI: "", TEST: "", TERM: "xterm" })).toContain("\x1b[");
+  expect(onTty({ NO_COLOR: "true" })).not.toContain("\x1b[");
+});

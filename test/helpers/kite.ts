@@ -1,0 +1,30 @@
+// Running kite commands that start servers: to their end (a start that should be refused), or `kite up`
+// until its banner.
+import type { Subprocess } from "bun";
+import { KITE, freePort } from "./server.ts";
+import { track } from "./processes.ts";
+
+/** Runs a kite command to its end, killing it after `ms` (a server that should have refused to start). */
+export async function runKite(args: string[], ms = 15_000) {
+  const p = Bun.spawn([...KITE, ...args], { stdout: "pipe", stderr: "pipe" });
+  track(p);
+  const timer = setTimeout(() => p.kill(9), ms);
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  clearTimeout(timer);
+  return { code, out, err, timedOut: p.signalCode === "SIGKILL" };
+}
+
+/** `kite up` until it prints its banner; the caller stops it. */
+export async function kiteUp(dir: string, port?: number): Promise<Subprocess<"ignore", "pipe", "pipe">> {
+  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port ?? await freePort()}`], { stdout: "pipe", stderr: "pipe" });
+  track(p);
+  const reader = p.stdout.getReader();
+  let out = "";
+  while (!out.includes("Ctrl-C")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`kite up exited ${await p.exited}: ${await new Response(p.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return p;
+}
