@@ -88,8 +88,11 @@ export const service: Strategy = {
     sp.sessionAffinity ??= "None";
     // the cluster IP and node ports are handed out by admission (allocators.ts); clusterIP stays fixed once set
     if (sp.clusterIP) sp.clusterIPs ??= [sp.clusterIP];
-    sp.ipFamilies ??= ["IPv4"];
-    sp.ipFamilyPolicy ??= "SingleStack";
+    // an ExternalName Service has no cluster IP, so no IP families
+    if (sp.type !== "ExternalName") {
+      sp.ipFamilies ??= ["IPv4"];
+      sp.ipFamilyPolicy ??= "SingleStack";
+    }
     for (const p of Array.isArray(sp.ports) ? sp.ports : []) {
       if (typeof p !== "object" || p === null) continue;
       p.protocol ??= "TCP";
