@@ -19,7 +19,7 @@ type Mutate = (o: any) => void;
 /** An object upstream refuses: what to change in the valid one, then the cause it must give. */
 type Bad = [label: string, change: Mutate, field: string, reason: string, words?: string];
 /** An update: the object as created (start), the change, and the cause it must give (none: 200 OK). */
-interface Update { label: string; start?: Mutate; change: Mutate; field?: string; reason?: string; words?: string }
+interface Update { label: string; start?: Mutate; change: Mutate; field?: string; reason?: string; words?: string | ((changed: any) => string) }
 interface Table { kind: string; group?: string; good?: [string, Mutate][]; bad: Bad[]; updates?: Update[] }
 
 const port = (p: object) => (o: any) => { o.spec.ports = [{ port: 80, ...p }]; };
@@ -53,6 +53,7 @@ const TABLES: Table[] = [
       ["type Weird", (o) => { o.spec.type = "Weird"; }, "spec.type", NS_, `supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`],
       ["targetPort Bad_Name", port({ targetPort: "Bad_Name" }), "spec.ports[0].targetPort", I, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"],
       ["targetPort 0x10000", port({ targetPort: 65536 }), "spec.ports[0].targetPort", I, "must be between 1 and 65535, inclusive"],
+      ["nodePort 70000", (o) => { o.spec.type = "NodePort"; o.spec.ports = [{ port: 80, nodePort: 70000 }]; }, "spec.ports[0].nodePort", I, "provided port is not in the valid range"],
       ["nodePort on ClusterIP", port({ nodePort: 30080 }), "spec.ports[0].nodePort", F, "may not be used when `type` is 'ClusterIP'"],
       ["no ports", (o) => { o.spec.ports = []; }, "spec.ports", R],
       ["ExternalName without a name", (o) => { o.spec = { type: "ExternalName" }; }, "spec.externalName", R],
@@ -66,7 +67,7 @@ const TABLES: Table[] = [
       { label: "ports changed", change: (o) => { o.spec.ports = [{ port: 81 }]; } },
       {
         label: "clusterIP changed", change: (o) => { o.spec.clusterIP = bumpIP(o.spec.clusterIP); },
-        field: "spec.clusterIPs[0]", reason: I, words: "may not change once set",
+        field: "spec.clusterIPs[0]", reason: I, words: (o) => `Invalid value: []string{"${o.spec.clusterIP}"}: may not change once set`,
       },
       {
         label: "clusterIPs changed", change: (o) => { o.spec.clusterIP = bumpIP(o.spec.clusterIP); o.spec.clusterIPs = [o.spec.clusterIP]; },
@@ -514,7 +515,7 @@ describe("validation of each kind", () => {
           u.change(cur);
           const r = await s.call("PUT", pathFor(d, NS, o.metadata.name), cur);
           if (!u.field && !u.reason) return expectCode(r, 200, `PUT ${t.kind} (${u.label})`);
-          expectCause(r, u.field ?? "", u.reason!, u.words, `PUT ${t.kind} (${u.label})`);
+          expectCause(r, u.field ?? "", u.reason!, typeof u.words === "function" ? u.words(cur) : u.words, `PUT ${t.kind} (${u.label})`);
           // the stored object is unchanged
           const now = await s.call("GET", pathFor(d, NS, o.metadata.name));
           expect(now.body.metadata.resourceVersion).toBe(c.body.metadata.resourceVersion);
