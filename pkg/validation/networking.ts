@@ -3,7 +3,7 @@ import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
 import {
   PROTOCOLS, dns1035Label, dns1123Label, dns1123Subdomain, domainPrefixedPath, each, empty, has, immutable, invalidShown,
-  goStrings, isCIDR, isIP, isIPv4, isIPv6, isMap, labelSelector, labels, list, oneOf, portName, portNum, qualifiedName, run,
+  goStrings, isCIDR, isIP, isIPv4, isIPv6, isMap, labelSelector, labels, list, nonSpecialIP, oneOf, portName, portNum, qualifiedName, run,
 } from "./rules.ts";
 
 const PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"];
@@ -154,6 +154,7 @@ export const endpointSlice = (o: Obj, old?: Obj) => run((e) => {
       const p = `${path}.addresses[${i}]`, s = String(a);
       if (o.addressType === "IPv4" && !isIPv4(s)) e.invalid(p, a, "must be a valid IPv4 address");
       if (o.addressType === "IPv6" && !isIPv6(s)) e.invalid(p, a, "must be a valid IPv6 address");
+      if (o.addressType === "IPv4" || o.addressType === "IPv6") nonSpecialIP(e, p, s);
       if (o.addressType === "FQDN") each(e, p, a, dns1123Subdomain(s));
     });
     if (typeof ep?.nodeName === "string") each(e, `${path}.nodeName`, ep.nodeName, dns1123Subdomain(ep.nodeName));

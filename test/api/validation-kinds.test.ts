@@ -391,6 +391,7 @@ const TABLES: Table[] = [
     bad: [
       ["addressType IPv5", (o) => { o.addressType = "IPv5"; }, "addressType", NS_, `"FQDN", "IPv4", "IPv6"`],
       ["an address not IPv4", (o) => { o.endpoints[0].addresses = ["fe80::1"]; }, "endpoints[0].addresses[0]", I, "must be a valid IPv4 address"],
+      ["a link-local address", (o) => { o.endpoints[0].addresses = ["169.254.169.254"]; }, "endpoints[0].addresses[0]", I, "may not be in the link-local range (169.254.0.0/16)"],
       ["an endpoint without addresses", (o) => { o.endpoints[0].addresses = []; }, "endpoints[0].addresses", R, "must contain at least 1 address"],
       ["a port name twice", (o) => { o.ports = [{ name: "http", port: 80, protocol: "TCP" }, { name: "http", port: 81, protocol: "TCP" }]; }, "ports[1].name", D],
       ["protocol HTTP", (o) => { o.ports[0].protocol = "HTTP"; }, "ports[0].protocol", NS_],
