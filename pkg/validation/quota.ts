@@ -1,7 +1,7 @@
 // ResourceQuotas and LimitRanges: resource names and quantities, as upstream's core validation has them.
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
-import { each, isMap, qualifiedName, quantity, run } from "./rules.ts";
+import { each, goStrings, invalidShown, isMap, qualifiedName, quantity, run } from "./rules.ts";
 
 const QUOTA_NAMES = [
   "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage", "requests.ephemeral-storage",
@@ -34,9 +34,10 @@ export const resourceQuota = (o: Obj) => run((e) => {
     if (n !== null && n >= 0 && INTEGER_NAMES.has(k) && !Number.isInteger(n)) e.invalid(path, String(v), "must be an integer");
   }
   const scopes = ["BestEffort", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "CrossNamespacePodAffinity"];
-  e.each<string>("spec.scopes", o.spec?.scopes, (s, p) => {
-    if (!scopes.includes(s)) e.invalid(p, s, "unsupported scope");
-  });
+  const given = o.spec?.scopes;
+  for (const s of Array.isArray(given) ? given : []) {
+    if (!scopes.includes(s)) invalidShown(e, "spec.scopes", goStrings(given, "core.ResourceQuotaScope"), "unsupported scope");
+  }
 });
 
 const LIMIT_TYPES = ["Pod", "Container", "PersistentVolumeClaim"];

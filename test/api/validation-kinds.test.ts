@@ -185,6 +185,7 @@ const TABLES: Table[] = [
       ["resource foo", (o) => { o.spec.hard = { foo: "1" }; }, "spec.hard[foo]", I, "must be a standard resource type or fully qualified"],
       ["pods -1", (o) => { o.spec.hard = { pods: "-1" }; }, "spec.hard[pods]", I, "must be greater than or equal to 0"],
       ["pods 1500m", (o) => { o.spec.hard = { pods: "1500m" }; }, "spec.hard[pods]", I, "must be an integer"],
+      ["scope Sometimes", (o) => { o.spec.scopes = ["Sometimes"]; }, "spec.scopes", I, `Invalid value: []core.ResourceQuotaScope{"Sometimes"}: unsupported scope`],
       ["storage (not for quota)", (o) => { o.spec.hard = { storage: "1Gi" }; }, "spec.hard[storage]", I, "must be a standard resource for quota"],
     ],
   },
