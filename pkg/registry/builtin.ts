@@ -20,7 +20,7 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: status, strategy: s.pod },
     { kind: "Service", plural: "services", namespaced: ns, shortNames: ["svc"], categories: ["all"], subresources: status, storageResource: "services/specs", nameRule: "dns1035", strategy: s.service },
     { kind: "Endpoints", plural: "endpoints", singular: "endpoints", namespaced: ns, shortNames: ["ep"], storageResource: "services/endpoints", createOnUpdate: true },
-    { kind: "ConfigMap", plural: "configmaps", namespaced: ns, shortNames: ["cm"], strategy: s.configMap },
+    { kind: "ConfigMap", plural: "configmaps", namespaced: ns, shortNames: ["cm"] },
     { kind: "Secret", plural: "secrets", namespaced: ns, strategy: s.secret },
     { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"] },
     { kind: "Node", plural: "nodes", namespaced: cluster, shortNames: ["no"], subresources: status, storageResource: "minions", strategy: s.node },

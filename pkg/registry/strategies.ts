@@ -72,49 +72,13 @@ export const service: Strategy = {
     const sp = spec(o);
     sp.clusterIP ??= old.spec?.clusterIP;
     sp.clusterIPs ??= old.spec?.clusterIPs;
+    // a new clusterIP with the old clusterIPs is read as a change of both (validation then refuses it)
+    if (sp.clusterIP && sp.clusterIP !== old.spec?.clusterIP && Bun.deepEquals(sp.clusterIPs, old.spec?.clusterIPs)) sp.clusterIPs = [sp.clusterIP];
     dropTypeDependentFields(o, old);
-  },
-  validate(o, old) {
-    const causes: FieldCause[] = [];
-    if (old && old.spec?.clusterIP && o.spec?.clusterIP !== old.spec.clusterIP) {
-      causes.push({ field: "spec.clusterIP", message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
-    }
-    if (o.spec?.type !== "ExternalName" && (!Array.isArray(o.spec?.ports) || o.spec.ports.length === 0) && o.spec?.clusterIP !== "None") {
-      causes.push({ field: "spec.ports", message: "Required value", reason: "FieldValueRequired" });
-    }
-    return causes;
-  },
-};
-
-/** Values that upstream could not even decode are a 400, not a 422. */
-function stringMap(o: Obj, field: string) {
-  const m = o[field];
-  if (m === undefined || m === null) return;
-  if (typeof m !== "object" || Array.isArray(m) || Object.values(m).some((v) => typeof v !== "string")) {
-    throw badRequest(`${o.kind} in version "${o.apiVersion}" cannot be handled as a ${o.kind}: ${field} must be a map of strings`);
-  }
-}
-
-export const configMap: Strategy = {
-  validate(o) {
-    stringMap(o, "data");
-    stringMap(o, "binaryData");
-    return [];
   },
 };
 
 export const secret: Strategy = {
-  validate(o, old) {
-    stringMap(o, "data");
-    const causes: FieldCause[] = [];
-    for (const [k, v] of Object.entries(o.data ?? {})) {
-      if (typeof v !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 !== 0) {
-        causes.push({ field: `data[${k}]`, message: "Invalid value: illegal base64 data", reason: "FieldValueInvalid" });
-      }
-    }
-    if (old && old.type !== o.type) causes.push({ field: "type", message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
-    return causes;
-  },
   fieldLabels: (o) => ({ type: o.type ?? "" }),
 };
 

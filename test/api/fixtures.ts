@@ -137,7 +137,7 @@ export function minimalBody(d: ResourceDef, name: string, ns = ""): any {
     "storage.k8s.io/StorageClass": () => ({ provisioner: "example.com/provisioner" }),
     "storage.k8s.io/CSIDriver": () => ({ spec: { attachRequired: true } }),
     "storage.k8s.io/CSINode": () => ({ spec: { drivers: [] } }),
-    "storage.k8s.io/VolumeAttachment": () => ({ spec: { attacher: "example.com/csi", nodeName: "node-1", source: { persistentVolumeName: "pv-1" } } }),
+    "storage.k8s.io/VolumeAttachment": () => ({ spec: { attacher: "csi.example.com", nodeName: "node-1", source: { persistentVolumeName: "pv-1" } } }),
     "events.k8s.io/Event": () => ({
       eventTime: "2021-04-08T12:00:00.000000Z", reportingController: "example.com/test", reportingInstance: "test-1",
       action: "Testing", reason: "Tested", type: "Normal", note: "a test event", regarding: { kind: "Pod", name: "p", namespace: ns },

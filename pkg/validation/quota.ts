@@ -1,0 +1,90 @@
+// ResourceQuotas and LimitRanges: resource names and quantities, as upstream's core validation has them.
+import type { Obj } from "../registry/types.ts";
+import type { Errs } from "./field.ts";
+import { each, goStrings, invalidShown, isMap, qualifiedName, quantity, run } from "./rules.ts";
+
+const QUOTA_NAMES = [
+  "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage", "requests.ephemeral-storage",
+  "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services", "replicationcontrollers",
+  "secrets", "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers",
+];
+const RESOURCE_NAMES = new Set([...QUOTA_NAMES, "storage"]);
+const INTEGER_NAMES = new Set(["pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"]);
+const hugePages = (n: string) => /^(requests\.)?hugepages-/.test(n);
+
+/** validateResourceName: a qualified name, and a standard one unless it has a domain. */
+function resourceName(e: Errs, field: string, name: string, standard: (n: string) => boolean, what = "resource type"): boolean {
+  const bad = qualifiedName(name);
+  each(e, field, name, bad);
+  if (bad.length) return false;
+  if (!name.includes("/") && !standard(name)) {
+    e.invalid(field, name, `must be a standard ${what} or fully qualified`);
+    return false;
+  }
+  return true;
+}
+
+export const resourceQuota = (o: Obj) => run((e) => {
+  for (const [k, v] of Object.entries(isMap(o.spec?.hard) ? o.spec.hard : {})) {
+    const path = `spec.hard[${k}]`;
+    if (resourceName(e, path, k, (n) => RESOURCE_NAMES.has(n) || hugePages(n)) && !k.includes("/") && !QUOTA_NAMES.includes(k) && !hugePages(k)) {
+      e.invalid(path, k, "must be a standard resource for quota");
+    }
+    const n = quantity(e, path, v);
+    if (n !== null && n >= 0 && INTEGER_NAMES.has(k) && !Number.isInteger(n)) e.invalid(path, String(v), "must be an integer");
+  }
+  const scopes = ["BestEffort", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "CrossNamespacePodAffinity"];
+  const given = o.spec?.scopes;
+  for (const s of Array.isArray(given) ? given : []) {
+    if (!scopes.includes(s)) invalidShown(e, "spec.scopes", goStrings(given, "core.ResourceQuotaScope"), "unsupported scope");
+  }
+});
+
+const LIMIT_TYPES = ["Pod", "Container", "PersistentVolumeClaim"];
+const MAPS = ["max", "min", "default", "defaultRequest", "maxLimitRequestRatio"] as const;
+
+/** Pairs whose order LimitRange demands: [smaller, larger, path of the cause, its value, message]. */
+const ORDER: [string, string, string, string, (a: string, b: string) => string][] = [
+  ["min", "max", "min", "min", (a, b) => `min value ${a} is greater than max value ${b}`],
+  ["min", "defaultRequest", "defaultRequest", "defaultRequest", (a, b) => `min value ${a} is greater than default request value ${b}`],
+  ["defaultRequest", "max", "defaultRequest", "defaultRequest", (a, b) => `default request value ${a} is greater than max value ${b}`],
+  ["defaultRequest", "default", "defaultRequest", "defaultRequest", (a, b) => `default request value ${a} is greater than default limit value ${b}`],
+  ["min", "default", "default", "min", (a, b) => `min value ${a} is greater than default value ${b}`],
+  ["default", "max", "default", "max", (a, b) => `default value ${a} is greater than max value ${b}`],
+];
+
+export const limitRange = (o: Obj) => run((e) => {
+  const seen = new Set<string>();
+  e.each<Obj>("spec.limits", o.spec?.limits, (l, path) => {
+    const type = String(l?.type ?? "");
+    resourceName(e, `${path}.type`, type, (n) => LIMIT_TYPES.includes(n), "limit type");
+    if (seen.has(type)) e.duplicate(`${path}.type`, type);
+    seen.add(type);
+    const values: Record<string, Record<string, number | null>> = {};
+    for (const m of MAPS) {
+      values[m] = {};
+      const entries = Object.entries(isMap(l?.[m]) ? l[m] : {});
+      if (type === "Pod" && (m === "default" || m === "defaultRequest")) {
+        if (entries.length) e.forbidden(`${path}.${m}`, "may not be specified when `type` is 'Pod'");
+        continue;
+      }
+      for (const [k, v] of entries) {
+        resourceName(e, `${path}.${m}[${k}]`, k, (n) => RESOURCE_NAMES.has(n) || hugePages(n));
+        values[m][k] = quantity(e, `${path}.${m}[${k}]`, v);
+      }
+    }
+    if (type === "PersistentVolumeClaim" && !("storage" in values.min) && !("storage" in values.max)) {
+      e.required(`${path}.limits`, "either minimum or maximum storage value is required, but neither was provided");
+    }
+    for (const [lo, hi, at, shown, msg] of ORDER) {
+      for (const [k, a] of Object.entries(values[lo])) {
+        const b = values[hi][k];
+        if (a === null || b === null || b === undefined || a <= b) continue;
+        e.invalid(`${path}.${at}[${k}]`, String(l[shown][k]), msg(String(l[lo][k]), String(l[hi][k])));
+      }
+    }
+    for (const [k, v] of Object.entries(values.maxLimitRequestRatio)) {
+      if (v !== null && v < 1) e.invalid(`${path}.maxLimitRequestRatio[${k}]`, String(l.maxLimitRequestRatio[k]), "ratio must be greater than or equal to 1");
+    }
+  });
+});
