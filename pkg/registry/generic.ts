@@ -9,6 +9,7 @@ import type { KeyValue, Store, Value } from "../storage/store.ts";
 import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
 import { messageForKind } from "../protobuf/kinds.ts";
 import { type FieldCheck, checkFields } from "../fieldvalidation/index.ts";
+import { goTypeError } from "../fieldvalidation/typeerror.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
@@ -494,7 +495,7 @@ export class ResourceStore {
       try {
         encodeProtobuf(body as Obj);
       } catch (e) {
-        if (e instanceof ProtobufError) throw cannot(e.message.replace(/^cannot encode /, ""));
+        if (e instanceof ProtobufError) throw cannot(goTypeError(plan, body as Obj) ?? e.message.replace(/^cannot encode /, ""));
         throw e;
       }
       // a value of the wrong type is the error upstream's decoding reports first

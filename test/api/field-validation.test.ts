@@ -185,7 +185,13 @@ describe("create and update", () => {
   test("a value of the wrong type is named as upstream's decoder names it", async () => {
     const d = { ...validDeploy("three"), spec: { ...validDeploy("three").spec, replicas: "three" } };
     const r = await send("POST", DEPLOYS, JSON.stringify(d));
-    expect(expectStatus(r, 400, "BadRequest", "replicas").message).toStartWith(`Deployment in version "v1" cannot be handled as a Deployment: `);
+    expect(expectStatus(r, 400, "BadRequest", "replicas").message).toBe(`Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`);
+    const c = structuredClone(validDeploy("ports"));
+    (c.spec.template.spec.containers[0] as any).ports = [{ containerPort: 1.5 }];
+    expect(expectStatus(await send("POST", DEPLOYS, JSON.stringify(c)), 400, "BadRequest", "port").message)
+      .toEndWith(`json: cannot unmarshal number 1.5 into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32`);
+    const m = await send("POST", CMS, JSON.stringify({ metadata: { name: "m", labels: { a: 1 } } }));
+    expect(expectStatus(m, 400, "BadRequest", "label").message).toStartWith(`ConfigMap in version "v1" cannot be handled as a ConfigMap: `);
   });
 });
 
