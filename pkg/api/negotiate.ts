@@ -1,5 +1,6 @@
 // Content negotiation: which representation a client accepts, and decoding request bodies.
 import { PROTOBUF_MEDIA_TYPES, ProtobufError, ProtobufUnsupported, decodeObject as decodeProtobuf } from "../protobuf/index.ts";
+import { type BodyRepeats, collectJsonRepeats } from "../fieldvalidation/index.ts";
 import { nestsDeeper } from "../util/jsondepth.ts";
 import { decodeYaml } from "../yaml/decode.ts";
 import { emitYaml } from "../yaml/emit.ts";
@@ -97,11 +98,15 @@ export async function readBody(req: Request): Promise<Uint8Array> {
 const utf8 = new TextDecoder();
 export const text = (b: Uint8Array) => utf8.decode(b);
 
-/** Decodes an object body in JSON, YAML or the binary form; anything else is a 400 or 415. */
-export function decodeObject(body: Uint8Array, contentType: string | null): unknown {
+/**
+ * Decodes an object body in JSON, YAML or the binary form; anything else is a 400 or 415. With `repeats`,
+ * the repeated keys of a JSON or YAML body are collected there (the binary form has none).
+ */
+export function decodeObject(body: Uint8Array, contentType: string | null, repeats?: (yaml: boolean) => BodyRepeats): unknown {
   const type = parseMediaTypes(contentType)[0]?.type ?? "application/json";
   if (type === "application/json" || type === "application/yaml" || type === "application/apply-patch+yaml") {
-    return parseText(text(body), type !== "application/json");
+    const yaml = type !== "application/json";
+    return parseText(text(body), yaml, repeats?.(yaml));
   }
   if (isProtobufType(type)) {
     try {
@@ -116,12 +121,12 @@ export function decodeObject(body: Uint8Array, contentType: string | null): unkn
 
 /**
  * Parses a JSON or YAML body. Nesting past 10,000 levels (upstream's limit) is refused before JSON.parse
- * and while YAML is read; every failure is a 400.
+ * and while YAML is read; every failure is a 400. With `repeats`, repeated keys are collected there.
  */
-export function parseText(text: string, yaml: boolean): unknown {
+export function parseText(text: string, yaml: boolean, repeats?: BodyRepeats): unknown {
   if (!text.trim()) throw badRequest("the body of the request was empty");
   try {
-    return yaml ? parseYAML(text) : parseJSON(text);
+    return yaml ? parseYAML(text, repeats) : parseJSON(text, repeats);
   } catch (e) {
     throw badRequest(`the body of the request could not be decoded: ${(e as Error).message.split("\n")[0]}`);
   }
@@ -130,20 +135,27 @@ export function parseText(text: string, yaml: boolean): unknown {
 // every level of nesting takes at least one character
 const mayNestTooDeep = (text: string) => text.length > MAX_DEPTH && nestsDeeper(text, MAX_DEPTH);
 
-function parseJSON(text: string): unknown {
+function parseJSON(text: string, repeats?: BodyRepeats): unknown {
   if (mayNestTooDeep(text)) throw tooDeep();
-  return JSON.parse(text);
+  const v = JSON.parse(text);
+  if (repeats) collectJsonRepeats(text, v, repeats);
+  return v;
 }
 
 /** YAML; a body that is JSON (kubectl's apply bodies are) goes to JSON.parse, which reads it the same. */
-function parseYAML(text: string): unknown {
+function parseYAML(text: string, repeats?: BodyRepeats): unknown {
   const c = text.trimStart()[0];
   if ((c === "{" || c === "[") && !mayNestTooDeep(text)) {
+    let v;
     try {
-      return JSON.parse(text);
+      v = JSON.parse(text);
     } catch { /* YAML flow style, not JSON */ }
+    if (v !== undefined) {
+      if (repeats) collectJsonRepeats(text, v, repeats);
+      return v;
+    }
   }
-  return decodeYaml(text);
+  return decodeYaml(text, repeats && ((line, key) => repeats.list.push({ path: "", key, line })));
 }
 
 /** YAML as upstream writes it: strings that would read back as booleans, numbers or dates are quoted. */

@@ -101,25 +101,3 @@ export function decodeWatchEvent(message: Uint8Array): WatchEvent {
 export function preload(): number {
   return getCatalogue().loadMs;
 }
-
-const topFields = new Map<string, ReadonlySet<string>>();
-
-/**
- * The JSON keys an object of apiVersion + kind may have at its top level (apiVersion and kind included),
- * or null for kinds without a schema. Decoding into upstream's typed objects drops every other key.
- */
-export function knownTopLevelFields(apiVersion: string, kind: string): ReadonlySet<string> | null {
-  const key = `${apiVersion} ${kind}`;
-  let set = topFields.get(key);
-  if (!set) {
-    const plan = messageForKind(apiVersion, kind);
-    if (!plan) return null;
-    const names = new Set(["apiVersion", "kind"]);
-    const add = (fields: typeof plan.fields) => {
-      for (const f of fields) f.inline && f.msg ? add(f.msg.fields) : names.add(f.json);
-    };
-    add(plan.fields);
-    topFields.set(key, (set = names));
-  }
-  return set;
-}

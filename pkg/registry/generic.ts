@@ -6,7 +6,10 @@ import {
 } from "../api/status.ts";
 import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
-import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf, knownTopLevelFields } from "../protobuf/index.ts";
+import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
+import { messageForKind } from "../protobuf/kinds.ts";
+import { type FieldCheck, checkFields } from "../fieldvalidation/index.ts";
+import { goTypeError } from "../fieldvalidation/typeerror.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
@@ -25,6 +28,8 @@ export interface WriteOptions {
    * object's size, ~100 ms for 50,000 keys), so one write never holds the server for all of them.
    */
   large?: boolean;
+  /** How unknown and repeated fields are treated (the fieldValidation parameter); unset: dropped silently. */
+  fields?: FieldCheck;
 }
 
 /** One turn of the event loop, I/O included. */
@@ -233,7 +238,7 @@ export class ResourceStore {
 
   // ---- writes
   async create(ns: string, body: Obj, o: WriteOptions = {}): Promise<Obj> {
-    const obj = this.checkBody(body, ns);
+    const obj = this.checkBody(body, ns, o.fields);
     const m = obj.metadata;
     if (!m.name && m.generateName) m.name = `${m.generateName}${randomSuffix()}`;
     // upstream defaults every object it decodes, before the strategy's hooks see it
@@ -268,7 +273,7 @@ export class ResourceStore {
 
   /** PUT: compare-and-swap on the body's resourceVersion (unconditional when it has none). */
   async update(ns: string, name: string, body: Obj, sub: "" | "status" | "finalize", o: WriteOptions = {}): Promise<{ obj: Obj; created: boolean }> {
-    const obj = this.checkBody(body, ns);
+    const obj = this.checkBody(body, ns, o.fields);
     if (obj.metadata.name !== name) {
       throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     }
@@ -302,7 +307,7 @@ export class ResourceStore {
       if (!cur) throw notFound(this.q, name);
       const old = this.decode(cur);
       const next = await mutate(structuredClone(old));
-      const checked = this.checkBody(next, ns);
+      const checked = this.checkBody(next, ns, o.fields);
       // A resourceVersion the mutation did not take from the current object is the client's precondition.
       const want = checked.metadata.resourceVersion;
       if (want && want !== old.metadata.resourceVersion) {
@@ -452,8 +457,8 @@ export class ResourceStore {
     return { ...list, items: out };
   }
 
-  /** Body checks shared by create and update: object shape, kind, apiVersion, namespace. */
-  checkBody(body: unknown, ns: string): Obj {
+  /** Body checks shared by create and update: object shape, kind, apiVersion, namespace, fields. */
+  checkBody(body: unknown, ns: string, fields?: FieldCheck): Obj {
     if (!isObject(body)) throw badRequest("the body of the request must be a JSON or YAML object");
     const want = apiVersionOf(this.def);
     if (body.kind !== undefined && body.kind !== this.def.kind) {
@@ -463,9 +468,10 @@ export class ResourceStore {
       throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${want})`);
     }
     if (body.metadata === undefined || body.metadata === null) body.metadata = {};
-    if (!isObject(body.metadata)) throw badRequest(`${this.def.kind} in version "${want}" cannot be handled as a ${this.def.kind}: metadata must be an object`);
+    // upstream names the version alone here
+    const cannot = (what: string) => badRequest(`${this.def.kind} in version "${this.def.version}" cannot be handled as a ${this.def.kind}: ${what}`);
+    if (!isObject(body.metadata)) throw cannot("metadata must be an object");
     const md = body.metadata;
-    const cannot = (what: string) => badRequest(`${this.def.kind} in version "${want}" cannot be handled as a ${this.def.kind}: ${what}`);
     for (const f of ["name", "generateName", "namespace", "resourceVersion", "uid"]) {
       if (md[f] !== undefined && md[f] !== null && typeof md[f] !== "string") throw cannot(`metadata.${f} must be a string`);
     }
@@ -486,16 +492,18 @@ export class ResourceStore {
     } else delete m.namespace;
     // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
     // wrong type stored once would break every later protobuf read and watch of the collection.
-    const known = knownTopLevelFields(want, this.def.kind);
-    if (known) {
-      // Unknown fields are dropped, as decoding into upstream's typed objects drops them.
-      for (const k of Object.keys(body as Obj)) if (!known.has(k)) delete (body as Obj)[k];
+    const plan = messageForKind(want, this.def.kind);
+    if (plan) {
+      // Unknown fields (at any depth) are dropped, as decoding into upstream's typed objects drops them.
+      const strict = checkFields(plan, body as Obj, fields);
       try {
         encodeProtobuf(body as Obj);
       } catch (e) {
-        if (e instanceof ProtobufError) throw cannot(e.message.replace(/^cannot encode /, ""));
+        if (e instanceof ProtobufError) throw cannot(goTypeError(plan, body as Obj) ?? e.message.replace(/^cannot encode /, ""));
         throw e;
       }
+      // a value of the wrong type is the error upstream's decoding reports first
+      if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
     }
     return body as Obj;
   }

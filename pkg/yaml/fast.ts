@@ -14,19 +14,21 @@ const bail = (): never => { throw new Unsupported(); };
  * A line: its indentation, its text after it, whether that is empty or a comment, and (once asked) where
  * a mapping key on it ends.
  */
-interface Line { indent: number; text: string; raw: string; blank: boolean; end?: number }
+interface Line { indent: number; text: string; raw: string; blank: boolean; end?: number; no: number }
 
 const keyEndOf = (l: Line) => (l.end ??= keyEnd(l.text));
 
 export interface FastOptions {
   /** A repeated key keeps its last value, as upstream's non-strict decoding does; else the reader gives up. */
   lastKeyWins?: boolean;
+  /** Told of each repeated key (with lastKeyWins): its line, counted from 1 in the whole stream. */
+  repeated?: (line: number, key: string) => void;
 }
 
 /** The documents of a YAML stream (null for empty ones), or undefined if it uses anything unsupported. */
 export function parseYamlFast(src: string, opts: FastOptions = {}): unknown[] | undefined {
   try {
-    return splitDocuments(src).map((lines) => new DocParser(lines, opts.lastKeyWins ?? false).parse());
+    return splitDocuments(src).map((lines) => new DocParser(lines, opts).parse());
   } catch (e) {
     if (e instanceof Unsupported) return undefined;
     throw e;
@@ -40,7 +42,8 @@ function splitDocuments(src: string): Line[][] {
   let cur: Line[] | null = null;
   const rawLines = src.split("\n");
   if (rawLines[rawLines.length - 1] === "") rawLines.pop(); // the last line's break ends it; no empty line follows
-  for (const raw of rawLines) {
+  for (let no = 1; no <= rawLines.length; no++) {
+    const raw = rawLines[no - 1];
     const c0 = raw.charCodeAt(0);
     if (c0 === 45 && raw.startsWith("---") && (raw.length === 3 || raw[3] === " ")) {
       const rest = raw.slice(3).trim();
@@ -63,7 +66,7 @@ function splitDocuments(src: string): Line[][] {
       if (blank) continue;
       cur = [];
     }
-    cur.push({ indent, text, raw, blank, end: undefined });
+    cur.push({ indent, text, raw, blank, end: undefined, no });
   }
   if (cur) docs.push(cur);
   return docs;
@@ -74,9 +77,13 @@ const isItem = (text: string) => text === "-" || text.startsWith("- ");
 type Obj = Record<string, unknown>;
 
 /** Sets a key of a mapping: an own property, `__proto__` too (assigning that one would set the prototype). */
-function put(o: Obj, k: string, v: unknown, lastKeyWins: boolean) {
+function put(o: Obj, k: string, v: unknown, opts: FastOptions, line: number) {
   // Merge keys and (unless the last wins) repeated keys are the full parser's business.
-  if (k === "<<" || (!lastKeyWins && Object.hasOwn(o, k))) bail();
+  if (k === "<<") bail();
+  if (Object.hasOwn(o, k)) {
+    if (!opts.lastKeyWins) bail();
+    opts.repeated?.(line, k);
+  }
   if (k === "__proto__") Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   else o[k] = v;
 }
@@ -85,7 +92,7 @@ class DocParser {
   private i = 0;
   /** Collections open around the current line. */
   private depth = 0;
-  constructor(private lines: Line[], private lastKeyWins: boolean) {}
+  constructor(private lines: Line[], private opts: FastOptions) {}
 
   parse(): unknown {
     this.skipBlank();
@@ -130,7 +137,7 @@ class DocParser {
       }
       // `- key: v` or `- - x`: the rest of the line is a node at a deeper column.
       const col = n + (l.text.length - rest.length);
-      const item: Line = { indent: col, text: rest, raw: l.raw, blank: false, end: undefined };
+      const item: Line = { indent: col, text: rest, raw: l.raw, blank: false, end: undefined, no: l.no };
       if (isItem(rest) || keyEndOf(item) >= 0) {
         this.lines[this.i] = item;
         out.push(this.block(col));
@@ -163,7 +170,7 @@ class DocParser {
         const next = this.lines[this.i];
         v = next && next.indent === n && isItem(next.text) ? this.sequence(n) : this.nested(n);
       } else v = this.inlineValue(rest, n);
-      put(out, key, v, this.lastKeyWins);
+      put(out, key, v, this.opts, l.no);
     }
     this.depth--;
     return out;
@@ -184,7 +191,7 @@ class DocParser {
     if (c === "|") return this.literal(text, n);
     if (">&*!?%@`}],".includes(c)) bail();
     if (c === "{" || c === "[") {
-      v = new Flow(text, this.depth, this.lastKeyWins).document();
+      v = new Flow(text, this.depth, this.opts, this.lines[this.i - 1].no).document();
     } else if (c === '"' || c === "'") {
       const r = quoted(text, 0);
       if (!rest(text.slice(r.end))) bail();
@@ -336,7 +343,7 @@ function quoted(text: string, start: number): { value: string; end: number } {
 /** One-line flow collections: `{a: b, c: [1, 2]}`. */
 class Flow {
   private j = 0;
-  constructor(private s: string, private depth: number, private lastKeyWins: boolean) {}
+  constructor(private s: string, private depth: number, private opts: FastOptions, private line: number) {}
 
   /** The collection that is the whole value of the line; only a comment may follow it. */
   document(): unknown {
@@ -396,7 +403,7 @@ class Flow {
         this.ws();
         if (this.s[this.j] !== "," && this.s[this.j] !== "}") v = this.value();
       }
-      put(out, k as string, v, this.lastKeyWins);
+      put(out, k as string, v, this.opts, this.line);
       this.ws();
       if (this.s[this.j] === ",") { this.j++; continue; }
       if (this.s[this.j] !== "}") bail();

@@ -15,15 +15,18 @@ const OPTIONS = {
     tags.filter((t) => t.tag !== "tag:yaml.org,2002:timestamp" && t.format !== "TIME"),
 } as const;
 
+/** Told of each repeated key of a mapping: its line (counted from 1) and the key. */
+export type OnRepeat = (line: number, key: string) => void;
+
 /** The documents of a YAML stream as plain values (null for empty ones); throws on any error. */
-export function parseYamlFull(src: string): unknown[] {
+export function parseYamlFull(src: string, repeated?: OnRepeat): unknown[] {
   const docs = Array.from(parseAllDocuments(src, OPTIONS as never));
   return docs.map((doc) => {
     const error = doc.errors[0]?.message.split("\n")[0];
     if (error) throw error.startsWith("Maximum call stack size exceeded") ? tooDeep() : new Error(error);
     const root = doc.contents as Node | null;
     try {
-      return new Converter(aliasTargets(root)).value(root, 0);
+      return new Converter(aliasTargets(root), repeated && ((offset, key) => repeated(lineAt(src, offset), key))).value(root, 0);
     } catch (e) {
       if (e instanceof RangeError) throw tooDeep();
       throw e;
@@ -32,6 +35,12 @@ export function parseYamlFull(src: string): unknown[] {
 }
 
 type Obj = Record<string, unknown>;
+
+function lineAt(src: string, offset: number): number {
+  let line = 1;
+  for (let i = src.indexOf("\n"); i >= 0 && i < offset; i = src.indexOf("\n", i + 1)) line++;
+  return line;
+}
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function put(o: Obj, k: string, v: unknown) {
@@ -74,7 +83,7 @@ class Converter {
   private aliased = 0;
   /** Aliases being expanded around the current node: meeting one again is a cycle. */
   private expanding = new Set<Alias>();
-  constructor(private targets: Map<Alias, Node>) {}
+  constructor(private targets: Map<Alias, Node>, private repeated?: (offset: number, key: string) => void) {}
 
   /** The value of a node whose parent collection is at `depth`. */
   value(node: unknown, depth: number): unknown {
@@ -104,10 +113,19 @@ class Converter {
 
   private map(items: readonly unknown[], depth: number): Obj {
     const out: Obj = {};
+    // keys set by this mapping itself (a key a merge brought in may be set again)
+    const own = this.repeated && new Set<string>();
     for (const pair of items) {
       if (!isPair(pair)) throw new Error("unsupported YAML node");
       if (isScalar(pair.key) && typeof pair.key.value === "symbol") this.merge(pair.value, out, depth);
-      else put(out, this.key(pair.key, depth), this.value(pair.value, depth));
+      else {
+        const key = this.key(pair.key, depth);
+        if (own) {
+          if (own.has(key)) this.repeated!((pair.key as Node).range?.[0] ?? 0, key);
+          own.add(key);
+        }
+        put(out, key, this.value(pair.value, depth));
+      }
     }
     return out;
   }

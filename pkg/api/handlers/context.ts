@@ -7,6 +7,7 @@ import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
 import type { Features } from "../../server/features.ts";
 import { badRequest, invalidOptions } from "../status.ts";
+import { type BodyRepeats, type Directive, type FieldCheck, DIRECTIVES, newRepeats } from "../../fieldvalidation/index.ts";
 import { listParts } from "./listparts.ts";
 import { encodeSliced, gzipStream } from "./stream.ts";
 
@@ -75,6 +76,20 @@ export function dryRunValue(values: string[], verb: string): boolean {
 }
 
 export const dryRun = (ctx: HandlerContext) => dryRunValue(ctx.url.searchParams.getAll("dryRun"), ctx.info.verb);
+
+/** The fieldValidation parameter: Warn when absent; an unknown value is refused as upstream refuses it. */
+export function fieldValidation(ctx: HandlerContext): Directive {
+  const v = ctx.url.searchParams.get("fieldValidation") ?? "";
+  if (v === "") return "Warn";
+  if (DIRECTIVES.includes(v)) return v as Directive;
+  throw invalidOptions(optionsKind(ctx.info.verb), "fieldValidation", `Unsupported value: ${JSON.stringify(v)}: supported values: "", "Ignore", "Strict", "Warn"`, "FieldValueNotSupported");
+}
+
+/** A field check for a create or update whose body is decoded next: repeats are collected unless ignored. */
+export function bodyCheck(directive: Directive): { fields: FieldCheck; repeats: ((yaml: boolean) => BodyRepeats) | undefined } {
+  const fields: FieldCheck = { directive, warnings: [] };
+  return { fields, repeats: directive === "Ignore" ? undefined : (yaml) => (fields.body = newRepeats(yaml)) };
+}
 
 /**
  * The manager of a write: `fieldManager`, else the User-Agent's first segment, as upstream derives it.

@@ -9,7 +9,10 @@ import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
 import { apiVersionOf, type Obj } from "../../registry/types.ts";
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
 import { StatusError, badRequest, invalidOptions, tooLarge, unsupportedMediaType } from "../status.ts";
-import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts";
+import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond } from "./context.ts";
+import { type FieldCheck, newRepeats, yamlRepeat, yamlRepeatsError } from "../../fieldvalidation/index.ts";
+import { undeclaredFields } from "../../fieldvalidation/apply.ts";
+import { patchProblems } from "../../fieldvalidation/patch.ts";
 
 type Patcher = (cur: Record<string, any>, patch: unknown, kind: string) => unknown;
 
@@ -38,8 +41,12 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
   const patcher = PATCHERS[type];
   if (!patcher) throw unsupportedMediaType([...Object.keys(PATCHERS), ...(ssa ? [APPLY] : [])].join(", "));
   force(ctx, false);
-  const body = parseText(text(await readBody(req)), false);
-  if (type === "application/json-patch+json" && !Array.isArray(body)) throw badRequest("the body of a JSON patch must be a list of operations");
+  const directive = fieldValidation(ctx);
+  const repeats = directive === "Ignore" ? undefined : newRepeats(false);
+  const body = parseText(text(await readBody(req)), false, repeats);
+  const isJsonPatch = type === "application/json-patch+json";
+  if (isJsonPatch && !Array.isArray(body)) throw badRequest("the body of a JSON patch must be a list of operations");
+  const fields: FieldCheck = { directive, patch: true, before: repeats ? patchProblems(body, repeats, isJsonPatch) : [], warnings: [] };
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => {
     let out;
     try {
@@ -54,7 +61,8 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
     // A patch may not make an object larger than a request may carry.
     if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
     return out;
-  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req) });
+  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req), fields });
+  ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj);
 }
 
@@ -65,11 +73,17 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   const manager = url.searchParams.get("fieldManager");
   if (!manager) throw invalidOptions("PatchOptions", "fieldManager", "Required value: is required for apply patch", "FieldValueRequired", 400);
   const forced = force(ctx, true);
-  const config = parseText(text(await readBody(ctx.req)), true);
+  const directive = fieldValidation(ctx);
+  const repeats = directive === "Ignore" ? undefined : newRepeats(true);
+  const config = parseText(text(await readBody(ctx.req)), true, repeats);
   if (typeof config !== "object" || config === null || Array.isArray(config)) throw badRequest("the apply configuration must be an object");
   const apiVersion = apiVersionOf(rs.def);
-  const problem = validateApplyConfig(config as Obj, { apiVersion, kind: rs.def.kind, name: info.name, namespace: info.namespace || undefined });
+  const problem = validateApplyConfig(config as Obj, { apiVersion, kind: rs.def.kind, name: info.name, namespace: info.namespace || undefined })
+    ?? undeclaredFields(config as Obj, { ...rs.def, namespace: info.namespace, name: info.name });
   if (problem) throw badRequest(problem);
+  // Repeated keys are reported once the configuration merged, as upstream checks them after the merge.
+  const repeated = repeats?.list ?? [];
+  if (directive === "Warn") ctx.warnings.push(...repeated.map(yamlRepeat));
   const opts = { ignoreFields: info.subresource === "status" ? [] : rs.applyIgnoredFields };
   const merge = (live: Obj | undefined): Obj => {
     let r;
@@ -82,6 +96,7 @@ async function apply(ctx: HandlerContext): Promise<Response> {
     if ("conflicts" in r) {
       throw new StatusError(409, "Conflict", conflictMessage(r.conflicts), { causes: conflictCauses(r.conflicts) });
     }
+    if (directive === "Strict" && repeated.length) throw badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlRepeatsError(repeated)}`);
     return r.object;
   };
   const dry = dryRun(ctx);

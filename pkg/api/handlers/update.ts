@@ -1,12 +1,14 @@
 // PUT one object, or its status/finalize subresource.
 import { decodeObject, readBody } from "../negotiate.ts";
 import { isHeavy } from "../heavy.ts";
-import { type HandlerContext, dryRun, fieldManager, respond } from "./context.ts";
+import { type HandlerContext, bodyCheck, dryRun, fieldManager, fieldValidation, respond } from "./context.ts";
 
 export async function update(ctx: HandlerContext): Promise<Response> {
   const { info, rs } = ctx;
-  const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"));
+  const { fields, repeats } = bodyCheck(fieldValidation(ctx));
+  const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"), repeats);
   const sub = info.subresource as "" | "status" | "finalize";
-  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), large: isHeavy(ctx.req) });
+  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), large: isHeavy(ctx.req), fields });
+  ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj, created ? 201 : 200);
 }
