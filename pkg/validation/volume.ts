@@ -80,8 +80,9 @@ export function validateVolumes(errs: Errs, volumes: unknown, path: string): Set
     const before = errs.causes.length;
     const vol = obj(v, p);
     let found = 0;
-    for (const [source, check] of Object.entries(SOURCES)) {
-      if (vol[source] === undefined || vol[source] === null) continue;
+    for (const source in vol) {
+      const check = SOURCES[source];
+      if (!check || vol[source] === undefined || vol[source] === null) continue;
       if (found++) errs.forbidden(`${p}.${source}`, "may not specify more than 1 volume type");
       else check(errs, obj(vol[source], `${p}.${source}`), `${p}.${source}`);
     }
