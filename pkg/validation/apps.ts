@@ -46,25 +46,24 @@ function validateDeploymentStrategy(errs: Errs, strategy: Obj) {
     }
     notMoreThan100Percent(errs, maxUnavailable, "spec.strategy.rollingUpdate.maxUnavailable");
   } else {
-    const ru = rolling ? "(*apps.RollingUpdateDeployment)(...)" : "(*apps.RollingUpdateDeployment)(nil)";
-    errs.notSupported("spec.strategy", new Printed(`apps.DeploymentStrategy{Type:${JSON.stringify(type)}, RollingUpdate:${ru}}`), ["Recreate", "RollingUpdate"]);
+    errs.notSupported("spec.strategy", new Printed(`apps.DeploymentStrategy{Type:${JSON.stringify(type)}, RollingUpdate:${rolling ? "&apps.RollingUpdateDeployment{...}" : "(*apps.RollingUpdateDeployment)(nil)"}}`), ["Recreate", "RollingUpdate"]);
   }
 }
 
-/** What Deployment and ReplicaSet share: replicas, selector (with upstream's one message for both), template. */
-function validateReplicated(errs: Errs, spec: Obj, kind: string) {
+/** What Deployment and ReplicaSet share: replicas, selector and template (upstream words both as a ReplicaSet's). */
+function validateReplicated(errs: Errs, spec: Obj) {
   nonNegative(errs, spec.replicas, "spec.replicas");
   nonNegative(errs, spec.minReadySeconds, "spec.minReadySeconds");
-  if (validateSelector(errs, spec, "empty selector is invalid for deployment")) {
+  if (validateSelector(errs, spec, { empty: "empty selector is invalid for deployment" })) {
     const template = obj(spec.template, "spec.template");
     checkTemplateLabels(errs, spec.selector, template);
-    validateAlwaysTemplate(errs, template, kind);
+    validateAlwaysTemplate(errs, template, "ReplicaSet");
   }
 }
 
 export function validateDeployment(errs: Errs, o: Obj, old?: Obj) {
   const spec = obj(o.spec, "spec");
-  validateReplicated(errs, spec, "ReplicaSet");
+  validateReplicated(errs, spec);
   validateDeploymentStrategy(errs, obj(spec.strategy, "spec.strategy"));
   nonNegative(errs, spec.revisionHistoryLimit, "spec.revisionHistoryLimit");
   const deadline = int(spec.progressDeadlineSeconds, "spec.progressDeadlineSeconds");
@@ -77,7 +76,7 @@ export function validateDeployment(errs: Errs, o: Obj, old?: Obj) {
 
 export function validateReplicaSet(errs: Errs, o: Obj, old?: Obj) {
   const spec = obj(o.spec, "spec");
-  validateReplicated(errs, spec, "ReplicaSet");
+  validateReplicated(errs, spec);
   if (old) selectorImmutable(errs, spec, old.spec ?? {});
 }
 
@@ -97,7 +96,7 @@ function validateDaemonSetStrategy(errs: Errs, strategy: Obj) {
 export function validateDaemonSet(errs: Errs, o: Obj, old?: Obj) {
   const spec = obj(o.spec, "spec");
   const template = obj(spec.template, "spec.template");
-  validateSelector(errs, spec, "empty selector is invalid for daemonset", true);
+  validateSelector(errs, spec, { empty: "empty selector is invalid for daemonset", daemonSet: true });
   checkTemplateLabels(errs, spec.selector, template);
   validateAlwaysTemplate(errs, template, "DaemonSet");
   nonNegative(errs, spec.minReadySeconds, "spec.minReadySeconds");
@@ -122,7 +121,7 @@ export function validateStatefulSet(errs: Errs, o: Obj, old?: Obj) {
   } else if (type === "RollingUpdate") nonNegative(errs, obj(strategy.rollingUpdate, "spec.updateStrategy.rollingUpdate").partition, "spec.updateStrategy.rollingUpdate.partition");
   else errs.invalid("spec.updateStrategy", strategy, "must be 'RollingUpdate' or 'OnDelete'");
   nonNegative(errs, spec.replicas, "spec.replicas");
-  if (validateSelector(errs, spec, "empty selector is not valid for statefulset.")) {
+  if (validateSelector(errs, spec, { empty: "empty selector is not valid for statefulset.", unparsable: "" })) {
     const template = obj(spec.template, "spec.template");
     checkTemplateLabels(errs, spec.selector, template);
     const meta = obj(template.metadata, "spec.template.metadata");

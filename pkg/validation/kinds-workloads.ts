@@ -2,7 +2,7 @@
 import type { Obj } from "../registry/types.ts";
 import type { KindValidator } from "./index.ts";
 import { Errs } from "./field.ts";
-import { decodeFailure, list, obj, Undecodable } from "./decode.ts";
+import { decodeFailure, obj, Undecodable } from "./decode.ts";
 import { validatePodSpec, validatePodTemplateSpec, validatePodUpdate } from "./podspec.ts";
 import { checkTemplateLabels, validateAlwaysTemplate } from "./template.ts";
 import { nonNegative } from "./probe.ts";
@@ -32,7 +32,6 @@ function kind(rules: Rules, part = "spec"): KindValidator {
 function validatePod(errs: Errs, o: Obj, old?: Obj) {
   const spec = obj(o.spec, "spec");
   validatePodSpec(errs, spec, "spec");
-  if (!old && list(spec.ephemeralContainers, "spec.ephemeralContainers").length) errs.forbidden("spec.ephemeralContainers", "cannot be set on create");
   if (old) validatePodUpdate(errs, spec, old.spec ?? {});
 }
 

@@ -67,9 +67,7 @@ export function validatePodTemplateSpec(errs: Errs, template: Obj, path: string)
   const meta = obj(template.metadata, `${path}.metadata`);
   validateLabels(errs, meta.labels, `${path}.labels`);
   validateAnnotationKeys(errs, meta.annotations, `${path}.annotations`);
-  const spec = obj(template.spec, `${path}.spec`);
-  validatePodSpec(errs, spec, `${path}.spec`);
-  if (list(spec.ephemeralContainers, `${path}.spec.ephemeralContainers`).length) errs.forbidden(`${path}.spec.ephemeralContainers`, "ephemeral containers not allowed in pod template");
+  validatePodSpec(errs, obj(template.spec, `${path}.spec`), `${path}.spec`);
 }
 
 const NOT_UPDATABLE = "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds` or `spec.tolerations` (only additions to existing tolerations)";

@@ -5,20 +5,23 @@ import { obj } from "./decode.ts";
 import { restartPolicy, validatePodTemplateSpec } from "./podspec.ts";
 import { goSelector, goStringMap, isEmptySelector, selects, validateLabelSelector } from "./selector.ts";
 
+/** How a kind words its selector faults; a DaemonSet may omit its selector and never reports it unparsable. */
+export interface SelectorRules { empty: string; unparsable?: string; daemonSet?: boolean }
+
 /**
- * spec.selector of an apps kind: required (unless `nilAllowed`), valid and not empty; returns whether it
- * can be turned into a selector (upstream's `invalid label selector` otherwise).
+ * spec.selector of an apps kind: required, valid and not empty; returns whether it can be turned into a
+ * selector (when it cannot, upstream checks the template no further).
  */
-export function validateSelector(errs: Errs, spec: Obj, emptyMessage: string, nilAllowed = false): boolean {
+export function validateSelector(errs: Errs, spec: Obj, rules: SelectorRules): boolean {
   const sel = spec.selector === undefined || spec.selector === null ? undefined : obj(spec.selector, "spec.selector");
   if (!sel) {
-    if (!nilAllowed) errs.required("spec.selector");
+    if (!rules.daemonSet) errs.required("spec.selector");
     return true;
   }
   validateLabelSelector(errs, sel, "spec.selector");
-  if (isEmptySelector(sel)) errs.invalid("spec.selector", new Printed(goSelector(sel)), emptyMessage);
+  if (isEmptySelector(sel)) errs.invalid("spec.selector", new Printed(goSelector(sel)), rules.empty);
   if (selects(sel, {}) === undefined) {
-    if (!nilAllowed) errs.invalid("spec.selector", new Printed(goSelector(sel)), "invalid label selector");
+    if (!rules.daemonSet) errs.invalid("spec.selector", new Printed(goSelector(sel)), rules.unparsable ?? "invalid label selector");
     return false;
   }
   return true;

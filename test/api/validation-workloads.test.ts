@@ -187,6 +187,8 @@ const KIND_CASES: [Kind, string, (o: any) => void, string, string, string][] = [
   ["deploy", "an empty selector", (o) => { o.spec.selector = {}; }, "spec.selector", "FieldValueInvalid", "empty selector is invalid for deployment"],
   ["rs", "an empty selector", (o) => { o.spec.selector = {}; }, "spec.selector", "FieldValueInvalid", "empty selector is invalid for deployment"],
   ["ds", "an empty selector", (o) => { o.spec.selector = {}; }, "spec.selector", "FieldValueInvalid", "empty selector is invalid for daemonset"],
+  ["ds", "no selector (it selects nothing)", (o) => { delete o.spec.selector; }, "spec.template.metadata.labels", "FieldValueInvalid", `Invalid value: map[string]string{"app":"web"}: ${SEL_MISMATCH}`],
+  ["sts", "an unparsable selector", (o) => { o.spec.selector = { matchExpressions: [{ key: "app", operator: "Like" }] }; }, "spec.selector.matchExpressions[0].operator", "FieldValueInvalid", "not a valid selector operator"],
   ["sts", "an empty selector", (o) => { o.spec.selector = {}; }, "spec.selector", "FieldValueInvalid", "empty selector is not valid for statefulset."],
   ["deploy", "a selector operator Like", (o) => { o.spec.selector = { matchExpressions: [{ key: "app", operator: "Like", values: ["web"] }] }; }, "spec.selector.matchExpressions[0].operator", "FieldValueInvalid", `Invalid value: "Like": not a valid selector operator`],
   ["deploy", "In without values", (o) => { o.spec.selector = { matchExpressions: [{ key: "app", operator: "In" }] }; }, "spec.selector.matchExpressions[0].values", "FieldValueRequired", "must be specified when `operator` is 'In' or 'NotIn'"],
