@@ -44,9 +44,17 @@ export function obj(v: unknown, path: string): Obj {
   return v as Obj;
 }
 
+/** Parsed quantities: manifests repeat a few strings ("100m", "128Mi") endlessly. */
+const parsed = new Map<unknown, number | null>();
+
 /** A resource quantity's value; a string upstream cannot parse fails the decode. */
 export function quantity(v: unknown): number {
-  const q = parseQuantity(v);
+  let q = parsed.get(v);
+  if (q === undefined) {
+    q = parseQuantity(v);
+    if (parsed.size >= 4096) parsed.clear();
+    parsed.set(v, q);
+  }
   if (q === null) throw new Undecodable(QUANTITY_FORMAT);
   return q;
 }

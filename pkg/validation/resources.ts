@@ -26,7 +26,9 @@ function validateName(errs: Errs, name: string, path: string) {
 /** One list of quantities (limits or requests): names and values; returns the parsed values. */
 function quantities(errs: Errs, m: unknown, path: string): Map<string, { raw: unknown; value: number }> {
   const out = new Map<string, { raw: unknown; value: number }>();
-  for (const [name, raw] of Object.entries(obj(m, path))) {
+  const given = obj(m, path);
+  for (const name in given) {
+    const raw = given[name];
     const p = `${path}[${name}]`;
     validateName(errs, name, p);
     const value = quantity(raw);

@@ -6,7 +6,9 @@ import { list, obj } from "./decode.ts";
 
 /** Keys and values of a label map, each bad one reported at the map's path as upstream does. */
 export function validateLabels(errs: Errs, labels: unknown, path: string) {
-  for (const [k, v] of Object.entries(obj(labels, path))) {
+  const m = obj(labels, path);
+  for (const k in m) {
+    const v = m[k];
     for (const m of keyErrors(k)) errs.invalid(path, k, m);
     for (const m of labelValueErrors(v)) errs.invalid(path, v, m);
   }
@@ -37,7 +39,9 @@ export const isEmptySelector = (sel: Obj) => Object.keys(sel.matchLabels ?? {}).
 export function selects(sel: Obj | undefined, labels: Record<string, string> | undefined): boolean | undefined {
   if (!sel) return false;
   const have = labels ?? {};
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) {
+  const want: Obj = sel.matchLabels ?? {};
+  for (const k in want) {
+    const v = want[k];
     if (keyErrors(k).length || labelValueErrors(v).length) return undefined;
     if (have[k] !== v) return false;
   }
