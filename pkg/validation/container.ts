@@ -131,7 +131,7 @@ function validateContainer(errs: Errs, c: Obj, p: string, names: Set<string>, vo
   const name = str(c.name, `${p}.name`);
   if (!name) errs.required(`${p}.name`);
   else for (const m of nameErrors(name, "label")) errs.invalid(`${p}.name`, name, m);
-  if (name !== undefined && names.has(name)) errs.duplicate(`${p}.name`, name);
+  if (names.has(name ?? "")) errs.duplicate(`${p}.name`, name ?? "");
   else names.add(name ?? "");
   if (!str(c.image, `${p}.image`)) errs.required(`${p}.image`);
   if (c.lifecycle !== undefined && c.lifecycle !== null) validateLifecycle(errs, c.lifecycle, `${p}.lifecycle`);

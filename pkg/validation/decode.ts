@@ -13,7 +13,8 @@ export function decodeFailure(obj: Obj, detail: string) {
 }
 
 const jsonType = (v: unknown) => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v === "object" ? "object" : typeof v);
-const unmarshal = (v: unknown, path: string, goType: string) =>
+/** A value of the wrong JSON type for its Go field, in encoding/json's words. */
+export const unmarshal = (v: unknown, path: string, goType: string) =>
   new Undecodable(`json: cannot unmarshal ${jsonType(v)} into Go struct field ${path.replace(/\[\d+\]/g, "")} of type ${goType}`);
 
 /** An optional integer field: undefined when absent, else the number (a 400 for a string, a fraction, ...). */

@@ -97,7 +97,7 @@ export function validatePodUpdate(errs: Errs, spec: Obj, old: Obj) {
   // What else differs once the updatable fields are taken from the new spec is refused.
   const munged: Obj = { ...old, activeDeadlineSeconds: spec.activeDeadlineSeconds, tolerations: spec.tolerations };
   for (const f of ["containers", "initContainers"]) {
-    if (Array.isArray(old[f])) munged[f] = old[f].map((c: Obj, i: number) => ({ ...c, image: spec[f][i]?.image }));
+    if (Array.isArray(old[f]) && Array.isArray(spec[f])) munged[f] = old[f].map((c: Obj, i: number) => ({ ...c, image: spec[f][i]?.image }));
   }
   for (const k of Object.keys(munged)) if (munged[k] === undefined) delete munged[k];
   if (!Bun.deepEquals(munged, spec)) errs.forbidden("spec", NOT_UPDATABLE);

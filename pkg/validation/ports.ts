@@ -1,5 +1,6 @@
 // Port numbers and names (IANA service names), as upstream's IsValidPortNum and IsValidPortName word them.
 import type { Errs } from "./field.ts";
+import { unmarshal } from "./decode.ts";
 
 export const PORT_RANGE = "must be between 1 and 65535, inclusive";
 
@@ -15,11 +16,13 @@ export function portNameErrors(name: string): string[] {
 
 export const validPort = (n: number) => Number.isInteger(n) && n >= 1 && n <= 65535;
 
-/** An IntOrString port: a number in range or a valid port name. */
+/** An IntOrString port: a number in range or a valid port name (an absent one is the number 0). */
 export function validatePortNumOrName(errs: Errs, port: unknown, path: string) {
-  if (typeof port === "number") {
-    if (!validPort(port)) errs.invalid(path, port, PORT_RANGE);
-  } else if (typeof port === "string") {
+  if (typeof port === "string") {
     for (const m of portNameErrors(port)) errs.invalid(path, port, m);
-  } else errs.invalid(path, port ?? "", "must be an integer or a port name");
+    return;
+  }
+  const n = port ?? 0;
+  if (typeof n !== "number" || !Number.isInteger(n)) throw unmarshal(n, path, "intstr.IntOrString");
+  if (!validPort(n)) errs.invalid(path, n, PORT_RANGE);
 }

@@ -143,6 +143,7 @@ const POD_CASES: PodCase[] = [
   ["a negative probe period", (p) => { p.containers[0].readinessProbe = { tcpSocket: { port: 80 }, periodSeconds: -1 }; }, "containers[0].readinessProbe.periodSeconds", "FieldValueInvalid", "Invalid value: -1: must be greater than or equal to 0"],
   ["a liveness successThreshold of 2", (p) => { p.containers[0].livenessProbe = { tcpSocket: { port: 80 }, successThreshold: 2 }; }, "containers[0].livenessProbe.successThreshold", "FieldValueInvalid", "Invalid value: 2: must be 1"],
   ["an httpGet port out of range", (p) => { p.containers[0].livenessProbe = { httpGet: { port: 0 } }; }, "containers[0].livenessProbe.httpGet.port", "FieldValueInvalid", "must be between 1 and 65535, inclusive"],
+  ["an httpGet probe without a port", (p) => { p.containers[0].readinessProbe = { httpGet: { path: "/" } }; }, "containers[0].readinessProbe.httpGet.port", "FieldValueInvalid", "Invalid value: 0: must be between 1 and 65535, inclusive"],
   ["imagePullPolicy Sometimes", (p) => { p.containers[0].imagePullPolicy = "Sometimes"; }, "containers[0].imagePullPolicy", "FieldValueNotSupported", `supported values: "Always", "IfNotPresent", "Never"`],
   ["a toleration operator Maybe", (p) => { p.tolerations = [{ key: "k", operator: "Maybe" }]; }, "tolerations[0].operator", "FieldValueNotSupported", `supported values: "Equal", "Exists"`],
   ["a nodeSelector key with spaces", (p) => { p.nodeSelector = { "a b": "c" }; }, "nodeSelector", "FieldValueInvalid", `Invalid value: "a b": name part must consist of`],
