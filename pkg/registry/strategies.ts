@@ -36,6 +36,14 @@ export const pod: Strategy = {
     sp.preemptionPolicy ??= "PreemptLowerPriority";
     o.status = { phase: "Pending", qosClass: "BestEffort" };
   },
+  prepareForUpdate(o, old) {
+    // the same admission keeps what it set on create, whatever an update says
+    const sp = spec(o);
+    for (const f of ["priority", "preemptionPolicy"]) {
+      if (old.spec?.[f] === undefined) delete sp[f];
+      else sp[f] = old.spec[f];
+    }
+  },
   // A pod never bound to a node, or one that has finished, has nobody to wait for.
   deleteImmediately: (o) => !o.spec?.nodeName || ["Succeeded", "Failed"].includes(o.status?.phase),
   fieldLabels: (o) => ({

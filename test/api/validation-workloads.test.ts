@@ -315,6 +315,16 @@ describe("updates", () => {
     });
   }
 
+  test("a Pod PUT without the defaulted fields, changing only the image, is allowed (defaults apply first)", async () => {
+    const c = await s.call("POST", collection("pod"), body("pod"));
+    expectCode(c, 201, "POST pod");
+    const { name, resourceVersion } = c.body.metadata;
+    const next = { apiVersion: "v1", kind: "Pod", metadata: { name, resourceVersion }, spec: { containers: [{ name: "c", image: "nginx:1.22" }] } };
+    const u = await s.call("PUT", `${collection("pod")}/${name}`, next);
+    expectCode(u, 200, "PUT minimal pod with a new image");
+    expect(u.body.spec.containers[0].image).toBe("nginx:1.22");
+  });
+
   test("a status write does not re-validate the spec, a merge patch of an invalid spec is refused", async () => {
     const c = await s.call("POST", collection("deploy"), body("deploy"));
     expectCode(c, 201, "POST deployment");
