@@ -74,7 +74,8 @@ export const serviceUnavailable = (msg: string) => new StatusError(503, "Service
 /** 422 Invalid with one cause per field, as upstream's field.ErrorList renders it. */
 export function invalid(q: Qualified & { kind: string }, name: string, causes: StatusCause[]): StatusError {
   const list = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
-  const msg = `${q.kind} "${name}" is invalid: ${causes.length > 1 ? `[${list}]` : list}`;
+  // the kind is qualified by its group, as upstream's GroupKind prints it (`Deployment.apps`, core `Pod`)
+  const msg = `${q.group ? `${q.kind}.${q.group}` : q.kind} "${name}" is invalid: ${causes.length > 1 ? `[${list}]` : list}`;
   return new StatusError(422, "Invalid", msg, { name, group: q.group || undefined, kind: q.kind, causes });
 }
 

@@ -33,10 +33,10 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "PodTemplate", plural: "podtemplates", namespaced: ns },
   ]),
   ...gv("apps", "v1", [
-    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
-    { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
-    { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
-    { kind: "DaemonSet", plural: "daemonsets", namespaced: ns, shortNames: ["ds"], categories: ["all"], subresources: status, generation: true, strategy: s.selectorRequired },
+    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: status, generation: true },
+    { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: status, generation: true },
+    { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: status, generation: true },
+    { kind: "DaemonSet", plural: "daemonsets", namespaced: ns, shortNames: ["ds"], categories: ["all"], subresources: status, generation: true },
     { kind: "ControllerRevision", plural: "controllerrevisions", namespaced: ns },
   ]),
   ...gv("batch", "v1", [

@@ -36,19 +36,13 @@ export const pod: Strategy = {
     sp.preemptionPolicy ??= "PreemptLowerPriority";
     o.status = { phase: "Pending", qosClass: "BestEffort" };
   },
-  validate(o) {
-    const causes: FieldCause[] = [];
-    const cs = o.spec?.containers;
-    for (const f of ["containers", "initContainers", "volumes", "tolerations"]) {
-      const v = o.spec?.[f];
-      if (v !== undefined && v !== null && !Array.isArray(v)) throw badRequest(`Pod in version "v1" cannot be handled as a Pod: spec.${f} must be a list`);
+  prepareForUpdate(o, old) {
+    // the same admission keeps what it set on create, whatever an update says
+    const sp = spec(o);
+    for (const f of ["priority", "preemptionPolicy"]) {
+      if (old.spec?.[f] === undefined) delete sp[f];
+      else sp[f] = old.spec[f];
     }
-    if (!Array.isArray(cs) || cs.length === 0) causes.push({ field: "spec.containers", message: "Required value", reason: "FieldValueRequired" });
-    else cs.forEach((c: Obj, i: number) => {
-      if (!c?.name) causes.push({ field: `spec.containers[${i}].name`, message: "Required value", reason: "FieldValueRequired" });
-      if (!c?.image) causes.push({ field: `spec.containers[${i}].image`, message: "Required value", reason: "FieldValueRequired" });
-    });
-    return causes;
   },
   // A pod never bound to a node, or one that has finished, has nobody to wait for.
   deleteImmediately: (o) => !o.spec?.nodeName || ["Succeeded", "Failed"].includes(o.status?.phase),
@@ -90,26 +84,6 @@ export const node: Strategy = {
 export const phase = (p: string): Strategy => ({
   prepareForCreate(o) { o.status = { phase: p }; },
 });
-
-export const selectorRequired: Strategy = {
-  validate(o, old) {
-    const causes: FieldCause[] = [];
-    const sel = o.spec?.selector;
-    if (!sel || (!sel.matchLabels && !sel.matchExpressions)) {
-      causes.push({ field: "spec.selector", message: "Required value", reason: "FieldValueRequired" });
-    } else if (old && JSON.stringify(sel) !== JSON.stringify(old.spec?.selector)) {
-      causes.push({ field: "spec.selector", message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
-    }
-    const labels = o.spec?.template?.metadata?.labels ?? {};
-    for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) {
-      if (labels[k] !== v) {
-        causes.push({ field: "spec.template.metadata.labels", message: "Invalid value: `selector` does not match template `labels`", reason: "FieldValueInvalid" });
-        break;
-      }
-    }
-    return causes;
-  },
-};
 
 // events.k8s.io/v1 Event is the core Event stored once and seen with renamed fields.
 const RENAMES: [string, string][] = [

@@ -1,8 +1,12 @@
 // Field errors in upstream's words (apimachinery's field.Error): each becomes one 422 cause.
 import type { FieldCause } from "../registry/types.ts";
 
+/** A bad value already written as upstream prints it (Go's %#v of a map or struct). */
+export class Printed { constructor(readonly text: string) {} }
+
 /** How upstream prints a bad value: strings quoted, numbers and booleans bare, null as null. */
 export function showValue(v: unknown): string {
+  if (v instanceof Printed) return v.text;
   if (v === undefined || v === null) return "null";
   if (typeof v === "string") return JSON.stringify(v);
   if (typeof v === "number" || typeof v === "boolean") return String(v);
@@ -19,6 +23,7 @@ export class Errs {
   notSupported(field: string, value: unknown, valid: string[]) {
     this.add(field, "FieldValueNotSupported", `Unsupported value: ${showValue(value)}${valid.length ? `: supported values: ${valid.map((s) => JSON.stringify(s)).join(", ")}` : ""}`);
   }
+  notFound(field: string, value: unknown) { this.add(field, "FieldValueNotFound", `Not found: ${showValue(value)}`); }
   duplicate(field: string, value: unknown) { this.add(field, "FieldValueDuplicate", `Duplicate value: ${showValue(value)}`); }
   forbidden(field: string, detail: string) { this.add(field, "FieldValueForbidden", `Forbidden: ${detail}`); }
   tooLong(field: string, max: number) { this.add(field, "FieldValueTooLong", `Too long: must have at most ${max} bytes`); }

@@ -140,20 +140,26 @@ data: {${data}}
   });
 
   test("strategic merge for built-in types: list items by merge key, deletions of removed items", async () => {
-    const pod = (containers: string) => `apiVersion: v1
-kind: Pod
+    // A Deployment's pod template, since a Pod's containers cannot be added or removed after creation.
+    const deploy = (containers: string) => `apiVersion: apps/v1
+kind: Deployment
 metadata: {name: merge-me}
 spec:
-  containers:
+  selector: {matchLabels: {app: merge-me}}
+  template:
+    metadata: {labels: {app: merge-me}}
+    spec:
+      containers:
 ${containers}`;
-    const f = file("pod.yaml", pod("  - {name: a, image: nginx:1.25}\n  - {name: b, image: busybox, env: [{name: X, value: '1'}]}\n"));
-    expect((await kite(["apply", "--server-side=false", "-f", f])).out).toBe("pod/merge-me created\n");
-    writeFileSync(f, pod("  - {name: b, image: busybox:1.36, env: [{name: X, value: '1'}, {name: Z, value: '2'}]}\n"));
-    expect((await kite(["apply", "--server-side=false", "-f", f])).out).toBe("pod/merge-me configured\n");
-    const p = await get("/api/v1/namespaces/default/pods/merge-me");
-    expect(p.spec.containers.map((c: any) => `${c.name}=${c.image}`)).toEqual(["b=busybox:1.36"]);
-    expect(p.spec.containers[0].env).toEqual([{ name: "X", value: "1" }, { name: "Z", value: "2" }]);
-    expect((await kite(["apply", "--server-side=false", "-f", f])).out).toBe("pod/merge-me unchanged\n");
+    const f = file("deploy.yaml", deploy("      - {name: a, image: nginx:1.25}\n      - {name: b, image: busybox, env: [{name: X, value: '1'}]}\n"));
+    expect((await kite(["apply", "--server-side=false", "-f", f])).out).toBe("deployment.apps/merge-me created\n");
+    writeFileSync(f, deploy("      - {name: b, image: busybox:1.36, env: [{name: X, value: '1'}, {name: Z, value: '2'}]}\n"));
+    expect((await kite(["apply", "--server-side=false", "-f", f])).out).toBe("deployment.apps/merge-me configured\n");
+    const d = await get("/apis/apps/v1/namespaces/default/deployments/merge-me");
+    const containers = d.spec.template.spec.containers;
+    expect(containers.map((c: any) => `${c.name}=${c.image}`)).toEqual(["b=busybox:1.36"]);
+    expect(containers[0].env).toEqual([{ name: "X", value: "1" }, { name: "Z", value: "2" }]);
+    expect((await kite(["apply", "--server-side=false", "-f", f])).out).toBe("deployment.apps/merge-me unchanged\n");
   });
 
   test.skipIf(!HAS_KUBECTL)("client-side apply interoperates with kubectl's (same annotation, same lines)", async () => {

@@ -1,0 +1,80 @@
+// What validating a workload costs (issue 13): the validator's own time per typical Deployment, in
+// process, and POST creates/s of that Deployment against a live `kite apiserver`.
+// Run: bun test/bench/validation.bench.ts  (N_VALIDATE, N_CREATE to change the counts)
+import { validateKind } from "../../pkg/validation/index.ts";
+import { startServer } from "../helpers/server.ts";
+import { load, progress } from "./load.ts";
+
+const N_VALIDATE = Number(process.env.N_VALIDATE ?? 10000);
+const N_CREATE = Number(process.env.N_CREATE ?? 3000);
+
+/** A Deployment as real manifests write one: two containers, ports, env, probes, resources, volumes. */
+const deployment = (name: string) => ({
+  apiVersion: "apps/v1", kind: "Deployment",
+  metadata: { name, namespace: "bench", labels: { app: "web", tier: "frontend" } },
+  spec: {
+    replicas: 3, selector: { matchLabels: { app: "web" } },
+    strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } },
+    template: {
+      metadata: { labels: { app: "web", tier: "frontend" }, annotations: { "prometheus.io/scrape": "true" } },
+      spec: {
+        volumes: [{ name: "config", configMap: { name: "web-config" } }, { name: "cache", emptyDir: {} }],
+        containers: [{
+          name: "web", image: "nginx:1.21", ports: [{ name: "http", containerPort: 80, protocol: "TCP" }],
+          env: [{ name: "MODE", value: "production" }, { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+          resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+          livenessProbe: { httpGet: { path: "/healthz", port: "http" }, initialDelaySeconds: 5, periodSeconds: 10 },
+          readinessProbe: { tcpSocket: { port: 80 }, periodSeconds: 5 },
+          volumeMounts: [{ name: "config", mountPath: "/etc/nginx/conf.d" }, { name: "cache", mountPath: "/var/cache/nginx" }],
+        }, {
+          name: "sidecar", image: "busybox:1.36", command: ["sh", "-c", "sleep infinity"],
+          resources: { requests: { cpu: "10m", memory: "16Mi" } },
+        }],
+      },
+    },
+  },
+});
+
+/** µs per call over rounds of N_VALIDATE calls: the median and the best round (the machine is shared). */
+function inProcess() {
+  const o = deployment("web");
+  for (let i = 0; i < 5000; i++) validateKind("apps", "Deployment", o); // warm-up
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < N_VALIDATE; i++) {
+      if (validateKind("apps", "Deployment", o).length) throw new Error("the bench Deployment is invalid");
+    }
+    rounds.push(((performance.now() - t0) * 1000) / N_VALIDATE);
+  }
+  rounds.sort((a, b) => a - b);
+  return { median: rounds[2], best: rounds[0] };
+}
+
+async function live() {
+  const s = await startServer(["--etcd-compaction-interval=0"]);
+  await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
+  const post = (i: number) => s.req("/apis/apps/v1/namespaces/bench/deployments", { method: "POST", json: JSON.stringify(deployment(`web-${i}`)) }).then(async (r) => {
+    if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${await r.text()}`);
+  });
+  progress("Deployment creates, concurrency 1");
+  const c1 = await load(Math.min(1000, N_CREATE), 1, (i) => post(1_000_000 + i));
+  progress("Deployment creates, concurrency 64");
+  const c64 = await load(N_CREATE, 64, post);
+  await s.stop();
+  return { c1, c64 };
+}
+
+progress(`validator, ${N_VALIDATE} calls`);
+const us = inProcess();
+const r = await live();
+const f = (n: number) => Math.round(n).toLocaleString("en-US");
+console.log(`
+| measure | value |
+|---|---|
+| validation of one typical Deployment (in process; median of 5 rounds of ${f(N_VALIDATE)}, best) | ${us.median.toFixed(1)} µs (best ${us.best.toFixed(1)} µs) |
+| Deployment creates/s, concurrency 1 | ${f(r.c1)} |
+| Deployment creates/s, concurrency 64 | ${f(r.c64)} |
+| validation's share of a create at concurrency 64 (µs × creates/s, one core) | ${((us.median * r.c64) / 1e4).toFixed(1)} % |
+`);
+process.exit(0);
