@@ -1,6 +1,6 @@
 // Per-type hooks for the built-in kinds: only what differs from the generic path.
-import { badRequest, forbidden } from "../api/status.ts";
-import type { Codec, FieldCause, Obj, Strategy } from "./types.ts";
+import { forbidden } from "../api/status.ts";
+import type { Codec, Obj, Strategy } from "./types.ts";
 import { defaultStoredVersions } from "../defaults/apiextensions.ts";
 import { defaultJobLabels } from "../defaults/batch.ts";
 import { dropTypeDependentFields } from "../defaults/service.ts";
