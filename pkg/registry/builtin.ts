@@ -24,12 +24,12 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "Secret", plural: "secrets", namespaced: ns, strategy: s.secret },
     { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"] },
     { kind: "Node", plural: "nodes", namespaced: cluster, shortNames: ["no"], subresources: status, storageResource: "minions", strategy: s.node },
-    { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], createOnUpdate: true, nameRule: "segment" },
+    { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], createOnUpdate: true, nameRule: "segment", strategy: s.event },
     { kind: "PersistentVolume", plural: "persistentvolumes", namespaced: cluster, shortNames: ["pv"], subresources: status, strategy: s.phase("Pending") },
     { kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: ns, shortNames: ["pvc"], subresources: status, strategy: s.phase("Pending") },
     { kind: "LimitRange", plural: "limitranges", namespaced: ns, shortNames: ["limits"] },
     { kind: "ResourceQuota", plural: "resourcequotas", namespaced: ns, shortNames: ["quota"], subresources: status },
-    { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: status, storageResource: "controllers", generation: true },
+    { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: status, storageResource: "controllers", generation: true, strategy: s.replicationController },
     { kind: "PodTemplate", plural: "podtemplates", namespaced: ns },
   ]),
   ...gv("apps", "v1", [
@@ -69,12 +69,12 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "VolumeAttachment", plural: "volumeattachments", namespaced: cluster, subresources: status },
   ]),
   ...gv("events.k8s.io", "v1", [
-    { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], nameRule: "segment", createOnUpdate: true, codec: s.eventsV1Codec },
+    { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], nameRule: "segment", createOnUpdate: true, codec: s.eventsV1Codec, strategy: s.eventsV1 },
   ]),
   ...gv("discovery.k8s.io", "v1", [{ kind: "EndpointSlice", plural: "endpointslices", namespaced: ns }]),
   ...gv("node.k8s.io", "v1", [{ kind: "RuntimeClass", plural: "runtimeclasses", namespaced: cluster }]),
   ...gv("certificates.k8s.io", "v1", [
-    { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: status },
+    { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: status, strategy: s.certificateSigningRequest },
   ]),
   ...gv("apiextensions.k8s.io", "v1", [
     { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions", strategy: s.customResourceDefinition },

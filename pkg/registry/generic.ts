@@ -10,7 +10,8 @@ import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject 
 import { messageForKind } from "../protobuf/kinds.ts";
 import { type FieldCheck, checkFields } from "../fieldvalidation/index.ts";
 import { goTypeError } from "../fieldvalidation/typeerror.ts";
-import { type Selector, everything } from "./selector.ts";
+import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
+import { type Selector, everything, parseFieldSelector } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
 import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
@@ -109,7 +110,7 @@ function specPart(o: Obj): Obj {
 export class ResourceStore {
   readonly q: Qualified;
   readonly prefix: string;
-  private fieldLabelNames: Set<string>;
+  private fieldLabels: FieldLabelRules;
 
   private cache?: WatchCache;
   observer?: DeletionObserver;
@@ -127,11 +128,11 @@ export class ResourceStore {
     this.binary = !!o.binary;
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
     this.prefix = `${o.etcdPrefix.replace(/\/$/, "")}/${def.storageResource ?? def.plural}/`;
-    const probe = def.strategy?.fieldLabels?.({}) ?? {};
-    this.fieldLabelNames = new Set(["metadata.name", "metadata.namespace", ...Object.keys(probe)]);
+    this.fieldLabels = fieldLabelRules(def);
   }
 
-  get supportedFieldLabels() { return this.fieldLabelNames; }
+  /** A field selector on this kind (400 for a label it does not support). */
+  fieldSelector(s: string | null | undefined): Selector { return parseFieldSelector(s, (l) => this.fieldLabels.convert(l)); }
 
   key(ns: string, name: string) { return this.def.namespaced ? `${this.prefix}${ns}/${name}` : `${this.prefix}${name}`; }
   collectionPrefix(ns: string) { return this.def.namespaced && ns ? `${this.prefix}${ns}/` : this.prefix; }
@@ -182,10 +183,7 @@ export class ResourceStore {
     return o;
   }
 
-  fieldsOf(obj: Obj): Record<string, string> {
-    const base = { "metadata.name": obj.metadata?.name, "metadata.namespace": obj.metadata?.namespace ?? "" };
-    return this.def.strategy?.fieldLabels ? { ...base, ...this.def.strategy.fieldLabels(obj) } : base;
-  }
+  fieldsOf(obj: Obj): Record<string, string> { return this.fieldLabels.values(obj); }
 
   matches(obj: Obj, label: Selector, field: Selector) {
     if (label === everything && field === everything) return true;

@@ -73,16 +73,50 @@ export function parseLabelSelector(s: string | null | undefined): Selector {
   return matcher(splitTerms(s).map(parseLabelTerm));
 }
 
-/** Field selectors: `a=b`, `a==b`, `a!=b`, comma-joined, only on the fields the type supports. */
-export function parseFieldSelector(s: string | null | undefined, supported: Set<string>): { match: Selector; terms: Req[] } {
-  if (!s || !s.trim()) return { match: everything, terms: [] };
-  const reqs: Req[] = s.split(",").map((t) => {
-    const m = /^\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(t);
-    if (!m) throw badRequest(`invalid selector: '${s}'; can't understand '${t}'`);
-    if (!supported.has(m[1])) throw badRequest(`field label not supported: ${m[1]}`);
-    return { op: m[2] === "!=" ? "!=" : "=", key: m[1], value: m[3] };
-  });
-  // A missing field compares as the empty string, as upstream's field sets do.
+/**
+ * Field selectors as upstream parses them: terms split on unescaped commas and read in sorted order,
+ * each `field=value`, `field==value` or `field!=value` with `\\`, `\,` and `\=` escaped in the value.
+ * `convert` names the field the kind matches for a label, or throws upstream's 400 for one it does not support.
+ */
+export function parseFieldSelector(s: string | null | undefined, convert: (label: string) => string): Selector {
+  if (!s) return everything;
+  const reqs: Req[] = [];
+  for (const term of splitUnescaped(s).sort()) {
+    if (!term) continue;
+    const m = /!=|==|=/.exec(term);
+    if (!m) throw badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
+    const value = unescapeValue(term.slice(m.index + m[0].length));
+    reqs.push({ op: m[0] === "!=" ? "!=" : "=", key: convert(term.slice(0, m.index)), value });
+  }
+  // A field the object lacks compares as the empty string, as upstream's field sets do.
   const match = matcher(reqs);
-  return { match: (f) => match(Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v ?? ""]))), terms: reqs };
+  return reqs.length ? (f) => match(Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v ?? ""]))) : everything;
+}
+
+function splitUnescaped(s: string): string[] {
+  const out: string[] = [];
+  let start = 0, escaped = false;
+  for (let i = 0; i < s.length; i++) {
+    if (escaped) escaped = false;
+    else if (s[i] === "\\") escaped = true;
+    else if (s[i] === ",") { out.push(s.slice(start, i)); start = i + 1; }
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+function unescapeValue(v: string): string {
+  let out = "", escaped = false;
+  for (const c of v) {
+    if (escaped) {
+      if (c !== "\\" && c !== "," && c !== "=") throw badRequest(`invalid field selector: invalid escape sequence: \\${c}`);
+      out += c;
+      escaped = false;
+    } else if (c === "\\") escaped = true;
+    // Go prints the rune as its number.
+    else if (c === "," || c === "=") throw badRequest(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    else out += c;
+  }
+  if (escaped) throw badRequest("invalid field selector: invalid escape sequence: \\");
+  return out;
 }

@@ -25,7 +25,7 @@ export const namespace: Strategy = {
   },
   pendingFinalizers: (o) => (o.spec?.finalizers?.length ?? 0) > 0,
   onDeleting(o) { o.status = { ...o.status, phase: "Terminating" }; },
-  fieldLabels: (o) => ({ "status.phase": o.status?.phase ?? "" }),
+  fieldLabels: { values: (o) => ({ "status.phase": o.status?.phase ?? "" }), metadata: ["metadata.name"] },
 };
 
 export const pod: Strategy = {
@@ -46,15 +46,20 @@ export const pod: Strategy = {
   },
   // A pod never bound to a node, or one that has finished, has nobody to wait for.
   deleteImmediately: (o) => !o.spec?.nodeName || ["Succeeded", "Failed"].includes(o.status?.phase),
-  fieldLabels: (o) => ({
-    "spec.nodeName": o.spec?.nodeName ?? "",
-    "spec.restartPolicy": o.spec?.restartPolicy ?? "",
-    "spec.schedulerName": o.spec?.schedulerName ?? "",
-    "spec.serviceAccountName": o.spec?.serviceAccountName ?? "",
-    "status.phase": o.status?.phase ?? "",
-    "status.podIP": o.status?.podIP ?? "",
-    "status.nominatedNodeName": o.status?.nominatedNodeName ?? "",
-  }),
+  fieldLabels: {
+    values: (o) => ({
+      "spec.nodeName": o.spec?.nodeName ?? "",
+      "spec.restartPolicy": o.spec?.restartPolicy ?? "",
+      "spec.schedulerName": o.spec?.schedulerName ?? "",
+      "spec.serviceAccountName": o.spec?.serviceAccountName ?? "",
+      "status.phase": o.status?.phase ?? "",
+      // upstream selects on the first of podIPs, which podIP mirrors
+      "status.podIP": o.status?.podIPs?.[0]?.ip ?? o.status?.podIP ?? "",
+      "status.nominatedNodeName": o.status?.nominatedNodeName ?? "",
+    }),
+    // what old v1 clients send
+    aliases: { "spec.host": "spec.nodeName" },
+  },
 };
 
 export const service: Strategy = {
@@ -73,11 +78,19 @@ export const service: Strategy = {
 };
 
 export const secret: Strategy = {
-  fieldLabels: (o) => ({ type: o.type ?? "" }),
+  fieldLabels: { values: (o) => ({ type: o.type ?? "" }) },
 };
 
 export const node: Strategy = {
-  fieldLabels: (o) => ({ "spec.unschedulable": String(o.spec?.unschedulable ?? false) }),
+  fieldLabels: { values: (o) => ({ "spec.unschedulable": String(o.spec?.unschedulable ?? false) }), metadata: ["metadata.name"] },
+};
+
+export const replicationController: Strategy = {
+  fieldLabels: { values: (o) => ({ "status.replicas": String(o.status?.replicas ?? 0) }) },
+};
+
+export const certificateSigningRequest: Strategy = {
+  fieldLabels: { values: (o) => ({ "spec.signerName": o.spec?.signerName ?? "" }), metadata: ["metadata.name"] },
 };
 
 /** Types whose status carries a phase from the start (volumes and claims). */
@@ -89,6 +102,7 @@ export const phase = (p: string): Strategy => ({
 const RENAMES: [string, string][] = [
   ["regarding", "involvedObject"], ["note", "message"], ["deprecatedSource", "source"],
   ["deprecatedFirstTimestamp", "firstTimestamp"], ["deprecatedLastTimestamp", "lastTimestamp"], ["deprecatedCount", "count"],
+  ["reportingController", "reportingComponent"],
 ];
 
 function rename(o: Obj, pairs: [string, string][], apiVersion: string): Obj {
@@ -101,6 +115,32 @@ function rename(o: Obj, pairs: [string, string][], apiVersion: string): Obj {
   }
   return out;
 }
+
+/** The fields of an event's object reference, under the name each version gives the reference. */
+function referenceFields(prefix: string, ref: Obj | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of ["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"]) out[`${prefix}.${f}`] = ref?.[f] ?? "";
+  return out;
+}
+
+export const event: Strategy = {
+  fieldLabels: {
+    values: (o) => ({
+      ...referenceFields("involvedObject", o.involvedObject),
+      reason: o.reason ?? "",
+      reportingComponent: o.reportingComponent ?? "",
+      // events written through events.k8s.io name their reporter, not a source
+      source: o.source?.component || (o.reportingComponent ?? ""),
+      type: o.type ?? "",
+    }),
+  },
+};
+
+export const eventsV1: Strategy = {
+  fieldLabels: {
+    values: (o) => ({ ...referenceFields("regarding", o.regarding), reason: o.reason ?? "", reportingController: o.reportingController ?? "", type: o.type ?? "" }),
+  },
+};
 
 export const eventsV1Codec: Codec = {
   toStorage: (o) => rename(o, RENAMES, "v1"),
@@ -120,6 +160,10 @@ export const job: Strategy = {
       // upstream defaults the Job's labels from these again whenever it reads the Job back
       defaultJobLabels(o);
     }
+  },
+  fieldLabels: {
+    values: (o) => ({ "status.successful": String(o.status?.succeeded ?? 0) }),
+    unsupported: (label) => `field label ${JSON.stringify(label)} not supported for batchv1.Job`,
   },
 };
 

@@ -21,8 +21,20 @@ export interface Strategy {
   validateDelete?(obj: Obj): void;
   /** Marks an object whose deletion has begun (a namespace turns Terminating). */
   onDeleting?(obj: Obj): void;
-  /** Values for type-specific field selectors (beyond metadata.name and metadata.namespace). */
-  fieldLabels?(obj: Obj): Record<string, string>;
+  /** The kind's own field selectors, as upstream's field label conversion and GetAttrs define them. */
+  fieldLabels?: FieldLabels;
+}
+
+/** Field selectors of a kind beyond metadata's (kinds without these select on metadata.name and metadata.namespace). */
+export interface FieldLabels {
+  /** The values of the kind's own selectable fields. */
+  values(obj: Obj): Record<string, string>;
+  /** Which of metadata.name and metadata.namespace may be selected (both unless said). */
+  metadata?: string[];
+  /** Labels accepted under an older name, and the field they select. */
+  aliases?: Record<string, string>;
+  /** Upstream's words for a label the kind does not support (else `field label not supported: X`). */
+  unsupported?(label: string): string;
 }
 
 /** How the same stored object is seen through another group version (events.k8s.io/v1 over core Events). */

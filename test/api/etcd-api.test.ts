@@ -5,46 +5,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type EtcdProcess, etcdctlBinary, startEtcd } from "../helpers/etcd.ts";
 import { type TestServer, startServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectServerMeta, expectStatus, until } from "./fixtures.ts";
+import { createNamespace, expectCode, expectServerMeta, expectStatus, openWatch, until } from "./fixtures.ts";
 
 setDefaultTimeout(30_000);
 
 const container = { name: "c", image: "nginx:1.21" };
-
-/** A streaming watch: events as they arrive. */
-async function openWatch(s: TestServer, path: string) {
-  const res = await s.req(path);
-  if (res.status !== 200) throw new Error(`GET ${path}: expected 200, got ${res.status}: ${await res.text()}`);
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let buf = "";
-  const queue: any[] = [];
-  let ended = false;
-  void (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
-          const line = buf.slice(0, i).trim();
-          buf = buf.slice(i + 1);
-          if (line) queue.push(JSON.parse(line));
-        }
-      }
-    } catch { /* cancelled */ }
-    ended = true;
-  })();
-  return {
-    /** Waits for `n` events in all (or the stream's end, or the deadline) and returns them. */
-    async take(n: number, ms = 5000): Promise<any[]> {
-      const deadline = Date.now() + ms;
-      while (queue.length < n && !ended && Date.now() < deadline) await Bun.sleep(5);
-      return queue.slice(0, n);
-    },
-    close() { reader.cancel().catch(() => {}); },
-  };
-}
 
 /** The slice of API behaviour, asserted the same way on each backend. */
 function apiSlice(backend: "sqlite" | "etcd", start: () => Promise<TestServer>) {

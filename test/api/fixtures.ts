@@ -166,3 +166,38 @@ export function minimalBody(d: ResourceDef, name: string, ns = ""): any {
   const { metadata, ...rest } = make();
   return { apiVersion: apiVersionOf(d), kind: d.kind, metadata: { name, ...(metadata ?? {}) }, ...rest };
 }
+
+/** A streaming watch: events as they arrive. */
+export async function openWatch(s: TestServer, path: string) {
+  const res = await s.req(path);
+  if (res.status !== 200) throw new Error(`GET ${path}: expected 200, got ${res.status}: ${await res.text()}`);
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  const queue: any[] = [];
+  let ended = false;
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+          const line = buf.slice(0, i).trim();
+          buf = buf.slice(i + 1);
+          if (line) queue.push(JSON.parse(line));
+        }
+      }
+    } catch { /* cancelled */ }
+    ended = true;
+  })();
+  return {
+    /** Waits for `n` events in all (or the stream's end, or the deadline) and returns them. */
+    async take(n: number, ms = 5000): Promise<any[]> {
+      const deadline = Date.now() + ms;
+      while (queue.length < n && !ended && Date.now() < deadline) await Bun.sleep(5);
+      return queue.slice(0, n);
+    },
+    close() { reader.cancel().catch(() => {}); },
+  };
+}

@@ -1,5 +1,5 @@
 // GET a collection: selectors, chunking and resourceVersion semantics live in the registry.
-import { parseFieldSelector, parseLabelSelector } from "../../registry/selector.ts";
+import { parseLabelSelector } from "../../registry/selector.ts";
 import type { ListOptions } from "../../registry/generic.ts";
 import { badRequest } from "../status.ts";
 import { type HandlerContext, respond } from "./context.ts";
@@ -21,7 +21,7 @@ export function listOptions(ctx: HandlerContext): ListOptions {
   }
   return {
     labelSelector: parseLabelSelector(p.get("labelSelector")),
-    fieldSelector: parseFieldSelector(p.get("fieldSelector"), ctx.rs.supportedFieldLabels).match,
+    fieldSelector: ctx.rs.fieldSelector(p.get("fieldSelector")),
     limit,
     continue: p.get("continue") || undefined,
     resourceVersion: p.get("resourceVersion") ?? undefined,
