@@ -1,0 +1,91 @@
+// Issue 13 items 5 and 6 with stock kubectl: `kubectl describe` (which lists the object's events with an
+// involvedObject field selector) and `kubectl events --for` on every kubectl build found, and the order
+// strategic merge patches leave lists in, through `kubectl patch` and `kubectl apply`.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+setDefaultTimeout(60_000);
+
+const SDK_BIN = "/usr/lib/google-cloud-sdk/bin";
+/** kubectl on PATH, then every versioned build next to it (kubectl.1.27 ... kubectl.1.33). */
+const BUILDS = ["kubectl", ...(existsSync(SDK_BIN) ? readdirSync(SDK_BIN).filter((f) => /^kubectl\.1\.\d+$/.test(f)).map((f) => join(SDK_BIN, f)) : [])];
+
+let s: TestServer;
+beforeAll(async () => { s = await startServer(); }, 30_000);
+afterAll(async () => { await s?.stop(); }, 30_000);
+
+async function run(bin: string, args: string[], stdin?: string) {
+  const p = Bun.spawn([bin, `--kubeconfig=${s.kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  if (code !== 0) throw new Error(`\`${bin.split("/").pop()} ${args.join(" ")}\` exited ${code}\nstdout: ${out}\nstderr: ${err}`);
+  return out;
+}
+
+const containersOf = async (deployment: string): Promise<string[]> =>
+  JSON.parse(await run("kubectl", ["get", "deployment", deployment, "-o", "json"])).spec.template.spec.containers.map((c: any) => c.name);
+
+describe("events of an object", () => {
+  let uid = "";
+  beforeAll(async () => {
+    await run("kubectl", ["run", "web", "--image=nginx:1.21", "--restart=Never"]);
+    uid = JSON.parse(await run("kubectl", ["get", "pod", "web", "-o", "json"])).metadata.uid;
+    const event = (name: string, reason: string, message: string, objUid: string) => JSON.stringify({
+      apiVersion: "v1", kind: "Event", metadata: { name },
+      involvedObject: { apiVersion: "v1", kind: "Pod", name: "web", namespace: "default", uid: objUid },
+      reason, message, type: "Normal", source: { component: "kite-e2e" },
+      firstTimestamp: new Date().toISOString().replace(/\.\d+Z$/, "Z"), lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, "Z"), count: 1,
+    });
+    await run("kubectl", ["create", "-f", "-"], event("web.1", "Scheduled", "assigned default/web to node-1", uid));
+    // an event of an earlier pod of the same name: describe (which selects on the uid) leaves it out
+    await run("kubectl", ["create", "-f", "-"], event("web.old", "Killing", "stopping the old web", "uid-of-an-older-web"));
+  });
+
+  for (const bin of BUILDS) {
+    const label = bin.split("/").pop()!;
+    test(`${label}: describe pod lists the pod's events`, async () => {
+      const out = await run(bin, ["describe", "pod", "web"]);
+      const events = out.slice(out.indexOf("\nEvents:"));
+      expect(events).toContain("Scheduled");
+      expect(events).toContain("assigned default/web to node-1");
+      expect(events).not.toContain("stopping the old web");
+    });
+
+    test(`${label}: events --for pod/web`, async () => {
+      const out = await run(bin, ["events", "--for", "pod/web"]);
+      expect(out).toContain("assigned default/web to node-1");
+      expect(out).toContain("Pod/web");
+      expect(out).toContain("stopping the old web");
+    });
+  }
+});
+
+describe("strategic merge patch list order", () => {
+  const deployment = (containers: string[]) => JSON.stringify({
+    apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "order" },
+    spec: {
+      selector: { matchLabels: { app: "order" } },
+      template: { metadata: { labels: { app: "order" } }, spec: { containers: containers.map((name) => ({ name, image: "busybox:1.36" })) } },
+    },
+  });
+
+  test("kubectl apply appends a new container after the existing ones ($setElementOrder)", async () => {
+    await run("kubectl", ["apply", "-f", "-"], deployment(["nginx"]));
+    await run("kubectl", ["apply", "-f", "-"], deployment(["nginx", "sidecar"]));
+    expect(await containersOf("order")).toEqual(["nginx", "sidecar"]);
+    await run("kubectl", ["apply", "-f", "-"], deployment(["sidecar", "nginx"]));
+    expect(await containersOf("order")).toEqual(["sidecar", "nginx"]);
+  });
+
+  test("kubectl patch without an order puts the patch's items first, as upstream's merge does", async () => {
+    await run("kubectl", ["apply", "-f", "-"], deployment(["nginx"]));
+    await run("kubectl", ["patch", "deployment", "order", "-p", JSON.stringify({ spec: { template: { spec: { containers: [{ name: "redis", image: "redis:6" }] } } } })]);
+    expect(await containersOf("order")).toEqual(["redis", "nginx"]);
+    // with $setElementOrder the client says where the new item goes
+    await run("kubectl", ["patch", "deployment", "order", "-p", JSON.stringify({
+      spec: { template: { spec: { "$setElementOrder/containers": [{ name: "redis" }, { name: "nginx" }, { name: "tail" }], containers: [{ name: "tail", image: "busybox:1.36" }] } } },
+    })]);
+    expect(await containersOf("order")).toEqual(["redis", "nginx", "tail"]);
+  });
+});
