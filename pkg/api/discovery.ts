@@ -25,7 +25,8 @@ export class Discovery {
 
   private apiResources(d: ResourceDef) {
     const base = {
-      name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind,
+      // v1.21 names no singular for built-in resources (clients derive it from the kind)
+      name: d.plural, singularName: "", namespaced: d.namespaced, kind: d.kind,
       verbs: d.verbs ?? ALL_VERBS,
       ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       ...(d.categories ? { categories: d.categories } : {}),

@@ -18,8 +18,9 @@ export interface RequestInfo {
 
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
+/** As upstream's request info reads `watch`: any value but "0" or "false" (any case). */
 function truthy(v: string | null) {
-  return v === "1" || v === "true" || v === "True" || v === "TRUE" || v === "t" || v === "T";
+  return v !== null && v !== "0" && v.toLowerCase() !== "false";
 }
 
 /** Upstream's rule for a name or namespace in a path: never a dot segment, never a `/` or `%` in it. */

@@ -306,7 +306,7 @@ function goTypeName(v: unknown): string {
 }
 
 /** Renders a value like Go's %v, so messages read as upstream's do. */
-function goFmt(v: unknown): string {
+export function goFmt(v: unknown): string {
   if (v === null || v === undefined) return "<nil>";
   if (Array.isArray(v)) return `[${v.map(goFmt).join(" ")}]`;
   if (isObj(v)) {

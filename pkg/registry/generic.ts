@@ -269,13 +269,13 @@ export class ResourceStore {
     } catch (e) { return this.fail(e, m.name); } finally { release?.(); }
   }
 
-  /** PUT: compare-and-swap on the body's resourceVersion (unconditional when it has none). */
+  /** PUT: compare-and-swap on the body's resourceVersion (unconditional when it has none, or "0"). */
   async update(ns: string, name: string, body: Obj, sub: "" | "status" | "finalize", o: WriteOptions = {}): Promise<{ obj: Obj; created: boolean }> {
     const obj = this.checkBody(body, ns, o.fields);
     if (obj.metadata.name !== name) {
       throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     }
-    const rv = obj.metadata.resourceVersion;
+    const rv = precondition(obj.metadata.resourceVersion);
     for (let attempt = 0; ; attempt++) {
       let cur: KeyValue | null;
       try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
@@ -307,7 +307,7 @@ export class ResourceStore {
       const next = await mutate(structuredClone(old));
       const checked = this.checkBody(next, ns, o.fields);
       // A resourceVersion the mutation did not take from the current object is the client's precondition.
-      const want = checked.metadata.resourceVersion;
+      const want = precondition(checked.metadata.resourceVersion);
       if (want && want !== old.metadata.resourceVersion) {
         throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
       }
@@ -524,6 +524,9 @@ export class ResourceStore {
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }
+
+/** The resourceVersion a write must find: none when unset or "0" (upstream's unconditional update). */
+const precondition = (rv: string | undefined) => (rv === "0" ? undefined : rv);
 
 export function parseRV(rv: string | undefined): number {
   if (!rv) return 0;

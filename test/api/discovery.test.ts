@@ -55,11 +55,11 @@ describe("legacy discovery", () => {
     expectCode(r, 200, "GET /api/v1");
     expect(r.body).toMatchObject({ kind: "APIResourceList", apiVersion: "v1", groupVersion: "v1" });
     const res = (name: string) => r.body.resources.find((x: any) => x.name === name);
-    expect(res("pods")).toMatchObject({ name: "pods", singularName: "pod", namespaced: true, kind: "Pod", shortNames: ["po"], categories: ["all"] });
+    expect(res("pods")).toMatchObject({ name: "pods", singularName: "", namespaced: true, kind: "Pod", shortNames: ["po"], categories: ["all"] });
     expect([...res("pods").verbs].sort()).toEqual(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]);
-    expect(res("namespaces")).toMatchObject({ singularName: "namespace", namespaced: false, kind: "Namespace", shortNames: ["ns"] });
+    expect(res("namespaces")).toMatchObject({ singularName: "", namespaced: false, kind: "Namespace", shortNames: ["ns"] });
     expect(res("services")).toMatchObject({ namespaced: true, kind: "Service", shortNames: ["svc"] });
-    expect(res("configmaps")).toMatchObject({ singularName: "configmap", kind: "ConfigMap", shortNames: ["cm"] });
+    expect(res("configmaps")).toMatchObject({ singularName: "", kind: "ConfigMap", shortNames: ["cm"] });
     expect(res("nodes")).toMatchObject({ namespaced: false, kind: "Node", shortNames: ["no"] });
     const st = res("pods/status");
     expect(st).toMatchObject({ name: "pods/status", namespaced: true, kind: "Pod" });
@@ -73,7 +73,7 @@ describe("legacy discovery", () => {
     expectCode(r, 200, "GET /apis/apps/v1");
     expect(r.body).toMatchObject({ kind: "APIResourceList", apiVersion: "v1", groupVersion: "apps/v1" });
     const res = (name: string) => r.body.resources.find((x: any) => x.name === name);
-    expect(res("deployments")).toMatchObject({ singularName: "deployment", namespaced: true, kind: "Deployment", shortNames: ["deploy"], categories: ["all"] });
+    expect(res("deployments")).toMatchObject({ singularName: "", namespaced: true, kind: "Deployment", shortNames: ["deploy"], categories: ["all"] });
     expect(res("replicasets")).toMatchObject({ kind: "ReplicaSet", shortNames: ["rs"] });
     expect(res("statefulsets")).toMatchObject({ kind: "StatefulSet", shortNames: ["sts"] });
     expect(res("daemonsets")).toMatchObject({ kind: "DaemonSet", shortNames: ["ds"] });
@@ -91,7 +91,7 @@ describe("legacy discovery", () => {
       expect(top.map((x) => x.name).sort()).toEqual(defs.map((d) => d.plural).sort());
       for (const d of defs) {
         const x = top.find((y) => y.name === d.plural);
-        expect({ name: x.name, kind: x.kind, namespaced: x.namespaced, singularName: x.singularName }).toEqual({ name: d.plural, kind: d.kind, namespaced: d.namespaced, singularName: d.singular });
+        expect({ name: x.name, kind: x.kind, namespaced: x.namespaced, singularName: x.singularName }).toEqual({ name: d.plural, kind: d.kind, namespaced: d.namespaced, singularName: "" });
         expect([...x.verbs].sort()).toEqual(verbsOf(d));
         expect(x.shortNames ?? []).toEqual(d.shortNames ?? []);
         for (const sub of d.subresources ?? []) expect((r.body.resources as any[]).some((y) => y.name === `${d.plural}/${sub}`)).toBe(true);

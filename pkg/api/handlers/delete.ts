@@ -1,8 +1,9 @@
 // DELETE one object or a collection, with DeleteOptions from the body or the query.
 import type { DeleteOptions } from "../../registry/generic.ts";
-import { parseText, readBody, text } from "../negotiate.ts";
+import { decodeObject, readBody } from "../negotiate.ts";
+import { boolParam, int64Param } from "../queryparams.ts";
 import { StatusError, badRequest } from "../status.ts";
-import { type HandlerContext, dryRun, dryRunValue, respond } from "./context.ts";
+import { type HandlerContext, dryRunValue, respond } from "./context.ts";
 import { listOptions } from "./list.ts";
 
 const POLICIES = ["Orphan", "Background", "Foreground"];
@@ -13,15 +14,20 @@ const invalidOptions = (field: string, message: string) =>
     group: "meta.k8s.io", kind: "DeleteOptions", causes: [{ reason: "FieldValueNotSupported", field, message }],
   });
 
+/**
+ * DeleteOptions come from the body when there is one (JSON, YAML or protobuf, as its Content-Type says),
+ * else from the query, as upstream reads them: never from both.
+ */
 async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
-  const raw = text(await readBody(ctx.req)).trim();
-  const body = (raw ? parseText(raw, !raw.startsWith("{")) : {}) as Record<string, any>;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the body of the request must be a DeleteOptions object");
-  const p = ctx.url.searchParams;
-  const grace = body.gracePeriodSeconds ?? (p.has("gracePeriodSeconds") ? Number(p.get("gracePeriodSeconds")) : undefined);
-  if (grace !== undefined && (!Number.isInteger(grace) || grace < 0)) throw badRequest(`gracePeriodSeconds: Invalid value: ${grace}: must be a non-negative integer`);
-  let policy = body.propagationPolicy ?? p.get("propagationPolicy") ?? undefined;
-  const orphan = body.orphanDependents ?? (p.has("orphanDependents") ? p.get("orphanDependents") === "true" : undefined);
+  const raw = await readBody(ctx.req);
+  const body = raw.length ? decodeObject(raw, ctx.req.headers.get("content-type")) as Record<string, any> : fromQuery(ctx.url.searchParams);
+  if (typeof body !== "object" || body === null || Array.isArray(body) || (body.kind !== undefined && body.kind !== "DeleteOptions")) {
+    throw badRequest("the body of the request must be a DeleteOptions object");
+  }
+  const grace = body.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null && (!Number.isInteger(grace) || grace < 0)) throw badRequest(`gracePeriodSeconds: Invalid value: ${grace}: must be a non-negative integer`);
+  let policy = body.propagationPolicy ?? undefined;
+  const orphan = body.orphanDependents ?? undefined;
   if (orphan !== undefined && policy !== undefined) {
     throw invalidOptions("propagationPolicy", `Invalid value: "${policy}": orphanDependents and deletionPropagation cannot be both set`);
   }
@@ -29,8 +35,19 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   if (policy !== undefined && !POLICIES.includes(policy)) {
     throw invalidOptions("propagationPolicy", `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
   }
-  const dry = Array.isArray(body.dryRun) && body.dryRun.length ? dryRunValue(body.dryRun, "delete") : dryRun(ctx);
-  return { preconditions: body.preconditions, propagationPolicy: policy, gracePeriodSeconds: grace, dryRun: dry };
+  const dry = Array.isArray(body.dryRun) ? dryRunValue(body.dryRun, "delete") : false;
+  return { preconditions: body.preconditions ?? undefined, propagationPolicy: policy, gracePeriodSeconds: grace ?? undefined, dryRun: dry };
+}
+
+/** The DeleteOptions a query carries, in the body's shape. */
+function fromQuery(p: URLSearchParams): Record<string, unknown> {
+  const grace = int64Param(p, "gracePeriodSeconds");
+  return {
+    gracePeriodSeconds: grace === undefined ? undefined : Number(grace),
+    propagationPolicy: p.get("propagationPolicy") ?? undefined,
+    orphanDependents: boolParam(p, "orphanDependents"),
+    dryRun: p.getAll("dryRun"),
+  };
 }
 
 export async function del(ctx: HandlerContext): Promise<Response> {

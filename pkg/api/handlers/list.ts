@@ -1,24 +1,17 @@
 // GET a collection: selectors, chunking and resourceVersion semantics live in the registry.
 import { parseLabelSelector } from "../../registry/selector.ts";
 import type { ListOptions } from "../../registry/generic.ts";
-import { badRequest } from "../status.ts";
+import { int64Param } from "../queryparams.ts";
 import { type HandlerContext, respond } from "./context.ts";
 import { represent } from "./transform.ts";
 
-const INT64_MAX = 2n ** 63n - 1n;
 const MAX_LIMIT = 2 ** 31 - 1;
 
 export function listOptions(ctx: HandlerContext): ListOptions {
   const p = ctx.url.searchParams;
-  const limitStr = p.get("limit");
-  let limit: number | undefined;
-  if (limitStr) {
-    limit = Number(limitStr);
-    if (!/^[-+]?\d+$/.test(limitStr)) throw badRequest(`limit: Invalid value: "${limitStr}": must be an integer`);
-    // upstream parses an int64; past that it is out of range, below it any limit beyond the stored items is no limit
-    if (BigInt(limitStr) > INT64_MAX || BigInt(limitStr) < -INT64_MAX - 1n) throw badRequest(`limit: Invalid value: "${limitStr}": value out of range`);
-    limit = Math.min(Math.max(limit, 0), MAX_LIMIT);
-  }
+  // an int64; any limit beyond the stored items is no limit
+  const n = int64Param(p, "limit");
+  const limit = n === undefined ? undefined : Number(n < 0n ? 0n : n > BigInt(MAX_LIMIT) ? BigInt(MAX_LIMIT) : n);
   return {
     labelSelector: parseLabelSelector(p.get("labelSelector")),
     fieldSelector: ctx.rs.fieldSelector(p.get("fieldSelector")),

@@ -8,11 +8,13 @@ import { mergePatch } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
 import { apiVersionOf, type Obj } from "../../registry/types.ts";
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
+import { boolParam } from "../queryparams.ts";
 import { StatusError, badRequest, invalidOptions, tooLarge, unsupportedMediaType } from "../status.ts";
 import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond } from "./context.ts";
 import { type FieldCheck, newRepeats, yamlRepeat, yamlRepeatsError } from "../../fieldvalidation/index.ts";
 import { undeclaredFields } from "../../fieldvalidation/apply.ts";
 import { patchProblems } from "../../fieldvalidation/patch.ts";
+import { checkPatched } from "./undecodable.ts";
 
 type Patcher = (cur: Record<string, any>, patch: unknown, kind: string) => unknown;
 
@@ -24,13 +26,11 @@ const PATCHERS: Record<string, Patcher> = {
 
 const APPLY = "application/apply-patch+yaml";
 
+/** `force` is for apply only: upstream refuses it on any other patch, whatever its value. */
 function force(ctx: HandlerContext, apply: boolean): boolean {
-  const v = ctx.url.searchParams.get("force");
-  if (v === null || v === "") return false;
-  if (!["true", "false", "1", "0"].includes(v)) throw badRequest(`force: Invalid value: "${v}": must be a boolean`);
-  const on = v === "true" || v === "1";
-  if (on && !apply) throw invalidOptions("PatchOptions", "force", "Forbidden: may not be specified for non-apply patch", "FieldValueForbidden");
-  return on;
+  const on = boolParam(ctx.url.searchParams, "force");
+  if (on !== undefined && !apply) throw invalidOptions("PatchOptions", "force", "Forbidden: may not be specified for non-apply patch", "FieldValueForbidden");
+  return on ?? false;
 }
 
 export async function patch(ctx: HandlerContext): Promise<Response> {
@@ -60,6 +60,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
     }
     // A patch may not make an object larger than a request may carry.
     if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
+    checkPatched(out, body, type === "application/strategic-merge-patch+json");
     return out;
   }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req), fields });
   ctx.warnings.push(...fields.warnings);

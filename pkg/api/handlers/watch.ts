@@ -7,7 +7,8 @@ import { eventFrame, eventLine } from "../../registry/serialized.ts";
 import { encodeWatchEvent } from "../../protobuf/index.ts";
 import { apiVersionOf } from "../../registry/types.ts";
 import { StoreError } from "../../storage/store.ts";
-import { StatusError, badRequest, gone, internal } from "../status.ts";
+import { boolParam, parseInt64 } from "../queryparams.ts";
+import { StatusError, gone, internal } from "../status.ts";
 import { type HandlerContext, contentType } from "./context.ts";
 import { Outbox } from "./outbox.ts";
 import { represent, representationKey } from "./transform.ts";
@@ -16,7 +17,6 @@ export interface WatchSettings { minRequestTimeoutSeconds: number; bookmarkInter
 
 /** The longest timer (2^31-1 ms, about 24.8 days): a longer one would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-const INT64_MAX = 2n ** 63n - 1n;
 const enc = new TextEncoder();
 const NEWLINE = enc.encode("\n");
 
@@ -28,9 +28,7 @@ const NEWLINE = enc.encode("\n");
 export function watchTimeoutMs(param: string | null, minRequestTimeoutSeconds: number): number {
   const random = () => Math.min(minRequestTimeoutSeconds * (1 + Math.random()) * 1000, MAX_TIMER_MS);
   if (param === null) return random();
-  if (!/^[+-]?\d+$/.test(param)) throw badRequest(`strconv.ParseInt: parsing "${param}": invalid syntax`);
-  const n = BigInt(param);
-  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw badRequest(`strconv.ParseInt: parsing "${param}": value out of range`);
+  const n = parseInt64(param);
   if (n === 0n) return random();
   return n < 0n ? 0 : Math.min(Number(n) * 1000, MAX_TIMER_MS);
 }
@@ -43,7 +41,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   if (info.name) fieldSel = [fieldSel, `metadata.name=${info.name}`].filter(Boolean).join(",");
   const field = rs.fieldSelector(fieldSel);
   const rv = p.get("resourceVersion") ?? "";
-  const bookmarks = p.get("allowWatchBookmarks") === "true";
+  const bookmarks = boolParam(p, "allowWatchBookmarks") ?? false;
   const timeoutMs = watchTimeoutMs(p.get("timeoutSeconds"), settings.minRequestTimeoutSeconds);
   let cleanup = () => {};
   const repKey = representationKey(ctx);
