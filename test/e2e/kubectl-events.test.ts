@@ -1,6 +1,7 @@
-// Issue 13 items 5 and 6 with stock kubectl: `kubectl describe` (which lists the object's events with an
-// involvedObject field selector) and `kubectl events --for` on every kubectl build found, and the order
-// strategic merge patches leave lists in, through `kubectl patch` and `kubectl apply`.
+// Issue 13 items 5, 6 and 8 with stock kubectl: `kubectl describe` (which lists the object's events with an
+// involvedObject field selector) and `kubectl events --for` on every kubectl build found, the order
+// strategic merge patches leave lists in (`kubectl patch`, `kubectl apply`), and the commands that send
+// DeleteOptions as protobuf (`kubectl drain --dry-run=server`, `kubectl debug --replace`).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -87,5 +88,34 @@ describe("strategic merge patch list order", () => {
       spec: { template: { spec: { "$setElementOrder/containers": [{ name: "redis" }, { name: "nginx" }, { name: "tail" }], containers: [{ name: "tail", image: "busybox:1.36" }] } } },
     })]);
     expect(await containersOf("order")).toEqual(["redis", "nginx", "tail"]);
+  });
+});
+
+describe("DeleteOptions in protobuf", () => {
+  test("kubectl drain --dry-run=server selects the node's pods and deletes none", async () => {
+    await run("kubectl", ["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name: "drained" } }));
+    for (const name of ["on-drained-1", "on-drained-2"]) {
+      await run("kubectl", ["create", "-f", "-"], JSON.stringify({
+        apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { nodeName: "drained", containers: [{ name: "c", image: "nginx:1.21" }] },
+      }));
+    }
+    // Without an eviction subresource kubectl deletes (a dry run, DeleteOptions in protobuf), then waits for
+    // pods no dry run removes: the wait running out means every delete was accepted.
+    const p = Bun.spawn(["kubectl", `--kubeconfig=${s.kubeconfig}`, "drain", "drained", "--dry-run=server", "--force", "--timeout=3s"], { stdout: "pipe", stderr: "pipe" });
+    const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    expect(out).toContain("node/drained cordoned (server dry run)");
+    expect(err).not.toContain("DeleteOptions");
+    expect(err).toContain(`There are pending pods in node "drained" when an error occurred: context deadline exceeded\npod/on-drained-1\npod/on-drained-2`);
+    const pods = JSON.parse(await run("kubectl", ["get", "pods", "--field-selector", "spec.nodeName=drained", "-o", "json"])).items;
+    expect(pods.map((x: any) => x.metadata.name).sort()).toEqual(["on-drained-1", "on-drained-2"]);
+    expect(JSON.parse(await run("kubectl", ["get", "node", "drained", "-o", "json"])).spec?.unschedulable).toBeUndefined();
+  });
+
+  test("kubectl debug --copy-to --replace deletes the original", async () => {
+    await run("kubectl", ["run", "debugged", "--image=nginx:1.21", "--restart=Never"]);
+    await run("kubectl", ["debug", "debugged", "--copy-to=debugged-copy", "--replace", "--image=busybox:1.36", "--container=debugger"]);
+    const names = JSON.parse(await run("kubectl", ["get", "pods", "-o", "json"])).items.map((p: any) => p.metadata.name);
+    expect(names).toContain("debugged-copy");
+    expect(names).not.toContain("debugged");
   });
 });
