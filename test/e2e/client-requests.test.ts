@@ -1,7 +1,8 @@
 // Issue 13 items 5, 6 and 8 with stock kubectl: `kubectl describe` (which lists the object's events with an
 // involvedObject field selector) and `kubectl events --for` on every kubectl build found, the order
 // strategic merge patches leave lists in (`kubectl patch`, `kubectl apply`), and the commands that send
-// DeleteOptions as protobuf (`kubectl drain --dry-run=server`, `kubectl debug --replace`).
+// DeleteOptions as protobuf (`kubectl drain --dry-run=server`, `kubectl debug --replace`); and the Python
+// dynamic client's server-side apply with `force=True`.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -117,5 +118,21 @@ describe("DeleteOptions in protobuf", () => {
     const names = JSON.parse(await run("kubectl", ["get", "pods", "-o", "json"])).items.map((p: any) => p.metadata.name);
     expect(names).toContain("debugged-copy");
     expect(names).not.toContain("debugged");
+  });
+});
+
+describe("the Python client's force=True", () => {
+  const APPLY_PY = join(import.meta.dir, "clients", "apply.py");
+  async function apply(manager: string, value: string, force: boolean) {
+    const p = Bun.spawn(["/usr/bin/python3", APPLY_PY, s.kubeconfig, "default", "py-applied", manager, value, force ? "yes" : "no"], { stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    if (code !== 0) throw new Error(`apply.py exited ${code}: ${out}${err}`);
+    return JSON.parse(out);
+  }
+
+  test("server_side_apply(force_conflicts=True) takes over a field another manager owns", async () => {
+    expect(await apply("first", "1", false)).toEqual({ data: { k: "1" } });
+    expect(await apply("second", "2", false)).toMatchObject({ status: 409 });
+    expect(await apply("second", "2", true)).toEqual({ data: { k: "2" } });
   });
 });
