@@ -202,6 +202,15 @@ describe("watches", () => {
     });
   }
 
+  test("a watch of one object whose name holds a comma and an equals sign", async () => {
+    const roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+    for (const name of ["a=b,c", "a"]) expectCode(await s.call("POST", roles, { metadata: { name }, rules: [] }), 201, `POST clusterrole ${name}`);
+    const w = await openWatch(s, `/apis/rbac.authorization.k8s.io/v1/watch/clusterroles/${encodeURIComponent("a=b,c")}?timeoutSeconds=20`);
+    try {
+      expect((await w.take(1)).map((x) => [x.type, x.object.metadata.name])).toEqual([["ADDED", "a=b,c"]]);
+    } finally { w.close(); }
+  });
+
   test("an unsupported label on a watch → 400", async () => {
     await refused(s, `${EVENTS}?watch=true`, "involvedObject.color=red", "field label not supported: involvedObject.color");
   });
