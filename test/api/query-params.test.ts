@@ -155,9 +155,14 @@ describe("DeleteOptions bodies", () => {
     expect(await exists("yaml")).toBe(false);
   });
 
-  test("a body that is not DeleteOptions → 400", async () => {
+  test("a body that is not DeleteOptions, or misspells a field's type → 400 and nothing is deleted", async () => {
     await make("notopts");
     expectStatus(await raw("DELETE", `${CMS}/notopts`, encodeObject(cm("x")), { "Content-Type": PB }), 400, "BadRequest", "DELETE with a ConfigMap body");
+    const cases: [string, unknown][] = [["dryRun", "All"], ["gracePeriodSeconds", "0"], ["orphanDependents", "true"], ["propagationPolicy", 1], ["preconditions", ["uid"]]];
+    for (const [field, value] of cases) {
+      const r = await raw("DELETE", `${CMS}/notopts`, JSON.stringify({ [field]: value }), { "Content-Type": "application/json" });
+      expect(expectStatus(r, 400, "BadRequest", `DELETE with ${field}: ${JSON.stringify(value)}`).message).toStartWith(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: ${field} must be`);
+    }
     expect(await exists("notopts")).toBe(true);
   });
 });

@@ -14,6 +14,17 @@ const invalidOptions = (field: string, message: string) =>
     group: "meta.k8s.io", kind: "DeleteOptions", causes: [{ reason: "FieldValueNotSupported", field, message }],
   });
 
+const strings = (v: unknown) => Object.values(v as object).every((x) => x === null || typeof x === "string");
+
+/** The type of each DeleteOptions field, as decoding into upstream's struct demands: a body cannot mean a dry run it does not spell right. */
+const FIELD_TYPES: Record<string, [string, (v: unknown) => boolean]> = {
+  gracePeriodSeconds: ["an integer", Number.isInteger],
+  propagationPolicy: ["a string", (v) => typeof v === "string"],
+  orphanDependents: ["a boolean", (v) => typeof v === "boolean"],
+  dryRun: ["a list of strings", (v) => Array.isArray(v) && strings(v)],
+  preconditions: ["an object of strings", (v) => typeof v === "object" && !Array.isArray(v) && strings(v)],
+};
+
 /**
  * DeleteOptions come from the body when there is one (JSON, YAML or protobuf, as its Content-Type says),
  * else from the query, as upstream reads them: never from both.
@@ -24,8 +35,12 @@ async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   if (typeof body !== "object" || body === null || Array.isArray(body) || (body.kind !== undefined && body.kind !== "DeleteOptions")) {
     throw badRequest("the body of the request must be a DeleteOptions object");
   }
+  for (const [field, [what, ok]] of Object.entries(FIELD_TYPES)) {
+    const v = body[field];
+    if (v !== undefined && v !== null && !ok(v)) throw badRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: ${field} must be ${what}`);
+  }
   const grace = body.gracePeriodSeconds;
-  if (grace !== undefined && grace !== null && (!Number.isInteger(grace) || grace < 0)) throw badRequest(`gracePeriodSeconds: Invalid value: ${grace}: must be a non-negative integer`);
+  if (grace !== undefined && grace !== null && grace < 0) throw badRequest(`gracePeriodSeconds: Invalid value: ${grace}: must be a non-negative integer`);
   let policy = body.propagationPolicy ?? undefined;
   const orphan = body.orphanDependents ?? undefined;
   if (orphan !== undefined && policy !== undefined) {
