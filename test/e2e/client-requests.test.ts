@@ -11,6 +11,8 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 setDefaultTimeout(60_000);
 
 const SDK_BIN = "/usr/lib/google-cloud-sdk/bin";
+/** Debian's kubernetes-client 1.20, unpacked beside the system's kubectl by .ci/run. */
+const KUBECTL_1_20 = process.env.KUBECTL_1_20 ?? "/opt/kubernetes-client-1.20/usr/bin/kubectl";
 /** kubectl on PATH, then every versioned build next to it (kubectl.1.27 ... kubectl.1.33). */
 const BUILDS = ["kubectl", ...(existsSync(SDK_BIN) ? readdirSync(SDK_BIN).filter((f) => /^kubectl\.1\.\d+$/.test(f)).map((f) => join(SDK_BIN, f)) : [])];
 
@@ -44,8 +46,8 @@ describe("events of an object", () => {
     await run("kubectl", ["create", "-f", "-"], event("web.old", "Killing", "stopping the old web", "uid-of-an-older-web"));
   });
 
-  for (const bin of BUILDS) {
-    const label = bin.split("/").pop()!;
+  for (const bin of [KUBECTL_1_20, ...BUILDS]) {
+    const label = bin === KUBECTL_1_20 ? "kubectl 1.20" : bin.split("/").pop()!;
     test(`${label}: describe pod lists the pod's events`, async () => {
       const out = await run(bin, ["describe", "pod", "web"]);
       const events = out.slice(out.indexOf("\nEvents:"));
@@ -54,7 +56,8 @@ describe("events of an object", () => {
       expect(events).not.toContain("stopping the old web");
     });
 
-    test(`${label}: events --for pod/web`, async () => {
+    // `kubectl events` came with 1.26
+    if (bin !== KUBECTL_1_20) test(`${label}: events --for pod/web`, async () => {
       const out = await run(bin, ["events", "--for", "pod/web"]);
       expect(out).toContain("assigned default/web to node-1");
       expect(out).toContain("Pod/web");
