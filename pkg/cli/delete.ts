@@ -9,6 +9,7 @@ import { UsageError } from "./args.ts";
 import { readManifests, where } from "./manifests.ts";
 import { errLine, flush, inOrder, out } from "./output.ts";
 import { planRequests } from "./resources.ts";
+import { nameSelector } from "../util/fieldselector.ts";
 
 export interface DeleteOptions {
   args: string[];
@@ -150,7 +151,7 @@ async function waitGone(client: Client, d: Deleted, deadline: number): Promise<b
     const timer = setTimeout(() => ac.abort(), Math.min(remaining, 30_000));
     try {
       for await (const ev of client.watch(d.res, {
-        namespace: d.namespace, fieldSelector: `metadata.name=${d.name}`, resourceVersion: cur.metadata?.resourceVersion,
+        namespace: d.namespace, fieldSelector: nameSelector(d.name), resourceVersion: cur.metadata?.resourceVersion,
         signal: ac.signal, timeoutSeconds: Math.max(1, Math.ceil(Math.min(remaining, 30_000) / 1000)),
       })) {
         if (ev.type === "DELETED" && (!d.uid || ev.object?.metadata?.uid === d.uid)) return true;

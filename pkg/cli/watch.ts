@@ -7,13 +7,14 @@ import type { GetOptions } from "./get.ts";
 import { flush, out } from "./output.ts";
 import { TabWriter, fallbackTable, fromServerTable, goJSON, headerCells, isTable, rowCells, toYaml, type Row, type Table, type TableView } from "./printers.ts";
 import type { Request } from "./resources.ts";
+import { nameSelector } from "../util/fieldselector.ts";
 
 /** `get -w`: the list (unless --watch-only), then one line per change, until the server ends the watch. */
 export async function watch(client: Client, requests: Request[], o: GetOptions, format: Format, ns: string | undefined): Promise<number> {
   if (new Set(requests.map((r) => r.res)).size > 1) throw new CliError("you may only specify a single resource type");
   if (requests.length > 1) throw new CliError(`watch is only supported on individual resources and resource collections, but ${requests.length} resources were found`);
   const req = requests[0];
-  const fieldSelector = [o.fieldSelector, req.name !== undefined ? `metadata.name=${req.name}` : ""].filter(Boolean).join(",") || undefined;
+  const fieldSelector = [o.fieldSelector, req.name !== undefined ? nameSelector(req.name) : ""].filter(Boolean).join(",") || undefined;
   const human = format.kind === "table";
   const accept = human ? TABLE_ACCEPT : undefined;
   const opts = { namespace: ns, labelSelector: o.labelSelector, fieldSelector, accept };

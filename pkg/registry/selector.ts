@@ -93,9 +93,6 @@ export function parseFieldSelector(s: string | null | undefined, convert: (label
   return reqs.length ? (f) => match(Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v ?? ""]))) : everything;
 }
 
-/** A value as it must be written in a field selector term. */
-export const escapeFieldValue = (v: string) => v.replace(/[\\,=]/g, (c) => `\\${c}`);
-
 function splitUnescaped(s: string): string[] {
   const out: string[] = [];
   let start = 0, escaped = false;

@@ -2,7 +2,8 @@
 // to send; this file streams it, with bookmarks, the timeout, and the ERROR event that ends a watch which
 // can't go on (a watcher that can't keep up, an event this representation can't carry). outbox.ts
 // carries the bytes to the socket.
-import { escapeFieldValue, parseLabelSelector } from "../../registry/selector.ts";
+import { parseLabelSelector } from "../../registry/selector.ts";
+import { nameSelector } from "../../util/fieldselector.ts";
 import { eventFrame, eventLine } from "../../registry/serialized.ts";
 import { encodeWatchEvent } from "../../protobuf/index.ts";
 import { apiVersionOf } from "../../registry/types.ts";
@@ -38,7 +39,7 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
   const p = url.searchParams;
   const label = parseLabelSelector(p.get("labelSelector"));
   let fieldSel = p.get("fieldSelector") ?? "";
-  if (info.name) fieldSel = [fieldSel, `metadata.name=${escapeFieldValue(info.name)}`].filter(Boolean).join(",");
+  if (info.name) fieldSel = [fieldSel, nameSelector(info.name)].filter(Boolean).join(",");
   const field = rs.fieldSelector(fieldSel);
   const rv = p.get("resourceVersion") ?? "";
   const bookmarks = boolParam(p, "allowWatchBookmarks") ?? false;
