@@ -7,6 +7,9 @@ import { dns1123Subdomain, each, empty, has, immutable, qualifiedName, run, same
 
 const LIMITS: [string, number][] = [["reportingInstance", 128], ["action", 128], ["reason", 128], ["message", 1024]];
 
+/** A field of the core form by the name causes give it: core's JSON calls reportingController reportingComponent. */
+const field = (ev: Obj | undefined, f: string) => ev?.[f === "reportingController" ? "reportingComponent" : f];
+
 function legacy(e: Errs, ev: Obj) {
   const ns = ev.metadata?.namespace ?? "", involved = ev.involvedObject?.namespace ?? "";
   const mismatch = () => e.invalid("involvedObject.namespace", involved, "does not match event.namespace");
@@ -15,8 +18,8 @@ function legacy(e: Errs, ev: Obj) {
   } else {
     if (!involved && ns !== "default" && ns !== "kube-system") mismatch();
     for (const f of ["reportingController", "reportingInstance", "action", "reason"]) {
-      if (empty(ev[f])) e.required(f);
-      if (f === "reportingController") each(e, f, ev[f] ?? "", qualifiedName(String(ev[f] ?? "")));
+      if (empty(field(ev, f))) e.required(f);
+      if (f === "reportingController") each(e, f, field(ev, f) ?? "", qualifiedName(String(field(ev, f) ?? "")));
     }
     for (const [f, max] of LIMITS) if (String(ev[f] ?? "").length > max) e.invalid(f, "", `can have at most ${max} characters`);
   }
@@ -48,5 +51,5 @@ export const eventsV1Event = (o: Obj, old?: Obj) => run((e) => {
   legacy(e, ev);
   if (!was) return strict(e, ev);
   if (!same(ev.series, was.series)) series(e, ev);
-  for (const f of FIXED) immutable(e, f, ev[f], was[f]);
+  for (const f of FIXED) immutable(e, f, field(ev, f), field(was, f));
 });

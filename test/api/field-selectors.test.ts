@@ -102,6 +102,24 @@ describe("core Events", () => {
   });
 });
 
+describe("an event's reporter, core's reportingComponent and events.k8s.io's reportingController", () => {
+  test("is one field, written and selected under either name", async () => {
+    const body = {
+      metadata: { name: "e-core-new" }, eventTime: "2021-04-08T12:00:00.000000Z", reportingComponent: "core.example.com/ctl", reportingInstance: "i-1",
+      action: "Acting", reason: "Acted", type: "Normal", message: "m", involvedObject: { kind: "Pod", namespace: NS, name: "other" },
+    };
+    expectCode(await s.call("POST", EVENTS, body), 201, "POST a core event with eventTime and reportingComponent");
+    try {
+      expect(await listed(s, EVENTS, "reportingComponent=core.example.com/ctl")).toEqual(["e-core-new"]);
+      expect(await listed(s, EVENTS_V1, "reportingController=core.example.com/ctl")).toEqual(["e-core-new"]);
+      expect((await s.call("GET", `${EVENTS_V1}/e-core-new`)).body.reportingController).toBe("core.example.com/ctl");
+      expect((await s.call("GET", `${EVENTS}/e-v1`)).body.reportingComponent).toBe("example.com/ctl");
+    } finally {
+      expectCode(await s.call("DELETE", `${EVENTS}/e-core-new`), 200, "DELETE e-core-new");
+    }
+  });
+});
+
 describe("events.k8s.io Events", () => {
   test("select on regarding.*, reason, type and reportingController", async () => {
     const cases: [string, string[]][] = [
