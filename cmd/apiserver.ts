@@ -9,6 +9,7 @@ import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
 import { startupFailure } from "../pkg/server/startup-errors.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
+import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 
 export const args = {
   "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
@@ -43,6 +44,9 @@ export const args = {
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
   "service-cluster-ip-range": { type: "string", default: "10.96.0.0/12", description: "IPv4 CIDR that Services' cluster IPs are handed out from" },
   "service-node-port-range": { type: "string", default: "30000-32767", description: "Inclusive N1-N2 range of node ports for NodePort and LoadBalancer Services" },
+  "anonymous-auth": { type: "boolean", default: true, description: "Requests no authenticator rejected are served as system:anonymous (group system:unauthenticated)" },
+  "authorization-mode": { type: "string", default: "AlwaysAllow", description: `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")}` },
+  "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
 } as const;
 
 export function toOptions(a: Record<string, any>) {
@@ -90,11 +94,25 @@ export function toOptions(a: Record<string, any>) {
     storageMediaType: a["storage-media-type"],
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
+    auth: authOptions(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
       sizes: cacheSizes(a["watch-cache-sizes"] ?? ""),
     },
+  };
+}
+
+const list = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+
+function authOptions(a: Record<string, any>): AuthOptions {
+  const modes = list(a["authorization-mode"]);
+  for (const m of modes) oneOf("authorization-mode", m, [...AUTHORIZATION_MODES]);
+  if (modes.length === 0) throw new UsageError(`invalid argument "" for "--authorization-mode" flag: at least one authorization mode must be given`);
+  return {
+    anonymous: bool("anonymous-auth", a["anonymous-auth"]),
+    authorizationModes: modes as AuthOptions["authorizationModes"],
+    alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
   };
 }
 

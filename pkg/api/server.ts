@@ -1,6 +1,9 @@
-// The HTTP front: filters (recovery → request info → in-flight limits → timeout → warnings) around
-// the router, which sends resource requests to one generic handler per verb.
+// The HTTP front: filters (recovery → request info → authentication → authorization → in-flight limits →
+// timeout → warnings) around the router, which sends resource requests to one generic handler per verb.
 import type { Server } from "bun";
+import type { X509Certificate } from "node:crypto";
+import { type AuthFilters, authenticateAndAuthorize } from "../auth/filter.ts";
+import type { UserInfo } from "../auth/user.ts";
 import { consola } from "consola";
 import type { Registry } from "../registry/registry.ts";
 import type { Discovery } from "./discovery.ts";
@@ -33,6 +36,10 @@ export interface ServerOptions {
   features: Features;
   /** True when responses should close their connections (descriptors are running short). */
   closeConnections?: () => boolean;
+  /** Authentication and authorization; without them every request is anonymous and allowed. */
+  auth?: AuthFilters;
+  /** The verified client certificate chain of the connection a request came on, if any. */
+  clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -73,7 +80,9 @@ export class ApiHandler {
       info = parseRequestInfo(req.method, url, raw);
       // A watch is quiet for minutes at a time; the idle timeout is for connections between requests.
       if (info.verb === "watch") server?.timeout(req, 0);
-      res = await this.limited(req, url, info);
+      const auth = this.opts.auth;
+      const user = auth && (await authenticateAndAuthorize(auth, info, { headers: req.headers, clientCertificates: this.opts.clientCertificates?.(req, server) }));
+      res = await this.limited(req, url, info, user);
     } catch (e) {
       if (e instanceof StatusError) res = statusResponse(e);
       else {
@@ -94,18 +103,18 @@ export class ApiHandler {
   }
 
   /** In-flight limits: over the limit a request is told to retry (429), never queued without bound. */
-  private async limited(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+  private async limited(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
     const long = info.verb === "watch";
     const kind = MUTATING.has(info.verb) ? "mutating" : "readonly";
     const max = kind === "mutating" ? this.opts.maxMutatingRequestsInflight : this.opts.maxRequestsInflight;
-    if (long || !info.isResourceRequest) return this.route(req, url, info);
+    if (long || !info.isResourceRequest) return this.route(req, url, info, user);
     if (max > 0 && this.inflight[kind] >= max) {
       throw new StatusError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: 1 }, { "Retry-After": "1" });
     }
     this.inflight[kind]++;
     this.metrics?.setInflight(kind, this.inflight[kind]);
     // The slot is held until the handler is done, even when the client was answered 504 before that.
-    const work = kind === "mutating" && isHeavy(req) ? this.heavyTurn(req, url, info) : this.route(req, url, info);
+    const work = kind === "mutating" && isHeavy(req) ? this.heavyTurn(req, url, info, user) : this.route(req, url, info, user);
     const release = () => {
       this.inflight[kind]--;
       this.metrics?.setInflight(kind, this.inflight[kind]);
@@ -114,10 +123,10 @@ export class ApiHandler {
     return this.withTimeout(work, url);
   }
 
-  private async heavyTurn(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+  private async heavyTurn(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
     const done = await this.heavy.take();
     try {
-      return await this.route(req, url, info);
+      return await this.route(req, url, info, user);
     } finally {
       done();
     }
@@ -136,8 +145,8 @@ export class ApiHandler {
     }
   }
 
-  private async route(req: Request, url: URL, info: RequestInfo): Promise<Response> {
-    if (info.isResourceRequest) return this.resource(req, url, info);
+  private async route(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
+    if (info.isResourceRequest) return this.resource(req, url, info, user);
     const path = url.pathname;
     const health = await this.health.handle(url);
     if (health) return health;
@@ -154,7 +163,7 @@ export class ApiHandler {
     throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
   }
 
-  private async resource(req: Request, url: URL, info: RequestInfo): Promise<Response> {
+  private async resource(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
     const rs = this.registry.lookup(info.group, info.version, info.resource);
     if (!rs || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
@@ -166,7 +175,7 @@ export class ApiHandler {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
-    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features };
+    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features, user };
     // Across all namespaces a namespaced collection is only listed and watched, as upstream registers it.
     if (rs.def.namespaced && !info.namespace && !info.name && info.verb !== "list" && info.verb !== "watch") {
       throw methodNotAllowed(`the server does not allow this method on the requested resource`);

@@ -6,6 +6,7 @@ import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
 import { rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
+import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
@@ -52,6 +53,8 @@ export interface ApiServerOptions {
   features: Features;
   /** --storage-media-type: application/json or a binary (protobuf) media type. */
   storageMediaType: string;
+  /** Authentication and authorization (the flags of the spec's §5.1). */
+  auth: AuthOptions;
 }
 
 /**
@@ -128,6 +131,7 @@ export class ApiServer {
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth));
     const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`);
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
@@ -136,6 +140,7 @@ export class ApiServer {
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       features: o.features,
       closeConnections: () => this.descriptors.high(),
+      auth,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = await this.tls();

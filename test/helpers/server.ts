@@ -61,7 +61,8 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string, la
     try {
       ca ||= readFileSync(join(dir, "pki", "ca.crt"), "utf8");
       const r = await fetch(`${url}/readyz`, { tls: { ca } } as RequestInit);
-      if (r.status === 200) break;
+      // 401: the server is up and refuses callers without credentials (--anonymous-auth=false)
+      if (r.status === 200 || r.status === 401) break;
     } catch { /* not up yet */ }
     if (Date.now() > deadline) throw new Error("apiserver did not become ready");
     await Bun.sleep(25);

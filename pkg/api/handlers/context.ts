@@ -1,5 +1,6 @@
 // What every resource handler receives, and how it answers.
 import type { ResourceStore } from "../../registry/generic.ts";
+import type { UserInfo } from "../../auth/user.ts";
 import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
 import { jsonOf } from "../../registry/serialized.ts";
 import { GZIP_OVER, acceptsGzip } from "../limits.ts";
@@ -23,6 +24,8 @@ export interface HandlerContext {
   warnings: string[];
   /** The feature gates in force. */
   features: Features;
+  /** The authenticated caller (absent when the server runs without authentication filters). */
+  user?: UserInfo;
 }
 
 export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response | Promise<Response> {

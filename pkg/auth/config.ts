@@ -1,0 +1,39 @@
+// Builds the authentication and authorization filters from the server's options (the flags of §5.1).
+import { type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./authorize.ts";
+import { type Authenticator, AuthenticatorChain } from "./authenticate.ts";
+import type { AuthFilters } from "./filter.ts";
+
+export const AUTHORIZATION_MODES = ["AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+
+export interface AuthOptions {
+  /** --anonymous-auth */
+  anonymous: boolean;
+  /** --authorization-mode, in order */
+  authorizationModes: AuthorizationMode[];
+  /** --authorization-always-allow-paths */
+  alwaysAllowPaths: string[];
+}
+
+export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"] };
+
+/** The authenticators in upstream's order (x509, request headers, tokens); each is added by its own flag. */
+function authenticators(_o: AuthOptions): Authenticator[] {
+  return [];
+}
+
+function authorizer(mode: AuthorizationMode): Authorizer {
+  switch (mode) {
+    case "AlwaysAllow": return alwaysAllow;
+    case "AlwaysDeny": return alwaysDeny;
+    default: throw new Error(`authorization mode ${mode} is not available yet`);
+  }
+}
+
+export function buildAuthFilters(o: AuthOptions): AuthFilters {
+  return {
+    authn: new AuthenticatorChain(authenticators(o), o.anonymous),
+    authz: new AuthorizerChain(o.authorizationModes.map(authorizer)),
+    alwaysAllowPaths: o.alwaysAllowPaths,
+  };
+}

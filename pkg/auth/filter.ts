@@ -1,0 +1,55 @@
+// The authentication and authorization filters of the request path: who calls (401 when a credential
+// fails), then may they (403 in upstream's words). Paths in --authorization-always-allow-paths skip
+// authorization, not authentication.
+import type { RequestInfo } from "../api/requestinfo.ts";
+import { StatusError } from "../api/status.ts";
+import { type Attributes, type AuthorizerChain, forbiddenMessage } from "./authorize.ts";
+import { type AuthenticatorChain, AuthenticationError, type Credentials } from "./authenticate.ts";
+import type { UserInfo } from "./user.ts";
+
+export interface AuthFilters {
+  authn: AuthenticatorChain;
+  authz: AuthorizerChain;
+  /** Non-resource paths every authenticated or anonymous caller may reach; a trailing `*` is a prefix. */
+  alwaysAllowPaths: string[];
+}
+
+export const unauthorized = () => new StatusError(401, "Unauthorized", "Unauthorized", undefined);
+
+/** What a request asks, for the authorizers. */
+export function attributesOf(user: UserInfo, info: RequestInfo): Attributes {
+  return {
+    user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path,
+    apiGroup: info.group, apiVersion: info.version, namespace: info.namespace,
+    resource: info.resource, subresource: info.subresource, name: info.name,
+  };
+}
+
+/** A 403 as upstream's Forbidden responder builds it: `pods "x" is forbidden: User "bob" cannot ...`. */
+export function forbiddenStatus(a: Attributes, reason = ""): StatusError {
+  const msg = forbiddenMessage(a) + (reason ? `: ${reason}` : "");
+  if (!a.isResourceRequest) return new StatusError(403, "Forbidden", `forbidden: ${msg}`, {});
+  const q = a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource;
+  const what = a.name ? `${q} ${JSON.stringify(a.name)}` : q;
+  return new StatusError(403, "Forbidden", `${what} is forbidden: ${msg}`, { name: a.name || undefined, group: a.apiGroup || undefined, kind: a.resource });
+}
+
+function alwaysAllowed(paths: string[], path: string): boolean {
+  return paths.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : p === path));
+}
+
+/** The caller of a request that may go on; throws the 401 or 403 otherwise. */
+export async function authenticateAndAuthorize(f: AuthFilters, info: RequestInfo, creds: Credentials): Promise<UserInfo> {
+  let user: UserInfo;
+  try {
+    user = (await f.authn.authenticate(creds)).user;
+  } catch (e) {
+    if (e instanceof AuthenticationError) throw unauthorized();
+    throw e;
+  }
+  if (!info.isResourceRequest && alwaysAllowed(f.alwaysAllowPaths, info.path)) return user;
+  const attrs = attributesOf(user, info);
+  const d = await f.authz.authorize(attrs);
+  if (d.decision !== "allow") throw forbiddenStatus(attrs, d.reason);
+  return user;
+}
