@@ -2,6 +2,12 @@
 import { type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./authorize.ts";
 import { type Authenticator, AuthenticatorChain } from "./authenticate.ts";
 import type { AuthFilters } from "./filter.ts";
+import type { Registry } from "../registry/registry.ts";
+
+/** What authenticators and authorizers read from the server itself (Secrets, ServiceAccounts, RBAC objects). */
+export interface AuthDeps {
+  registry: Registry;
+}
 
 export const AUTHORIZATION_MODES = ["AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -18,11 +24,11 @@ export interface AuthOptions {
 export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"] };
 
 /** The authenticators in upstream's order (x509, request headers, tokens); each is added by its own flag. */
-function authenticators(_o: AuthOptions): Authenticator[] {
+function authenticators(_o: AuthOptions, _deps: AuthDeps): Authenticator[] {
   return [];
 }
 
-function authorizer(mode: AuthorizationMode): Authorizer {
+function authorizer(mode: AuthorizationMode, _o: AuthOptions, _deps: AuthDeps): Authorizer {
   switch (mode) {
     case "AlwaysAllow": return alwaysAllow;
     case "AlwaysDeny": return alwaysDeny;
@@ -30,10 +36,10 @@ function authorizer(mode: AuthorizationMode): Authorizer {
   }
 }
 
-export function buildAuthFilters(o: AuthOptions): AuthFilters {
+export function buildAuthFilters(o: AuthOptions, deps: AuthDeps): AuthFilters {
   return {
-    authn: new AuthenticatorChain(authenticators(o), o.anonymous),
-    authz: new AuthorizerChain(o.authorizationModes.map(authorizer)),
+    authn: new AuthenticatorChain(authenticators(o, deps), o.anonymous),
+    authz: new AuthorizerChain(o.authorizationModes.map((m) => authorizer(m, o, deps))),
     alwaysAllowPaths: o.alwaysAllowPaths,
   };
 }

@@ -131,7 +131,7 @@ export class ApiServer {
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth));
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry }));
     const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`);
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
