@@ -2,20 +2,17 @@
 import type { Obj } from "../registry/types.ts";
 import { goStrings, Printed, type Errs } from "./field.ts";
 import { empty, has, immutable, isMap, list, oneOf, run } from "./rules.ts";
-import { dns1035Label, dns1123Label, dns1123Subdomain, domainPrefixedPath, qualifiedName } from "./names.ts";
+import { dns1035Label, dns1123Label, dns1123Subdomain, domainPrefixedPath, qualifiedName, wildcardDNS1123Subdomain } from "./names.ts";
 import { labelSelector, labels } from "./labels.ts";
 import { PROTOCOLS, portName, portNum } from "./ports.ts";
 import { isCIDR, isIP, isIPv4, isIPv6, nonSpecialIP } from "./network.ts";
 
 const PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"];
-const WILDCARD_MSG = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 /** A rule or TLS host: a DNS name (`*.` allowed in front), never an IP. */
 function host(e: Errs, field: string, h: string) {
   if (isIP(h)) e.invalid(field, h, "must be a DNS name, not an IP address");
-  if (h.includes("*")) {
-    if (!/^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(h) || h.length > 253) e.invalid(field, h, WILDCARD_MSG);
-  } else e.invalidEach(field, h, dns1123Subdomain(h));
+  e.invalidEach(field, h, h.includes("*") ? wildcardDNS1123Subdomain(h) : dns1123Subdomain(h));
 }
 
 function backend(e: Errs, b: Obj, field: string) {

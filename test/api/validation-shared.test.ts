@@ -8,7 +8,7 @@ import { createNamespace, expectCode, expectStatus, minimalBody, pathFor } from 
 setDefaultTimeout(60_000);
 
 const NS = "shared-checks";
-const def = (kind: string) => BUILTIN.find((d) => d.kind === kind && d.group === "")!;
+const def = (kind: string, group = "") => BUILTIN.find((d) => d.kind === kind && d.group === group)!;
 const SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_VALUE = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
@@ -20,10 +20,10 @@ beforeAll(async () => {
 afterAll(async () => { await s?.stop(); }, 30_000);
 
 /** POSTs a valid object of the kind with `change` applied. */
-async function post(kind: string, name: string, change: (o: any) => void) {
-  const o = minimalBody(def(kind), name, NS);
+async function post(kind: string, name: string, change: (o: any) => void, group = "") {
+  const o = minimalBody(def(kind, group), name, NS);
   change(o);
-  return s.call("POST", pathFor(def(kind), NS), o);
+  return s.call("POST", pathFor(def(kind, group), NS), o);
 }
 
 /** The messages of the causes at field, from a 422. */
@@ -85,4 +85,12 @@ test("a label selector query with a bad key is refused in IsQualifiedName's word
   const r = await s.call("GET", `${pathFor(def("ConfigMap"), NS)}?labelSelector=${encodeURIComponent("Bad_Prefix/x=y")}`);
   const st = expectStatus(r, 400, "BadRequest", "list with a bad selector");
   expect(st.message).toContain(`invalid label key "Bad_Prefix/x": prefix part ${SUBDOMAIN}`);
+});
+
+test("a wildcard host too long is told its length, as any subdomain is (IsWildcardDNS1123Subdomain)", async () => {
+  const host = `*.${Array(26).fill("abcdefghi").join(".")}`;
+  const r = await post("Ingress", "long-wildcard", (o) => {
+    o.spec = { rules: [{ host, http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "web", port: { number: 80 } } } }] } }] };
+  }, "networking.k8s.io");
+  expect(messages(r, "spec.rules[0].host", "Ingress host")).toEqual([`Invalid value: "${host}": must be no more than 253 characters`]);
 });
