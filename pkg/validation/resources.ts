@@ -1,4 +1,4 @@
-// A container's resources: names, quantities, and requests within limits.
+// Resource names (standard, quota and container ones) and a container's resources: quantities, and requests within limits.
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
 import { obj } from "./decode.ts";
