@@ -115,6 +115,9 @@ export class ResourceStore {
   private cache?: WatchCache;
   observer?: DeletionObserver;
 
+  /** For a computed type (def.computed): its objects, made on each read. */
+  computed?: () => Promise<Obj[]>;
+
   private cacheConfig: CacheConfig;
   readonly namespaceCheck?: NamespaceCheck;
   private admit?: Admit;
@@ -203,6 +206,11 @@ export class ResourceStore {
 
   // ---- reads
   async get(ns: string, name: string, resourceVersion?: string): Promise<Obj> {
+    if (this.computed) {
+      const found = (await this.computed()).find((o) => o.metadata.name === name);
+      if (!found) throw notFound(this.q, name);
+      return found;
+    }
     const rv = parseRV(resourceVersion);
     const unset = resourceVersion === undefined || resourceVersion === "";
     const cache = this.watchCache();
@@ -227,7 +235,16 @@ export class ResourceStore {
   }
 
   /** A list of the collection under ns (selectors, chunking, resourceVersion rules: ./list.ts). */
-  list(ns: string, o: ListOptions = {}): Promise<Obj> { return listCollection(this, ns, o); }
+  list(ns: string, o: ListOptions = {}): Promise<Obj> {
+    if (this.computed) return this.listComputed(o);
+    return listCollection(this, ns, o);
+  }
+
+  /** A computed type's list carries no resourceVersion: its objects are not stored. */
+  private async listComputed(o: ListOptions): Promise<Obj> {
+    const items = (await this.computed!()).filter((x) => this.matches(x, o.labelSelector ?? everything, o.fieldSelector ?? everything));
+    return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata: {}, items };
+  }
 
   /** A watch of the collection under ns (./watch.ts); resolves to the stop function. */
   watch(ns: string, rv: string, label: Selector, field: Selector, sink: WatchSink): Promise<() => void> {

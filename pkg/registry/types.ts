@@ -56,8 +56,11 @@ export interface ResourceDef {
   shortNames?: string[];
   categories?: string[];
   verbs?: Verb[];
-  /** Subresources served by the generic path. `status` writes only status; the main resource ignores it. */
-  subresources?: ("status" | "finalize")[];
+  /**
+   * Subresources served by the generic path. `status` writes only status; the main resource ignores it.
+   * `scale` is autoscaling/v1 Scale over spec.replicas, status.replicas and spec.selector (./scale.ts).
+   */
+  subresources?: Subresource[];
   /** metadata.generation bumps when anything but metadata and status changes. */
   generation?: boolean;
   /** Resource name under the storage prefix when it differs from group/plural (upstream's etcd layout). */
@@ -70,7 +73,18 @@ export interface ResourceDef {
   readYourWrites?: boolean;
   strategy?: Strategy;
   codec?: Codec;
+  /** The release that deprecated this type: every request gets upstream's Warning (`v1 ComponentStatus is deprecated in v1.19+`). */
+  deprecatedIn?: string;
+  /** Objects the server computes on each read instead of storing (componentstatuses): read-only, never watched. */
+  computed?: boolean;
 }
+
+export type Subresource = "status" | "finalize" | "scale";
+
+/** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
+export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
+  scale: { group: "autoscaling", version: "v1", kind: "Scale" },
+};
 
 export interface GroupVersionKind { group: string; version: string; kind: string }
 

@@ -19,6 +19,7 @@ import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
 import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
+import { componentStatuses } from "./componentstatus.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
@@ -115,6 +116,7 @@ export class ApiServer {
       });
       await this.registry.bootstrap();
     });
+    this.registry.lookup("", "v1", "componentstatuses")!.computed = componentStatuses(() => [this.store, ...this.extraStores], o.etcdHealthcheckTimeoutMs);
 
     const health = new Health(o.livezGraceMs);
     health.add({ name: "ping", in: ["livez", "readyz", "healthz"], run: async () => null });
@@ -187,7 +189,7 @@ export class ApiServer {
     if (o.countPollMs > 0) {
       this.pollTimers.push(setInterval(async () => {
         for (const rs of this.registry.all) {
-          if (rs.def.codec) continue;
+          if (rs.def.codec || rs.def.computed) continue;
           const n = await rs.store.count(rs.prefix).catch(() => undefined);
           if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
         }
