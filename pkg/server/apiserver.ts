@@ -12,18 +12,19 @@ import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
-import type { ServiceRanges } from "../registry/allocators.ts";
+import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
 import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
+import { Bootstrap } from "./bootstrap/index.ts";
 import { componentStatuses } from "./componentstatus.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Store } from "../storage/store.ts";
 
 export interface ApiServerOptions {
@@ -97,6 +98,12 @@ export class ApiServer {
 
   constructor(readonly opts: ApiServerOptions) {}
 
+  /** Where clients reach this server: --advertise-address, else a specific --bind-address, else loopback. */
+  get advertiseAddress(): string {
+    const bind = this.opts.bindAddress;
+    return this.opts.advertiseAddress || (bind && bind !== "0.0.0.0" && bind !== "::" ? bind : "127.0.0.1");
+  }
+
   get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.http?.port ?? this.opts.securePort}`; }
 
   /** Start-up failures are StartupErrors (one line each, see startup-errors.ts). */
@@ -168,6 +175,14 @@ export class ApiServer {
     const ns = new NamespaceController(this.registry);
     await ns.start();
     this.controllers.push(ns, new GarbageCollector(this.registry));
+    const bootstrap = new Bootstrap(this.registry, {
+      clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,
+      advertiseAddress: this.advertiseAddress,
+      port: this.http.port!,
+      ca: this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : ""),
+    });
+    this.controllers.push(bootstrap);
+    await bootstrap.start();
     controllersStarted = true;
 
     this.startPolls();
