@@ -29,7 +29,9 @@ export class Bootstrap {
     const r = this.registry, o = this.o;
     const kubernetes = new Runner((key) => (key === "service" ? ensureService(r, o) : ensureEndpoints(r, o)));
     const accounts = new Runner((ns) => ensureServiceAccount(r, ns));
-    const rootCA = new Runner((ns) => ensureRootCA(r, ns, o.ca));
+    // PEM as upstream writes it, LF line ends (a CRLF file reads the same, but would show as an escaped string).
+    const ca = o.ca.replace(/\r\n/g, "\n");
+    const rootCA = new Runner((ns) => ensureRootCA(r, ns, ca));
     this.runners.push(kubernetes, accounts, rootCA);
     kubernetes.run("service");
     kubernetes.run("endpoints");
