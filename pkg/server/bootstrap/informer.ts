@@ -67,6 +67,11 @@ export class Runner {
   stop() { this.stopped = true; }
 }
 
+/** The object (a consistent read), or undefined when there is none. */
+export function current(rs: ResourceStore, ns: string, name: string): Promise<Obj | undefined> {
+  return rs.get(ns, name).catch((e) => { if (e.code === 404) return undefined; throw e; });
+}
+
 /** Answers that mean there is nothing to do: the object exists, or its namespace is gone or going. */
 export function settled(e: unknown): boolean {
   const code = (e as { code?: number }).code;

@@ -6,8 +6,7 @@ import { consola } from "consola";
 import { firstServiceIP } from "../../registry/allocators.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
-import type { Runner } from "./informer.ts";
-import { settled } from "./informer.ts";
+import { type Runner, current, settled } from "./informer.ts";
 
 export const KUBERNETES = "kubernetes";
 const NS = "default";
@@ -27,7 +26,7 @@ function samePorts(stored: Obj[] | undefined, want: Obj[]): boolean {
 export async function ensureService(registry: Registry, e: Endpoint): Promise<void> {
   const rs = registry.lookup("", "v1", "services")!;
   const ports = servicePorts(e.port);
-  const svc = await rs.get(NS, KUBERNETES).catch((err) => { if (err.code === 404) return undefined; throw err; });
+  const svc = await current(rs, NS, KUBERNETES);
   if (!svc) {
     const ip = firstServiceIP(e.clusterIPRange);
     const body = {
@@ -49,7 +48,7 @@ export async function ensureService(registry: Registry, e: Endpoint): Promise<vo
 export async function ensureEndpoints(registry: Registry, e: Endpoint): Promise<void> {
   const rs = registry.lookup("", "v1", "endpoints")!;
   const want = subsets(e);
-  const ep = await rs.get(NS, KUBERNETES).catch((err) => { if (err.code === 404) return undefined; throw err; });
+  const ep = await current(rs, NS, KUBERNETES);
   if (!ep) {
     const body = { metadata: { name: KUBERNETES, labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } }, subsets: want };
     await rs.create(NS, body, { fieldManager: MANAGER }).catch((err) => { if (!settled(err)) throw err; });

@@ -3,7 +3,7 @@
 // root-ca-cert-publisher does. (Its kubernetes.io/description annotation came in a later release.)
 import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
-import { type Runner, settled } from "./informer.ts";
+import { type Runner, current, settled } from "./informer.ts";
 
 export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
 const MANAGER = "kube-controller-manager";
@@ -12,7 +12,7 @@ const MANAGER = "kube-controller-manager";
 export async function ensureRootCA(registry: Registry, ns: string, ca: string): Promise<void> {
   const rs = registry.lookup("", "v1", "configmaps")!;
   const data = { "ca.crt": ca };
-  const cm = await rs.get(ns, ROOT_CA_CONFIGMAP).catch((e) => { if (e.code === 404) return undefined; throw e; });
+  const cm = await current(rs, ns, ROOT_CA_CONFIGMAP);
   if (cm && Bun.deepEquals(cm.data ?? {}, data)) return;
   const write = cm
     ? rs.guaranteedUpdate(ns, ROOT_CA_CONFIGMAP, (cur) => ({ ...cur, data }), { fieldManager: MANAGER })
