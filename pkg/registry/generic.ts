@@ -31,6 +31,11 @@ export interface WriteOptions {
   large?: boolean;
   /** How unknown and repeated fields are treated (the fieldValidation parameter); unset: dropped silently. */
   fields?: FieldCheck;
+  /**
+   * A write of the server's own object (pkg/server/bootstrap): the kind's validation, which guards what
+   * clients may store, is skipped (the kubernetes Endpoints may name a loopback advertise address).
+   */
+  serverOwned?: boolean;
 }
 
 /** One turn of the event loop, I/O included. */
@@ -266,7 +271,7 @@ export class ResourceStore {
     if (this.def.subresources?.includes("status") && this.def.kind !== "Node") obj.status = {};
     this.def.strategy?.prepareForCreate?.(obj);
     if (o.large) await breather();
-    this.validate(obj);
+    this.validate(obj, undefined, o.serverOwned);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
@@ -376,7 +381,7 @@ export class ResourceStore {
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
-    this.validate(next, old);
+    this.validate(next, old, o.serverOwned);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
@@ -523,7 +528,7 @@ export class ResourceStore {
     return body as Obj;
   }
 
-  private validate(obj: Obj, old?: Obj) {
+  private validate(obj: Obj, old?: Obj, serverOwned = false) {
     const causes: FieldCause[] = validateMeta(this.def, obj);
     if (old?.metadata.deletionTimestamp) {
       const added = (obj.metadata.finalizers ?? []).filter((f: string) => !(old.metadata.finalizers ?? []).includes(f));
@@ -537,7 +542,7 @@ export class ResourceStore {
       }
     }
     causes.push(...(this.def.strategy?.validate?.(obj, old) ?? []));
-    causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    if (!serverOwned) causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }

@@ -12,6 +12,12 @@ export const KUBERNETES = "kubernetes";
 const NS = "default";
 const MANAGER = "kube-apiserver";
 
+/**
+ * Upstream refuses a loopback address in Endpoints (its reconciler then only logs); Kite's default is a
+ * loopback server whose service proxy dials endpoints from the host, so its own Endpoints may name one.
+ */
+const OWN_ENDPOINTS = { fieldManager: MANAGER, serverOwned: true };
+
 export interface Endpoint { clusterIPRange: string; advertiseAddress: string; port: number }
 
 const servicePorts = (port: number) => [{ name: "https", protocol: "TCP", port: 443, targetPort: port }];
@@ -51,11 +57,11 @@ export async function ensureEndpoints(registry: Registry, e: Endpoint): Promise<
   const ep = await current(rs, NS, KUBERNETES);
   if (!ep) {
     const body = { metadata: { name: KUBERNETES, labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } }, subsets: want };
-    await rs.create(NS, body, { fieldManager: MANAGER }).catch((err) => { if (!settled(err)) throw err; });
+    await rs.create(NS, body, OWN_ENDPOINTS).catch((err) => { if (!settled(err)) throw err; });
     return;
   }
   if (Bun.deepEquals(ep.subsets, want)) return;
-  await rs.guaranteedUpdate(NS, KUBERNETES, (cur) => ({ ...cur, subsets: want }), { fieldManager: MANAGER });
+  await rs.guaranteedUpdate(NS, KUBERNETES, (cur) => ({ ...cur, subsets: want }), OWN_ENDPOINTS);
 }
 
 /** A deleted or changed `kubernetes` Service or Endpoints in `default` is put back. */
