@@ -20,6 +20,7 @@ import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
 import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
 import { Bootstrap } from "./bootstrap/index.ts";
+import { identity } from "./bootstrap/leader.ts";
 import { componentStatuses } from "./componentstatus.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
@@ -180,6 +181,7 @@ export class ApiServer {
       advertiseAddress: this.advertiseAddress,
       port: this.http.port!,
       ca: this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : ""),
+      identity: identity(o.dataDir),
     });
     this.controllers.push(bootstrap);
     await bootstrap.start();

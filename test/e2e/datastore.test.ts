@@ -48,11 +48,12 @@ const withoutRV = (o: any) => {
 };
 
 /**
- * Objects the server keeps itself (builtin-objects.test.ts), by list key and by store key: a server on a
- * moved store rewrites them for its own CA and port, so they are compared by identity only.
+ * Objects the server keeps itself (builtin-objects.test.ts) and the lease that says which server keeps
+ * them, by list key and by store key: a server on a moved store rewrites them for its own CA and port,
+ * so they are compared by identity only.
  */
-const KEPT = /^(v1 configmaps [^ ]*\/kube-root-ca\.crt|v1 services default\/kubernetes|v1 endpoints default\/kubernetes)$/;
-const KEPT_KEY = /^\/registry\/(configmaps\/[^/]+\/kube-root-ca\.crt|services\/specs\/default\/kubernetes|services\/endpoints\/default\/kubernetes)$/;
+const KEPT = /^(v1 configmaps [^ ]*\/kube-root-ca\.crt|v1 services default\/kubernetes|v1 endpoints default\/kubernetes|coordination\.k8s\.io\/v1 leases kube-system\/kite-bootstrap)$/;
+const KEPT_KEY = /^\/registry\/(configmaps\/[^/]+\/kube-root-ca\.crt|services\/specs\/default\/kubernetes|services\/endpoints\/default\/kubernetes|leases\/kube-system\/kite-bootstrap)$/;
 /** An export's lines with the kept objects reduced to their keys. */
 const comparable = (text: string) => lines(text).map((l) => { const k = JSON.parse(l).key; return KEPT_KEY.test(k) ? k : l; });
 

@@ -3,10 +3,12 @@
 // root-ca-cert-publisher controllers; Kite does it all here, driven by the registry's watches, until the
 // controllers run as API clients): the `kubernetes` Service and Endpoints, and in every namespace a
 // `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap. The system namespaces come from
-// Registry.bootstrap.
+// Registry.bootstrap. Of several servers on one store, the lease holder does it (leader.ts).
 import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
+import { consola } from "consola";
 import { Runner, inform } from "./informer.ts";
+import { RENEW_MS, holdLease } from "./leader.ts";
 import { type Endpoint, ensureEndpoints, ensureService, watchKubernetes } from "./kubernetes-service.ts";
 import { ensureRootCA, watchRootCA } from "./rootca.ts";
 import { ensureServiceAccount, watchServiceAccount } from "./serviceaccounts.ts";
@@ -14,6 +16,8 @@ import { ensureServiceAccount, watchServiceAccount } from "./serviceaccounts.ts"
 export interface BootstrapOptions extends Endpoint {
   /** The cluster CA (PEM) published as kube-root-ca.crt. */
   ca: string;
+  /** This server's identity in the lease (leader.ts). */
+  identity: string;
 }
 
 const active = (ns: Obj) => !ns.metadata.deletionTimestamp && ns.status?.phase !== "Terminating";
@@ -21,11 +25,36 @@ const active = (ns: Obj) => !ns.metadata.deletionTimestamp && ns.status?.phase !
 export class Bootstrap {
   private stops: (() => void)[] = [];
   private runners: Runner[] = [];
+  private leading = false;
+  private timer?: Timer;
+  private ticking = false;
 
   constructor(private registry: Registry, private o: BootstrapOptions) {}
 
-  /** Resolves once every object exists (the server is then ready); watches keep them afterwards. */
+  /**
+   * Resolves once every object exists when this server leads (the server is then ready); watches keep
+   * them afterwards. The lease is renewed (or taken over) every few seconds.
+   */
   async start(): Promise<void> {
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), RENEW_MS);
+  }
+
+  private async tick() {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const leading = await holdLease(this.registry.lookup("coordination.k8s.io", "v1", "leases")!, this.o.identity)
+        .catch((e) => { consola.warn(`bootstrap lease: ${e.message}`); return this.leading; });
+      if (leading && !this.leading) await this.keep();
+      if (!leading && this.leading) this.release();
+      this.leading = leading;
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async keep(): Promise<void> {
     const r = this.registry, o = this.o;
     const kubernetes = new Runner((key) => (key === "service" ? ensureService(r, o) : ensureEndpoints(r, o)));
     const accounts = new Runner((ns) => ensureServiceAccount(r, ns));
@@ -49,8 +78,16 @@ export class Bootstrap {
     await Promise.all(this.runners.map((x) => x.idle()));
   }
 
-  stop() {
+  /** Another server leads now: stop keeping. */
+  private release() {
     for (const s of this.stops) s();
     for (const x of this.runners) x.stop();
+    this.stops = [];
+    this.runners = [];
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.release();
   }
 }
