@@ -88,7 +88,7 @@ export class ApiServer {
   private http?: ReturnType<typeof Bun.serve>;
   private handler!: ApiHandler;
   private readonly descriptors = new DescriptorPressure();
-  private controllers: { stop(): void }[] = [];
+  private controllers: { stop(): void | Promise<void> }[] = [];
   private compactTimer?: Timer;
   private pollTimers: Timer[] = [];
   readonly metrics = new Metrics();
@@ -248,7 +248,8 @@ export class ApiServer {
     this.shuttingDown = true;
     clearInterval(this.compactTimer);
     this.pollTimers.forEach(clearInterval);
-    for (const c of this.controllers) c.stop();
+    // (the bootstrap hands its lease back before the store closes)
+    await Promise.all(this.controllers.map((c) => c.stop()));
     this.handler?.shutdown.abort();
     await this.http?.stop(false);
     await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));

@@ -1,6 +1,6 @@
 // The scale subresource from real clients: `kubectl scale` (with and without --current-replicas) on every
-// kubectl build found (/usr/bin/kubectl 1.20 and kubectl.1.27 … 1.33), the Python client's and the JS
-// client's scale calls, and `kubectl get cs`.
+// kubectl build found (/usr/bin/kubectl 1.20 and kubectl.1.27 … 1.33), `kubectl autoscale`, the Python
+// client's and the JS client's scale calls, and `kubectl get cs`.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -73,6 +73,14 @@ describe.each(BUILDS.map((b) => [label(b), b]))("%s", (name, bin) => {
     const good = await kubectl(bin, ns, "scale", "deploy/w-deploy", "--current-replicas=3", "--replicas=5");
     if (good.code !== 0) throw new Error(good.text);
     expect(await replicas(ns, "deploy", "w-deploy")).toBe(5);
+  });
+
+  test("kubectl autoscale makes an HPA for the deployment", async () => {
+    const r = await kubectl(bin, ns, "autoscale", "deploy/w-deploy", "--min=2", "--max=6", "--cpu-percent=70");
+    if (r.code !== 0) throw new Error(r.text);
+    expect(r.out.trim()).toBe("horizontalpodautoscaler.autoscaling/w-deploy autoscaled");
+    const hpa = (await s.call("GET", `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/w-deploy`)).body;
+    expect(hpa.spec).toMatchObject({ scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "w-deploy" }, minReplicas: 2, maxReplicas: 6 });
   });
 });
 

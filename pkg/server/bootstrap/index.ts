@@ -8,7 +8,7 @@ import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
 import { consola } from "consola";
 import { Runner, inform } from "./informer.ts";
-import { RENEW_MS, holdLease } from "./leader.ts";
+import { RENEW_MS, holdLease, releaseLease } from "./leader.ts";
 import { type Endpoint, ensureEndpoints, ensureService, watchKubernetes } from "./kubernetes-service.ts";
 import { ensureRootCA, watchRootCA } from "./rootca.ts";
 import { ensureServiceAccount, watchServiceAccount } from "./serviceaccounts.ts";
@@ -28,8 +28,11 @@ export class Bootstrap {
   private leading = false;
   private timer?: Timer;
   private ticking = false;
+  private stopped = false;
 
   constructor(private registry: Registry, private o: BootstrapOptions) {}
+
+  private get leases() { return this.registry.lookup("coordination.k8s.io", "v1", "leases")!; }
 
   /**
    * Resolves once every object exists when this server leads (the server is then ready); watches keep
@@ -41,10 +44,10 @@ export class Bootstrap {
   }
 
   private async tick() {
-    if (this.ticking) return;
+    if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
-      const leading = await holdLease(this.registry.lookup("coordination.k8s.io", "v1", "leases")!, this.o.identity)
+      const leading = await holdLease(this.leases, this.o.identity)
         .catch((e) => { consola.warn(`bootstrap lease: ${e.message}`); return this.leading; });
       if (leading && !this.leading) await this.keep();
       if (!leading && this.leading) this.release();
@@ -86,8 +89,11 @@ export class Bootstrap {
     this.runners = [];
   }
 
-  stop() {
+  async stop() {
+    this.stopped = true;
     clearInterval(this.timer);
     this.release();
+    if (this.leading) await releaseLease(this.leases, this.o.identity);
+    this.leading = false;
   }
 }

@@ -21,6 +21,7 @@ export function identity(dataDir: string): string {
 }
 
 function expired(lease: Obj, now: number): boolean {
+  if (!lease.spec?.holderIdentity) return true; // handed back
   const renewed = Date.parse(lease.spec?.renewTime ?? lease.spec?.acquireTime ?? "");
   return !Number.isFinite(renewed) || now > renewed + (lease.spec?.leaseDurationSeconds ?? DURATION_SECONDS) * 1000;
 }
@@ -47,4 +48,12 @@ export async function holdLease(leases: ResourceStore, id: string): Promise<bool
     if (code === 409 || code === 403 || code === 404) return false;
     throw e;
   }
+}
+
+/** Hands the lease back at shutdown (upstream's ReleaseOnCancel), so the next server need not wait it out. */
+export async function releaseLease(leases: ResourceStore, id: string): Promise<void> {
+  await leases.guaranteedUpdate(NS, NAME, (cur) => {
+    if (cur.spec?.holderIdentity !== id) return cur;
+    return { ...cur, spec: { ...cur.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: microTime(Date.now()) } };
+  }, { fieldManager: "kube-apiserver" }).catch(() => {});
 }
