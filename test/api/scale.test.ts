@@ -189,3 +189,12 @@ test("OpenAPI v3 describes the scale paths with the Scale schema", async () => {
   expect(path.get.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/io.k8s.api.autoscaling.v1.Scale");
   expect(doc.components.schemas["io.k8s.api.autoscaling.v1.ScaleStatus"].properties.selector.type).toBe("string");
 });
+
+test("OpenAPI v2 (kubectl's) describes the scale paths too", async () => {
+  const doc = (await s.call("GET", "/openapi/v2")).body;
+  const path = doc.paths["/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale"];
+  expect(path.put.operationId).toBe("replaceAppsV1NamespacedStatefulSetScale");
+  expect(path.get["x-kubernetes-group-version-kind"]).toEqual({ group: "autoscaling", kind: "Scale", version: "v1" });
+  expect(doc.definitions["io.k8s.api.autoscaling.v1.Scale"]).toBeDefined();
+  expect(doc.paths["/api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale"]).toBeDefined();
+});
