@@ -7,6 +7,7 @@ import { type KeyObject, generateKeyPairSync } from "node:crypto";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
+import { decodeObject, encodeObject } from "../../pkg/protobuf/index.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { createNamespace, expectCode, expectStatus, until } from "./fixtures.ts";
@@ -67,7 +68,7 @@ describe("service-account tokens", () => {
   }, 30_000);
   afterAll(async () => { await s?.stop(); }, 30_000);
 
-  test("discovery lists serviceaccounts/token, which takes an authentication.k8s.io/v1 TokenRequest", async () => {
+  test("discovery and OpenAPI list serviceaccounts/token, which takes an authentication.k8s.io/v1 TokenRequest", async () => {
     const legacy = await s.call("GET", "/api/v1");
     expect(legacy.body.resources.find((r: any) => r.name === "serviceaccounts/token")).toEqual({
       name: "serviceaccounts/token", singularName: "", namespaced: true, group: "authentication.k8s.io", version: "v1", kind: "TokenRequest", verbs: ["create"],
@@ -75,6 +76,21 @@ describe("service-account tokens", () => {
     const agg = await s.call("GET", "/api", undefined, { Accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" });
     const sa = agg.body.items[0].versions[0].resources.find((r: any) => r.resource === "serviceaccounts");
     expect(sa.subresources).toEqual([{ subresource: "token", responseKind: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" }, verbs: ["create"] }]);
+    const v3 = await s.call("GET", "/openapi/v3/api/v1");
+    const post = v3.body.paths["/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token"].post;
+    expect([post.operationId, post["x-kubernetes-group-version-kind"]]).toEqual(["createCoreV1NamespacedServiceAccountToken", { group: "authentication.k8s.io", kind: "TokenRequest", version: "v1" }]);
+    expect(v3.body.components.schemas["io.k8s.api.authentication.v1.TokenRequestSpec"].properties.expirationSeconds.format).toBe("int64");
+  });
+
+  test("a TokenRequest in protobuf is answered in protobuf", async () => {
+    const body = encodeObject({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: {}, spec: { expirationSeconds: 1200 } });
+    const type = "application/vnd.kubernetes.protobuf";
+    const r = await s.req(`/api/v1/namespaces/${NS}/serviceaccounts/robot/token`, { method: "POST", body, headers: { "Content-Type": type, Accept: type } });
+    expect([r.status, r.headers.get("content-type")]).toEqual([201, type]);
+    const tr = decodeObject(new Uint8Array(await r.arrayBuffer()));
+    expect([tr.kind, tr.spec.expirationSeconds, tr.spec.audiences]).toEqual(["TokenRequest", 1200, [ISSUER]]);
+    const c = decodeJwt(tr.status.token);
+    expect(c.exp! - c.iat!).toBe(1200);
   });
 
   test("a TokenRequest answers a signed token for the ServiceAccount, with upstream's defaults", async () => {
