@@ -30,15 +30,18 @@ export class ServiceAccountIssuer {
   }
 }
 
-/** Objects read consistently from the registry (a 404 is null). */
+/**
+ * Objects from the registry's watch cache, as upstream's authenticator reads its informers; a miss is
+ * confirmed with a consistent read (the object may be a moment old). A 404 is null.
+ */
 export function registryGetter(registry: Registry): ObjectGetter {
   return async (resource, ns, name) => {
-    try {
-      return await registry.lookup("", "v1", resource)!.get(ns, name);
-    } catch (e) {
+    const rs = registry.lookup("", "v1", resource)!;
+    const read = (rv: string) => rs.get(ns, name, rv).catch((e) => {
       if ((e as { code?: number }).code === 404) return null;
       throw e;
-    }
+    });
+    return (await read("0")) ?? (await read(""));
   };
 }
 
