@@ -51,6 +51,11 @@ export const args = {
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
   ...oidcFlags,
   ...SERVICE_ACCOUNT_ARGS,
+  "token-auth-file": { type: "string", description: "CSV file of static bearer tokens: token,user,uid[,\"group1,group2\"]" },
+  "enable-bootstrap-token-auth": { type: "boolean", default: false, description: "Accept bootstrap tokens (Secrets of type bootstrap.kubernetes.io/token in kube-system)" },
+  "authentication-token-webhook-config-file": { type: "string", description: "Kubeconfig of a webhook that authenticates bearer tokens by TokenReview" },
+  "authentication-token-webhook-cache-ttl": { type: "string", default: "2m0s", description: "How long the token webhook's answers are cached" },
+  "authentication-token-webhook-version": { type: "string", default: "v1beta1", description: "The authentication.k8s.io version of the TokenReview sent to the webhook: v1beta1 or v1" },
 } as const;
 
 export function toOptions(a: Record<string, any>) {
@@ -119,6 +124,20 @@ function authOptions(a: Record<string, any>): AuthOptions {
     alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
     oidc: oidcOptions(a),
     serviceAccounts: serviceAccountOptions(a, a["cert-dir"] ?? join(a["data-dir"], "pki")),
+    tokens: tokenOptions(a),
+  };
+}
+
+function tokenOptions(a: Record<string, any>): AuthOptions["tokens"] {
+  const webhook = a["authentication-token-webhook-config-file"];
+  return {
+    tokenAuthFile: a["token-auth-file"] || undefined,
+    bootstrap: bool("enable-bootstrap-token-auth", a["enable-bootstrap-token-auth"]),
+    webhook: webhook ? {
+      configFile: webhook,
+      cacheTtlMs: duration("authentication-token-webhook-cache-ttl", a["authentication-token-webhook-cache-ttl"]),
+      version: oneOf("authentication-token-webhook-version", a["authentication-token-webhook-version"], ["v1beta1", "v1"]) as "v1" | "v1beta1",
+    } : undefined,
   };
 }
 

@@ -33,7 +33,7 @@ export class Discovery {
       verbs: d.verbs ?? ALL_VERBS,
       ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       ...(d.categories ? { categories: d.categories } : {}),
-      storageVersionHash: hash(`${apiVersionOf(d)}/${d.kind}`),
+      ...(d.ephemeral ? {} : { storageVersionHash: hash(`${apiVersionOf(d)}/${d.kind}`) }),
     };
     // A subresource of another group version names it, as upstream's discovery does (deployments/scale).
     const subs = (d.subresources ?? []).map((s) => {

@@ -1,11 +1,17 @@
 // Builds the authentication and authorization filters from the server's options (the flags of §5.1).
 import { type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./authorize.ts";
 import { type Authenticator, AuthenticatorChain } from "./authenticate.ts";
+import { bearerAuthenticator, webSocketProtocolAuthenticator } from "./bearer.ts";
+import { bootstrapTokens } from "./bootstrap.ts";
 import type { AuthFilters } from "./filter.ts";
-import { OidcAuthenticator, oidcBearerAuthenticator } from "./oidc.ts";
+import { OidcAuthenticator } from "./oidc.ts";
 import type { OidcOptions } from "./oidc-options.ts";
+import { type TokenAuthenticator, TokenUnion, audienceAgnostic } from "./token.ts";
+import { readTokenFile } from "./tokenfile.ts";
+import { type TokenWebhookOptions, tokenWebhook } from "./token-webhook.ts";
+import { loadWebhookClient } from "./webhook-client.ts";
 import type { Registry } from "../registry/registry.ts";
-import { serviceAccountBearer, type ServiceAccountIssuer } from "./serviceaccount.ts";
+import type { ServiceAccountIssuer } from "./serviceaccount.ts";
 import type { ServiceAccountOptions } from "./serviceaccount-options.ts";
 
 /** What authenticators and authorizers read from the server itself (Secrets, ServiceAccounts, RBAC objects). */
@@ -29,16 +35,40 @@ export interface AuthOptions {
   oidc?: OidcOptions;
   /** The service-account token flags (absent: no service-account tokens). */
   serviceAccounts?: ServiceAccountOptions;
+  tokens: TokenOptions;
 }
 
-export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"] };
+/** Bearer token kinds of their own (service-account and OIDC tokens have theirs). */
+export interface TokenOptions {
+  /** --token-auth-file */
+  tokenAuthFile?: string;
+  /** --enable-bootstrap-token-auth */
+  bootstrap: boolean;
+  /** --authentication-token-webhook-config-file, -cache-ttl, -version */
+  webhook?: TokenWebhookOptions;
+}
+
+export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"], tokens: { bootstrap: false } };
+
+/** The audiences a request's tokens must be for (--api-audiences); none: tokens are not audience-checked. */
+const apiAudiences = (o: AuthOptions): string[] => o.serviceAccounts?.audiences ?? [];
+
+/** The bearer token kinds in upstream's order (token file, service accounts, bootstrap, OIDC, webhook). */
+function tokenAuthenticators(o: AuthOptions, deps: AuthDeps): TokenAuthenticator[] {
+  const t = o.tokens, auds = apiAudiences(o);
+  const kinds: TokenAuthenticator[] = [];
+  if (t.tokenAuthFile) kinds.push(audienceAgnostic(auds, readTokenFile(t.tokenAuthFile)));
+  if (deps.serviceAccounts) kinds.push(deps.serviceAccounts.authenticator);
+  if (t.bootstrap) kinds.push(audienceAgnostic(auds, bootstrapTokens(deps.registry)));
+  if (o.oidc) kinds.push(audienceAgnostic(auds, OidcAuthenticator.start(o.oidc)));
+  if (t.webhook) kinds.push(tokenWebhook(loadWebhookClient(t.webhook.configFile), t.webhook, auds));
+  return kinds;
+}
 
 /** The authenticators in upstream's order (x509, request headers, tokens); each is added by its own flag. */
-function authenticators(o: AuthOptions, deps: AuthDeps): Authenticator[] {
+function authenticators(o: AuthOptions, tokens: TokenUnion): Authenticator[] {
   const out: Authenticator[] = [];
-  // Each its own bearer adapter until the token authenticators share one union.
-  if (deps.serviceAccounts) out.push(serviceAccountBearer(deps.serviceAccounts.authenticator));
-  if (o.oidc) out.push(oidcBearerAuthenticator(OidcAuthenticator.start(o.oidc)));
+  if (tokens.kinds.length) out.push(bearerAuthenticator(tokens, apiAudiences(o)), webSocketProtocolAuthenticator(tokens, apiAudiences(o)));
   return out;
 }
 
@@ -51,8 +81,10 @@ function authorizer(mode: AuthorizationMode, _o: AuthOptions, _deps: AuthDeps): 
 }
 
 export function buildAuthFilters(o: AuthOptions, deps: AuthDeps): AuthFilters {
+  const tokens = new TokenUnion(tokenAuthenticators(o, deps));
   return {
-    authn: new AuthenticatorChain(authenticators(o, deps), o.anonymous),
+    authn: new AuthenticatorChain(authenticators(o, tokens), o.anonymous),
+    tokens, apiAudiences: apiAudiences(o),
     authz: new AuthorizerChain(o.authorizationModes.map((m) => authorizer(m, o, deps))),
     alwaysAllowPaths: o.alwaysAllowPaths,
   };

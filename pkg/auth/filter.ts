@@ -1,10 +1,12 @@
 // The authentication and authorization filters of the request path: who calls (401 when a credential
-// fails), then may they (403 in upstream's words). Paths in --authorization-always-allow-paths skip
-// authorization, not authentication.
+// fails), as whom (impersonation headers, each authorized), then may they (403 in upstream's words).
+// Paths in --authorization-always-allow-paths skip authorization, not authentication.
 import type { RequestInfo } from "../api/requestinfo.ts";
 import { StatusError } from "../api/status.ts";
 import { type Attributes, type AuthorizerChain, forbiddenMessage } from "./authorize.ts";
 import { type AuthenticatorChain, AuthenticationError, type Credentials } from "./authenticate.ts";
+import { impersonate } from "./impersonate.ts";
+import type { TokenUnion } from "./token.ts";
 import type { UserInfo } from "./user.ts";
 
 export interface AuthFilters {
@@ -12,6 +14,9 @@ export interface AuthFilters {
   authz: AuthorizerChain;
   /** Non-resource paths every authenticated or anonymous caller may reach; a trailing `*` is a prefix. */
   alwaysAllowPaths: string[];
+  /** The bearer token kinds (TokenReview asks them too), and the audiences a request's tokens are for. */
+  tokens: TokenUnion;
+  apiAudiences: string[];
 }
 
 export const unauthorized = () => new StatusError(401, "Unauthorized", "Unauthorized", undefined);
@@ -47,6 +52,7 @@ export async function authenticateAndAuthorize(f: AuthFilters, info: RequestInfo
     if (e instanceof AuthenticationError) throw unauthorized();
     throw e;
   }
+  user = await impersonate(f.authz, user, creds.headers);
   if (!info.isResourceRequest && alwaysAllowed(f.alwaysAllowPaths, info.path)) return user;
   const attrs = attributesOf(user, info);
   const d = await f.authz.authorize(attrs);

@@ -5,7 +5,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { decodeJwt, jwtVerify, type JWTPayload } from "jose";
 import { StartupError, reason } from "../server/startup-errors.ts";
-import { type Authenticated, type Authenticator, AuthenticationError } from "./authenticate.ts";
+import { type Authenticated, AuthenticationError } from "./authenticate.ts";
 import { OidcIssuer, issuerFetch } from "./oidc-issuer.ts";
 import type { OidcOptions } from "./oidc-options.ts";
 import type { UserInfo } from "./user.ts";
@@ -89,20 +89,4 @@ function readCA(file: string): string {
   try { pem = readFileSync(file, "utf8"); } catch (e) { throw new StartupError(`cannot read --oidc-ca-file ${file}: ${reason(e)}`); }
   try { new X509Certificate(pem); } catch { throw new StartupError(`--oidc-ca-file ${file} holds no PEM certificate`); }
   return pem;
-}
-
-/**
- * The OIDC authenticator behind a request's `Authorization: Bearer` token, standing alone until it joins
- * the shared bearer-token union: a bearer token it does not accept is a 401, as upstream's bearer filter says.
- */
-export function oidcBearerAuthenticator(oidc: OidcAuthenticator): Authenticator {
-  return {
-    async authenticate(c) {
-      const parts = (c.headers.get("authorization") ?? "").trim().split(" ");
-      if (parts.length < 2 || parts[0].toLowerCase() !== "bearer" || !parts[1]) return null;
-      const r = await oidc.authenticateToken(parts[1]);
-      if (!r) throw new AuthenticationError("invalid bearer token");
-      return r;
-    },
-  };
 }

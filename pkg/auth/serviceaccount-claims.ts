@@ -3,6 +3,7 @@
 // (a Secret's) names the ServiceAccount and Secret and never expires. Keys are written in Go's map order
 // (sorted), as upstream's JWT library marshals claims.
 import type { Obj } from "../registry/types.ts";
+import { dns1123Label, dns1123Subdomain } from "../validation/names.ts";
 import type { UserInfo } from "./user.ts";
 
 /** The issuer of legacy Secret-based tokens. */
@@ -13,18 +14,22 @@ const LEGACY = "kubernetes.io/serviceaccount/";
 
 export const username = (ns: string, name: string) => `${USER_PREFIX}${ns}:${name}`;
 
-/** The namespace and name of a service-account user name, or null when it is not one. */
+/** system:serviceaccounts and system:serviceaccounts:<ns>. */
+export const groupsOf = (ns: string) => [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${ns}`];
+
+/** The namespace and name of a service-account user name (both valid names), or null when it is not one. */
 export function splitUsername(user: string): [string, string] | null {
   if (!user.startsWith(USER_PREFIX)) return null;
   const parts = user.slice(USER_PREFIX.length).split(":");
-  return parts.length === 2 && parts[0] && parts[1] ? [parts[0], parts[1]] : null;
+  if (parts.length !== 2 || dns1123Label(parts[0]).length || dns1123Subdomain(parts[1]).length) return null;
+  return [parts[0], parts[1]];
 }
 
 export interface ServiceAccountInfo { namespace: string; name: string; uid: string; podName?: string; podUID?: string }
 
 /** The user a service-account token authenticates as. */
 export function userOf(i: ServiceAccountInfo): UserInfo {
-  const u: UserInfo = { name: username(i.namespace, i.name), uid: i.uid, groups: [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${i.namespace}`] };
+  const u: UserInfo = { name: username(i.namespace, i.name), uid: i.uid, groups: groupsOf(i.namespace) };
   if (i.podName && i.podUID) u.extra = { "authentication.kubernetes.io/pod-name": [i.podName], "authentication.kubernetes.io/pod-uid": [i.podUID] };
   return u;
 }

@@ -3,7 +3,6 @@
 import { SignJWT } from "jose";
 import type { Registry } from "../registry/registry.ts";
 import type { Obj } from "../registry/types.ts";
-import type { Authenticator, Credentials } from "./authenticate.ts";
 import { ensureGeneratedSigningKey, readSigningKey, readVerifyKeys, type SigningKey, type VerifyKey } from "./serviceaccount-keys.ts";
 import type { ServiceAccountOptions } from "./serviceaccount-options.ts";
 import { type ObjectGetter, ServiceAccountTokenAuthenticator } from "./serviceaccount-verify.ts";
@@ -42,19 +41,5 @@ export function registryGetter(registry: Registry): ObjectGetter {
       throw e;
     });
     return (await read("0")) ?? (await read(""));
-  };
-}
-
-/**
- * The service-account tokens of `Authorization: Bearer` alone. The shared bearer-token union (static,
- * bootstrap, OIDC, webhook tokens) takes `ServiceAccountIssuer.authenticator` in its place when merged.
- */
-export function serviceAccountBearer(a: ServiceAccountTokenAuthenticator): Authenticator {
-  return {
-    authenticate(c: Credentials) {
-      const parts = (c.headers.get("authorization") ?? "").trim().split(" ");
-      if (parts.length < 2 || parts[0].toLowerCase() !== "bearer" || !parts[1]) return null;
-      return a.authenticateToken(parts[1]);
-    },
   };
 }

@@ -3,6 +3,7 @@
 import admissionregistrationV1 from "../../proto/api/admissionregistration_v1.proto" with { type: "text" };
 import appsV1 from "../../proto/api/apps_v1.proto" with { type: "text" };
 import authenticationV1 from "../../proto/api/authentication_v1.proto" with { type: "text" };
+import authenticationV1beta1 from "../../proto/api/authentication_v1beta1.proto" with { type: "text" };
 import autoscalingV1 from "../../proto/api/autoscaling_v1.proto" with { type: "text" };
 import batchV1 from "../../proto/api/batch_v1.proto" with { type: "text" };
 import certificatesV1 from "../../proto/api/certificates_v1.proto" with { type: "text" };
@@ -47,6 +48,7 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/certificates_v1.proto": certificatesV1,
   "api/admissionregistration_v1.proto": admissionregistrationV1,
   "api/authentication_v1.proto": authenticationV1,
+  "api/authentication_v1beta1.proto": authenticationV1beta1,
   "apiextensions/apiextensions_v1.proto": apiextensionsV1,
 };
 

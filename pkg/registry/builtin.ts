@@ -81,6 +81,9 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("apiextensions.k8s.io", "v1", [
     { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions", strategy: s.customResourceDefinition },
   ]),
+  ...["v1", "v1beta1"].flatMap((v) => gv("authentication.k8s.io", v, [
+    { kind: "TokenReview", plural: "tokenreviews", namespaced: cluster, verbs: ["create"], ephemeral: true },
+  ])),
   ...gv("admissionregistration.k8s.io", "v1", [
     { kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
     { kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },

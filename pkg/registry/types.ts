@@ -78,6 +78,8 @@ export interface ResourceDef {
   deprecatedIn?: string;
   /** Objects the server computes on each read instead of storing (componentstatuses): read-only, never watched. */
   computed?: boolean;
+  /** Objects are never stored: a create is answered by the server's hook for the kind (the reviews). */
+  ephemeral?: boolean;
 }
 
 export type Subresource = "status" | "finalize" | "scale" | "token";

@@ -11,6 +11,7 @@ import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts"
 import { issuerDiscoveryRoute } from "../auth/serviceaccount-discovery.ts";
 import { LegacyTokensController } from "../auth/serviceaccount-legacy.ts";
 import { createTokenRequest } from "../auth/serviceaccount-tokenrequest.ts";
+import { tokenReview } from "../auth/tokenreview.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
@@ -160,6 +161,7 @@ export class ApiServer {
       closeConnections: () => this.descriptors.high(),
       auth,
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
+      ephemeral: { "authentication.k8s.io/tokenreviews": tokenReview(auth) },
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
