@@ -1,0 +1,61 @@
+// Issue 14 items 1, 5, 7: impersonation headers. With AlwaysAllow the request proceeds as the impersonated
+// user; with AlwaysDeny the impersonation is refused in upstream's words, naming what was asked and the real
+// caller (test/unit/impersonate.test.ts: groups, uids, extras, and the user the request acts as).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/processes.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus } from "./fixtures.ts";
+
+const PODS = "/api/v1/namespaces/default/pods";
+
+function tokenFile(): string {
+  const f = join(tempDir("kite-imp-"), "tokens.csv");
+  writeFileSync(f, "tok-alice,alice,uid-alice\n");
+  return f;
+}
+const as = (h: Record<string, string>) => ({ Authorization: "Bearer tok-alice", ...h });
+
+describe("impersonation with AlwaysDeny", () => {
+  let s: TestServer;
+  beforeAll(async () => { s = await startServer([`--token-auth-file=${tokenFile()}`, "--authorization-mode=AlwaysDeny"]); }, 30_000);
+  afterAll(async () => { await s?.stop(); });
+
+  const cases: [string, Record<string, string>, string][] = [
+    ["a user", { "Impersonate-User": "bob" }, `users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`],
+    ["a service account", { "Impersonate-User": "system:serviceaccount:ns1:robot" }, `serviceaccounts "robot" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns1"`],
+    // the user is asked about first: its refusal is the answer whatever else is asked
+    ["a user with groups, uid, extra", { "Impersonate-User": "bob", "Impersonate-Group": "admins", "Impersonate-Uid": "1", "Impersonate-Extra-Scopes": "view" }, `users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`],
+  ];
+  for (const [what, h, message] of cases) {
+    test(`impersonating ${what} is refused with upstream's 403`, async () => {
+      const r = await s.call("GET", PODS, undefined, as(h));
+      expect(expectStatus(r, 403, "Forbidden", what).message).toBe(message);
+    });
+  }
+
+  test("the anonymous caller is named when it asks", async () => {
+    const r = await s.call("GET", PODS, undefined, { "Impersonate-User": "bob" });
+    expect(expectStatus(r, 403, "Forbidden", "anonymous").message).toContain(`User "system:anonymous" cannot impersonate resource "users"`);
+  });
+});
+
+describe("impersonation with AlwaysAllow", () => {
+  let s: TestServer;
+  beforeAll(async () => { s = await startServer([`--token-auth-file=${tokenFile()}`]); }, 30_000);
+  afterAll(async () => { await s?.stop(); });
+
+  test("an allowed impersonation proceeds: the request is served", async () => {
+    expectCode(await s.call("GET", PODS, undefined, as({ "Impersonate-User": "bob", "Impersonate-Group": "admins", "Impersonate-Uid": "u-9", "Impersonate-Extra-Scopes": "view" })), 200, "as bob");
+    expectCode(await s.call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "by-robot" } }, as({ "Impersonate-User": "system:serviceaccount:default:robot" })), 201, "as a service account");
+  });
+
+  test("groups, a uid or extras without a user are refused", async () => {
+    const asks: Record<string, string>[] = [{ "Impersonate-Group": "admins" }, { "Impersonate-Uid": "u-9" }, { "Impersonate-Extra-Scopes": "view" }];
+    for (const h of asks) {
+      const r = await s.call("GET", PODS, undefined, as(h));
+      expect(expectStatus(r, 400, "BadRequest", JSON.stringify(h)).message).toContain("without impersonating a user");
+    }
+  });
+});
