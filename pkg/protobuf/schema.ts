@@ -189,7 +189,7 @@ export type Special =
   | "intorstr" // intstr.IntOrString: number or string
   | "rawext" // runtime.RawExtension: any JSON (or an embedded protobuf object)
   | "rawjson" // meta/v1 FieldsV1, apiextensions JSON: any JSON held as bytes
-  | "strlist" // meta/v1 Verbs, certificates ExtraValue: array of strings
+  | "strlist" // meta/v1 Verbs, certificates and authentication ExtraValue: array of strings
   | "orbool" // JSONSchemaPropsOrBool: boolean or schema
   | "orarray" // JSONSchemaPropsOrArray: schema or array of schemas
   | "orstrings"; // JSONSchemaPropsOrStringArray: schema or array of strings
@@ -208,6 +208,7 @@ const SPECIALS: Record<string, Special> = {
   "k8s.io.apimachinery.pkg.runtime.RawExtension": "rawext",
   "k8s.io.api.certificates.v1.ExtraValue": "strlist",
   "k8s.io.api.authentication.v1.ExtraValue": "strlist",
+  "k8s.io.api.authentication.v1beta1.ExtraValue": "strlist",
   [`${APIEXT}.JSON`]: "rawjson",
   [`${APIEXT}.JSONSchemaPropsOrBool`]: "orbool",
   [`${APIEXT}.JSONSchemaPropsOrArray`]: "orarray",

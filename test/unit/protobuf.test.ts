@@ -227,7 +227,9 @@ describe("round trip of every built-in kind", () => {
       expect(decodeObject(bytes)).toStrictEqual(example);
     });
 
-    test(`${example.apiVersion} ${example.kind}List`, () => {
+    // ephemeral kinds (the reviews) have no lists
+    const ephemeral = BUILTIN.some((r) => r.kind === example.kind && r.ephemeral);
+    test.skipIf(ephemeral)(`${example.apiVersion} ${example.kind}List`, () => {
       // list items carry no apiVersion/kind in protobuf (nor in upstream's JSON lists)
       const { apiVersion, kind, ...item } = example;
       const second = { ...item, metadata: { ...item.metadata, name: `${item.metadata.name}-2` } };
@@ -290,7 +292,9 @@ describe("envelope", () => {
     expect(canEncode("meta.platform.io/v1", "PartialObjectMetadataList")).toBe(true);
     for (const r of BUILTIN) {
       const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
-      expect(`${apiVersion} ${r.kind} ${canEncode(apiVersion, r.kind)} ${canEncode(apiVersion, `${r.kind}List`)}`).toBe(`${apiVersion} ${r.kind} true true`);
+      // ephemeral kinds (the reviews) have no lists
+      const list = r.ephemeral ? "" : ` ${canEncode(apiVersion, `${r.kind}List`)}`;
+      expect(`${apiVersion} ${r.kind} ${canEncode(apiVersion, r.kind)}${list}`).toBe(`${apiVersion} ${r.kind} true${r.ephemeral ? "" : " true"}`);
     }
   });
 
