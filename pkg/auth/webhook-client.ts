@@ -27,7 +27,9 @@ export function loadWebhookClient(path: string, timeoutMs = 30_000): WebhookClie
   const ctx = current ? (cfg.contexts ?? []).find((c: Dict) => c?.name === current)?.context : undefined;
   if (current && !ctx) throw new Error(`context "${current}" does not exist`);
   const cluster = pick(cfg, "cluster", ctx?.cluster);
-  const user = ctx?.user || (cfg.users ?? []).length ? pick(cfg, "user", ctx?.user) : {};
+  // A webhook may ask for no credentials: a kubeconfig without users is fine.
+  const anyUser = Boolean(ctx?.user) || (Array.isArray(cfg.users) && cfg.users.length > 0);
+  const user = anyUser ? pick(cfg, "user", ctx?.user) : {};
   const server = cluster.server as string | undefined;
   if (!server || !/^https?:\/\//.test(server)) throw new Error(`the cluster's server must be an http(s) URL, got ${JSON.stringify(server ?? "")}`);
   const base = dirname(path);
