@@ -47,16 +47,37 @@ export function loadWebhookClient(path: string, timeoutMs = 30_000): WebhookClie
   const token = (user.token as string | undefined) ?? (user.tokenFile ? file("", user.tokenFile)?.trim() : undefined);
   const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
+  const once = async (body: unknown): Promise<Dict> => {
+    const res = await fetch(server, { method: "POST", headers, body: JSON.stringify(body), tls, signal: AbortSignal.timeout(timeoutMs) } as RequestInit);
+    const text = await res.text();
+    if (!res.ok) throw new WebhookStatusError(res.status, text);
+    try {
+      return JSON.parse(text) as Dict;
+    } catch {
+      throw new Error("the webhook's answer is not JSON");
+    }
+  };
   return {
     async post(body) {
-      const res = await fetch(server, { method: "POST", headers, body: JSON.stringify(body), tls, signal: AbortSignal.timeout(timeoutMs) } as RequestInit);
-      const text = await res.text();
-      if (!res.ok) throw new Error(`the server responded with the status code ${res.status}${text ? `: ${text.slice(0, 200)}` : " but did not return more information"}`);
-      try {
-        return JSON.parse(text) as Dict;
-      } catch {
-        throw new Error("the webhook's answer is not JSON");
+      // Transient refusals (500s, 429) are retried with upstream's backoff; anything else is the answer.
+      for (const wait of RETRY_WAITS_MS) {
+        try {
+          return await once(body);
+        } catch (e) {
+          if (!(e instanceof WebhookStatusError && (e.code >= 500 || e.code === 429))) throw e;
+        }
+        await Bun.sleep(wait);
       }
+      return once(body);
     },
   };
+}
+
+/** Upstream's webhook backoff: 500 ms, growing 1.5 times, five tries in all. */
+const RETRY_WAITS_MS = [500, 750, 1125, 1688];
+
+class WebhookStatusError extends Error {
+  constructor(readonly code: number, body: string) {
+    super(`the server responded with the status code ${code}${body ? `: ${body.slice(0, 200)}` : " but did not return more information"}`);
+  }
 }

@@ -38,7 +38,9 @@ class Webhook {
         const review = await req.json() as any;
         const token = review.spec?.token;
         this.calls.push({ token, apiVersion: review.apiVersion, kind: review.kind, audiences: review.spec?.audiences });
-        const status = token === "good-token"
+        // "flaky-token" fails its first review with a 500 (retried), "broken-token" every one
+        if (token === "broken-token" || (token === "flaky-token" && this.count(token) === 1)) return new Response("busy", { status: 500 });
+        const status = token === "good-token" || token === "flaky-token"
           ? { authenticated: true, user: { username: "webhook-user", uid: "w-1", groups: ["webhook-group"], extra: { scopes: ["read", "write"] } } }
           : token === "revoked-token" ? { authenticated: false, error: "token revoked" } : { authenticated: false };
         return Response.json({ apiVersion: review.apiVersion, kind: "TokenReview", status });
@@ -111,6 +113,13 @@ for (const version of ["v1beta1", "v1"] as const) {
       await s.call("GET", NS, undefined, bearer("cache-bad"));
       expect({ good: hook.count("cache-good"), bad: hook.count("cache-bad") }).toEqual({ good: 2, bad: 2 });
     });
+
+    test("a webhook's 500 is retried with backoff; one that keeps failing is 401", async () => {
+      expect(expectStatus(await s.call("GET", NS, undefined, bearer("flaky-token")), 403, "Forbidden", "flaky").message).toContain(`User "webhook-user"`);
+      expect(hook.count("flaky-token")).toBe(2);
+      expectStatus(await s.call("GET", NS, undefined, bearer("broken-token")), 401, "Unauthorized", "broken");
+      expect(hook.count("broken-token")).toBe(5);
+    }, 20_000);
 
     test("a webhook that cannot be reached is 401, and asked again next time", async () => {
       const port = hook.server.port;

@@ -87,6 +87,10 @@ describe("static and bootstrap tokens with AlwaysAllow", () => {
     expect(expectStatus(r, 400, "BadRequest", "empty token").message).toBe("token is required for TokenReview in authentication");
   });
 
+  test("TokenReview for audiences of its own: static tokens are good for the server's audiences only (here none)", async () => {
+    expect((await review(s, "tok-alice", "v1", ["vault"])).status).toEqual({ user: {}, error: "invalid bearer token" });
+  });
+
   test("TokenReview is create-only and cluster-scoped, in both versions", async () => {
     expectCode(await s.call("GET", "/apis/authentication.k8s.io/v1/tokenreviews"), 405, "list");
     expectCode(await s.call("POST", "/apis/authentication.k8s.io/v1/namespaces/default/tokenreviews", { spec: { token: "x" } }), 404, "namespaced");
