@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { int, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { adminToken, writeKubeconfig } from "../pkg/server/kubeconfig.ts";
+import { ensureDataDir } from "../pkg/server/datadir-lock.ts";
 import { step } from "../pkg/server/startup-errors.ts";
 import { startOrExit, toOptions, args as serverArgs } from "./apiserver.ts";
 
@@ -27,8 +28,11 @@ export default defineCommand({
     const kubeconfig = join(dir, "kubeconfig.yaml");
     // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
     await startOrExit(async () => {
+      // The kubeconfig's token is the admin's: kite-admin in system:masters.
+      const token = await step(`data dir ${join(dir, "server")}`, () => (ensureDataDir(join(dir, "server")), adminToken(join(dir, "server"))));
+      opts.auth.tokens.static = [{ token, user: { name: "kite-admin", groups: ["system:masters"] } }];
       await server.start();
-      await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, adminToken(join(dir, "server"))));
+      await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, token));
     });
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.

@@ -7,7 +7,7 @@ import type { AuthFilters } from "./filter.ts";
 import { OidcAuthenticator } from "./oidc.ts";
 import type { OidcOptions } from "./oidc-options.ts";
 import { type TokenAuthenticator, TokenUnion, audienceAgnostic } from "./token.ts";
-import { readTokenFile } from "./tokenfile.ts";
+import { type StaticToken, readTokenFile, staticTokens } from "./tokenfile.ts";
 import { type TokenWebhookOptions, tokenWebhook } from "./token-webhook.ts";
 import { loadWebhookClient } from "./webhook-client.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -42,6 +42,8 @@ export interface AuthOptions {
 export interface TokenOptions {
   /** --token-auth-file */
   tokenAuthFile?: string;
+  /** Tokens handed over by the command that starts the server (kite up's admin token). */
+  static?: StaticToken[];
   /** --enable-bootstrap-token-auth */
   bootstrap: boolean;
   /** --authentication-token-webhook-config-file, -cache-ttl, -version */
@@ -57,7 +59,8 @@ const apiAudiences = (o: AuthOptions): string[] => o.serviceAccounts?.audiences 
 function tokenAuthenticators(o: AuthOptions, deps: AuthDeps): TokenAuthenticator[] {
   const t = o.tokens, auds = apiAudiences(o);
   const kinds: TokenAuthenticator[] = [];
-  if (t.tokenAuthFile) kinds.push(audienceAgnostic(auds, readTokenFile(t.tokenAuthFile)));
+  const listed = [...(t.tokenAuthFile ? readTokenFile(t.tokenAuthFile) : []), ...(t.static ?? [])];
+  if (listed.length) kinds.push(audienceAgnostic(auds, staticTokens(listed)));
   if (deps.serviceAccounts) kinds.push(deps.serviceAccounts.authenticator);
   if (t.bootstrap) kinds.push(audienceAgnostic(auds, bootstrapTokens(deps.registry)));
   if (o.oidc) kinds.push(audienceAgnostic(auds, OidcAuthenticator.start(o.oidc)));

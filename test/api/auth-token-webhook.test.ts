@@ -13,6 +13,8 @@ import { freePort, startServer, type TestServer } from "../helpers/server.ts";
 import { expectCode, expectStatus } from "./fixtures.ts";
 
 const NS = "/api/v1/namespaces";
+/** --api-audiences by default (the service-account issuer): what a request's token must be for. */
+const API_AUDIENCES = ["https://kubernetes.default.svc.cluster.local"];
 const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
 
 /** A webhook on loopback with its own CA; it requires a client certificate from that CA. */
@@ -96,7 +98,7 @@ for (const version of ["v1beta1", "v1"] as const) {
     test("a token the webhook allows is the webhook's user; the review it was sent names the version", async () => {
       const r = await s.call("GET", NS, undefined, bearer("good-token"));
       expect(expectStatus(r, 403, "Forbidden", "good token").message).toBe(`namespaces is forbidden: User "webhook-user" cannot list resource "namespaces" in API group "" at the cluster scope`);
-      expect(hook.calls[0]).toEqual({ token: "good-token", apiVersion: `authentication.k8s.io/${version}`, kind: "TokenReview", audiences: undefined });
+      expect(hook.calls[0]).toEqual({ token: "good-token", apiVersion: `authentication.k8s.io/${version}`, kind: "TokenReview", audiences: API_AUDIENCES });
     });
 
     test("tokens the webhook denies (with a reason or without) are 401", async () => {
@@ -146,7 +148,8 @@ describe("token webhook behind TokenReview", () => {
   test("TokenReview reports the webhook's user with its extra, and its refusal reason", async () => {
     const ok = await s.call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { spec: { token: "good-token" } });
     expectCode(ok, 201, "review good-token");
-    expect(ok.body.status).toEqual({ authenticated: true, user: { username: "webhook-user", uid: "w-1", groups: ["webhook-group", "system:authenticated"], extra: { scopes: ["read", "write"] } } });
+    // the webhook named no audiences: the token is for the server's own
+    expect(ok.body.status).toEqual({ authenticated: true, user: { username: "webhook-user", uid: "w-1", groups: ["webhook-group", "system:authenticated"], extra: { scopes: ["read", "write"] } }, audiences: API_AUDIENCES });
     const no = await s.call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { spec: { token: "revoked-token" } });
     expect(no.body.status).toEqual({ user: {}, error: "token revoked" });
   });
@@ -154,7 +157,7 @@ describe("token webhook behind TokenReview", () => {
   test("a review asking for audiences passes them to the webhook; with none in common the token is not vouched for", async () => {
     const r = await s.call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { spec: { token: "good-token", audiences: ["vault"] } });
     expect(hook.calls.at(-1)).toMatchObject({ token: "good-token", audiences: ["vault"] });
-    // the webhook named no audiences and the server has none of its own
+    // the webhook named no audiences, and "vault" is not one of the server's
     expect(r.body.status).toEqual({ user: {}, error: "invalid bearer token" });
   });
 });

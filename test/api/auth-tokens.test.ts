@@ -12,6 +12,8 @@ import { freePort, startServer, type TestServer } from "../helpers/server.ts";
 import { expectCode, expectStatus } from "./fixtures.ts";
 
 const NS = "/api/v1/namespaces";
+/** --api-audiences by default: the service-account issuer; static and bootstrap tokens are for those. */
+const API_AUDIENCES = ["https://kubernetes.default.svc.cluster.local"];
 const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
 
 /** A token file as upstream's CSV: quoted groups, a row without groups, an empty token (skipped). */
@@ -76,7 +78,7 @@ describe("static and bootstrap tokens with AlwaysAllow", () => {
     for (const v of ["v1", "v1beta1"]) {
       const r = await review(s, "tok-alice", v);
       expect(r).toMatchObject({ kind: "TokenReview", apiVersion: `authentication.k8s.io/${v}`, metadata: { creationTimestamp: null }, spec: { token: "tok-alice" } });
-      expect(r.status).toEqual({ authenticated: true, user: { username: "alice", uid: "uid-alice", groups: ["dev", "ops", "system:authenticated"] } });
+      expect(r.status).toEqual({ authenticated: true, user: { username: "alice", uid: "uid-alice", groups: ["dev", "ops", "system:authenticated"] }, audiences: API_AUDIENCES });
     }
     expect((await review(s, "tok-bob")).status.user).toEqual({ username: "bob", uid: "uid-bob", groups: ["system:authenticated"] });
   });
@@ -87,8 +89,9 @@ describe("static and bootstrap tokens with AlwaysAllow", () => {
     expect(expectStatus(r, 400, "BadRequest", "empty token").message).toBe("token is required for TokenReview in authentication");
   });
 
-  test("TokenReview for audiences of its own: static tokens are good for the server's audiences only (here none)", async () => {
+  test("TokenReview for audiences of its own: static tokens are good for the server's audiences only", async () => {
     expect((await review(s, "tok-alice", "v1", ["vault"])).status).toEqual({ user: {}, error: "invalid bearer token" });
+    expect((await review(s, "tok-alice", "v1", ["vault", ...API_AUDIENCES])).status.audiences).toEqual(API_AUDIENCES);
   });
 
   test("TokenReview is create-only and cluster-scoped, in both versions", async () => {
@@ -105,6 +108,7 @@ describe("static and bootstrap tokens with AlwaysAllow", () => {
     expect((await review(s, "abcdef.0123456789abcdef")).status).toEqual({
       authenticated: true,
       user: { username: "system:bootstrap:abcdef", groups: ["system:bootstrappers", "system:bootstrappers:kite", "system:bootstrappers:worker", "system:authenticated"] },
+      audiences: API_AUDIENCES,
     });
   });
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { KITE, startServer, type TestServer } from "../helpers/server.ts";
+import { KITE, TEST_TOKEN, startServer, type TestServer } from "../helpers/server.ts";
 import { tempDir } from "../helpers/processes.ts";
 
 setDefaultTimeout(30_000);
@@ -52,7 +52,10 @@ const pod = (name: string, labels: Record<string, string>, image = "nginx:1.25")
 });
 
 beforeAll(async () => {
-  s = await startServer();
+  // The tokens the kubeconfigs and flags below send (a bearer token no authenticator knows is a 401).
+  const tokens = join(tempDir("kite-cli-tokens-"), "tokens.csv");
+  writeFileSync(tokens, `${TEST_TOKEN},kite-test,u0\nsecret,kite-user,u1\nother,kite-user,u1\nx,kite-user,u1\n`);
+  s = await startServer([`--token-auth-file=${tokens}`]);
   home = tempDir("kite-cli-home-");
   const post = async (path: string, body: unknown) => {
     const r = await s.call("POST", path, body);

@@ -31,7 +31,7 @@ async function run(cmd: string[], env?: Record<string, string>): Promise<any> {
   }
 }
 
-const ALICE = { authenticated: true, user: { username: "alice", uid: "uid-alice", groups: ["dev", "ops", "system:authenticated"] } };
+const ALICE = { authenticated: true, user: { username: "alice", uid: "uid-alice", groups: ["dev", "ops", "system:authenticated"] }, audiences: ["https://kubernetes.default.svc.cluster.local"] };
 
 describe("kubectl --token", () => {
   let allow: TestServer, deny: TestServer;

@@ -15,6 +15,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** The bearer token of every test server's kubeconfig. */
+export const TEST_TOKEN = "test";
+
 export interface TestServer {
   url: string;
   port: number;
@@ -48,6 +51,13 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string, la
   const dir = dataDir ?? tempDir("kite-test-");
   // A test that names its own store (--etcd-servers, --storage-backend) keeps it.
   if (!extraArgs.some((a) => a.startsWith("--etcd-servers") || a.startsWith("--storage-backend"))) extraArgs = [...(await backendArgs(dir)), ...extraArgs];
+  // The kubeconfig written below is an admin's, as kite up's is: its token "test" is kite-test in
+  // system:masters. A test that brings its own --token-auth-file lists every token it sends.
+  if (!extraArgs.some((a) => a.startsWith("--token-auth-file"))) {
+    const tokens = join(tempDir("kite-test-tokens-"), "tokens.csv");
+    writeFileSync(tokens, `${TEST_TOKEN},kite-test,kite-test,system:masters\n`);
+    extraArgs = [...extraArgs, `--token-auth-file=${tokens}`];
+  }
   const port = await freePort();
   const proc = Bun.spawn([...launcher, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
     stdout: "pipe", stderr: "pipe",
