@@ -92,6 +92,9 @@ export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> =
 
 export interface GroupVersionKind { group: string; version: string; kind: string }
 
+/** Types whose objects are kept in the store (not computed on read, not ephemeral). */
+export const isStored = (d: ResourceDef) => !d.computed && !d.ephemeral;
+
 export const apiVersionOf = (d: { group: string; version: string }) => (d.group ? `${d.group}/${d.version}` : d.version);
 export const qualifiedName = (d: ResourceDef) => (d.group ? `${d.plural}.${d.group}` : d.plural);
 export const ALL_VERBS: Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];

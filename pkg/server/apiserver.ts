@@ -17,6 +17,7 @@ import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
+import { isStored } from "../registry/types.ts";
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
@@ -223,7 +224,7 @@ export class ApiServer {
     if (o.countPollMs > 0) {
       this.pollTimers.push(setInterval(async () => {
         for (const rs of this.registry.all) {
-          if (rs.def.codec || rs.def.computed) continue;
+          if (rs.def.codec || !isStored(rs.def)) continue;
           const n = await rs.store.count(rs.prefix).catch(() => undefined);
           if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
         }
