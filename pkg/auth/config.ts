@@ -3,6 +3,9 @@ import { type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./aut
 import { type Authenticator, AuthenticatorChain } from "./authenticate.ts";
 import type { AuthFilters } from "./filter.ts";
 import type { Registry } from "../registry/registry.ts";
+import { AbacAuthorizer } from "./abac.ts";
+import { WebhookAuthorizer, type WebhookAuthzOptions } from "./webhook-authz.ts";
+import { NodeAuthorizer } from "./node-authz/authorizer.ts";
 
 /** What authenticators and authorizers read from the server itself (Secrets, ServiceAccounts, RBAC objects). */
 export interface AuthDeps {
@@ -19,6 +22,8 @@ export interface AuthOptions {
   authorizationModes: AuthorizationMode[];
   /** --authorization-always-allow-paths */
   alwaysAllowPaths: string[];
+  /** The files of the ABAC and Webhook modes: --authorization-policy-file, --authorization-webhook-* */
+  authzFiles?: { policyFile?: string; webhook?: WebhookAuthzOptions };
 }
 
 export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"] };
@@ -28,10 +33,13 @@ function authenticators(_o: AuthOptions, _deps: AuthDeps): Authenticator[] {
   return [];
 }
 
-function authorizer(mode: AuthorizationMode, _o: AuthOptions, _deps: AuthDeps): Authorizer {
+function authorizer(mode: AuthorizationMode, o: AuthOptions, deps: AuthDeps): Authorizer {
   switch (mode) {
     case "AlwaysAllow": return alwaysAllow;
     case "AlwaysDeny": return alwaysDeny;
+    case "ABAC": return AbacAuthorizer.fromFile(o.authzFiles!.policyFile!);
+    case "Webhook": return WebhookAuthorizer.fromOptions(o.authzFiles!.webhook!);
+    case "Node": return new NodeAuthorizer(deps.registry);
     default: throw new Error(`authorization mode ${mode} is not available yet`);
   }
 }
