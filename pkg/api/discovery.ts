@@ -3,7 +3,7 @@
 import { ALL_VERBS, type ResourceDef, apiVersionOf } from "../registry/types.ts";
 import { parseMediaTypes } from "./negotiate.ts";
 
-const SUB_VERBS: Record<string, string[]> = { status: ["get", "patch", "update"], finalize: ["update"] };
+const SUB_VERBS: Record<string, string[]> = { status: ["get", "patch", "update"], approval: ["get", "patch", "update"], finalize: ["update"] };
 
 interface GroupVersions { group: string; versions: string[] }
 

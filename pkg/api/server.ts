@@ -15,7 +15,7 @@ import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
-import { apiVersionOf } from "../registry/types.ts";
+import { type Subresource, apiVersionOf } from "../registry/types.ts";
 import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
@@ -168,7 +168,7 @@ export class ApiHandler {
     if (!rs || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
-    if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as "status")) {
+    if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as Subresource)) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     if (rs.def.namespaced && !info.namespace && info.name) {
@@ -183,9 +183,10 @@ export class ApiHandler {
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
     if (info.subresource) {
-      if (info.subresource === "status" && info.verb === "get") return get(ctx);
+      const statusLike = info.subresource === "status" || info.subresource === "approval";
+      if (statusLike && info.verb === "get") return get(ctx);
       if (info.verb === "update") return update(ctx);
-      if (info.verb === "patch" && info.subresource === "status") return patch(ctx);
+      if (info.verb === "patch" && statusLike) return patch(ctx);
       throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     }
     switch (info.verb) {

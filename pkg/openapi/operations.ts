@@ -109,6 +109,7 @@ export function resourcePaths(d: ResourceDef, kind: string, list: string): Recor
   }
   add(`${collection}/{name}`, [name, ...scope], main);
   if (d.subresources?.includes("status")) add(`${collection}/{name}/status`, [name, ...scope], item("status", "status"));
+  if (d.subresources?.includes("approval")) add(`${collection}/{name}/approval`, [name, ...scope], item("approval", "approval"));
   if (d.subresources?.includes("finalize") && verbs.has("update")) {
     add(`${collection}/{name}/finalize`, [name, ...scope], {
       put: op("put", `replace${id}${ns}${d.kind}Finalize`, `replace finalize of the specified ${d.kind}`, WRITE, written(kind, "201"), body(kind)),

@@ -9,6 +9,8 @@ import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
+import { CsrSigningController } from "../controllers/csrsigning.ts";
+import { type CsrSigningOptions, loadClusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
@@ -55,6 +57,8 @@ export interface ApiServerOptions {
   storageMediaType: string;
   /** Authentication and authorization (the flags of the spec's §5.1). */
   auth: AuthOptions;
+  /** The CA that signs approved CSRs (--cluster-signing-*); default: the generated CA. */
+  csrSigning?: CsrSigningOptions;
 }
 
 /**
@@ -144,6 +148,7 @@ export class ApiServer {
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = await this.tls();
+    const signer = await step("cluster signing CA", () => loadClusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
     const handler = this.handler;
     this.http = listening(o.bindAddress, o.securePort, () => Bun.serve({
       port: o.securePort,
@@ -166,6 +171,11 @@ export class ApiServer {
     const ns = new NamespaceController(this.registry);
     await ns.start();
     this.controllers.push(ns, new GarbageCollector(this.registry));
+    if (signer) {
+      const csr = new CsrSigningController(this.registry, signer);
+      await csr.start();
+      this.controllers.push(csr);
+    }
     controllersStarted = true;
 
     this.startPolls();

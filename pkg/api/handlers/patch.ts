@@ -62,7 +62,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
     if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
     checkPatched(out, body, type === "application/strategic-merge-patch+json");
     return out;
-  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req), fields });
+  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" || info.subresource === "approval" ? info.subresource : "", large: isHeavy(req), fields });
   ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj);
 }
