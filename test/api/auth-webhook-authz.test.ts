@@ -17,7 +17,7 @@ function startWebhook() {
   const server = Bun.serve({
     hostname: "127.0.0.1", port: 0, tls: { cert: certs.cert, key: certs.key },
     async fetch(req) {
-      const review = await req.json();
+      const review: any = await req.json();
       reviews.push(review);
       const ra = review.spec.resourceAttributes ?? {};
       let status: Record<string, unknown> = { allowed: false, reason: "the webhook has no opinion" };
