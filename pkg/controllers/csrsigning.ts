@@ -6,19 +6,22 @@ import { consola } from "consola";
 import type { Registry } from "../registry/registry.ts";
 import type { Obj } from "../registry/types.ts";
 import { now } from "../registry/generic.ts";
-import { type ClusterSigner, SIGNERS, parseRequest, requestFacts, signerRefusal } from "../pki/csr-signer.ts";
+import type { SignerSource } from "../server/csr-signing.ts";
+
+/** The signers this controller issues for (upstream's kubernetes.io signers but the legacy one). */
+export const SIGNERS = ["kubernetes.io/kube-apiserver-client", "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving"];
 
 const hasTrue = (o: Obj, type: string) => (o.status?.conditions ?? []).some((c: Obj) => c?.type === type && c?.status === "True");
 
 /** Whether the signer has anything to do for this request. */
 export const wantsSigning = (o: Obj) =>
-  (SIGNERS as readonly string[]).includes(o.spec?.signerName) && hasTrue(o, "Approved") && !hasTrue(o, "Failed") && !o.status?.certificate;
+  SIGNERS.includes(o.spec?.signerName) && hasTrue(o, "Approved") && !hasTrue(o, "Failed") && !o.status?.certificate;
 
 export class CsrSigningController {
   private busy = new Set<string>();
   private closeWatch = () => {};
 
-  constructor(private registry: Registry, private signer: ClusterSigner) {}
+  constructor(private registry: Registry, private signer: SignerSource) {}
 
   private get csrs() { return this.registry.lookup("certificates.k8s.io", "v1", "certificatesigningrequests")!; }
 
@@ -44,6 +47,8 @@ export class CsrSigningController {
   }
 
   private async handle(o: Obj) {
+    const { parseRequest, requestFacts, signerRefusal } = await import("../pki/csr-signer.ts");
+    const signer = await this.signer();
     let req;
     try {
       req = parseRequest(o.spec.request);
@@ -51,7 +56,7 @@ export class CsrSigningController {
       throw new Error(`unable to parse csr ${JSON.stringify(o.metadata.name)}: ${(e as Error).message}`);
     }
     const refusal = !(await req.verify()) ? "the request's signature does not verify" : signerRefusal(o.spec.signerName, requestFacts(req), o.spec.usages ?? []);
-    const certificate = refusal ? undefined : Buffer.from(await this.signer.sign(req, o.spec.usages ?? [])).toString("base64");
+    const certificate = refusal ? undefined : Buffer.from(await signer.sign(req, o.spec.usages ?? [])).toString("base64");
     await this.csrs.guaranteedUpdate("", o.metadata.name, (cur) => {
       if (!wantsSigning(cur)) return cur;
       cur.status ??= {};

@@ -5,8 +5,6 @@ import "reflect-metadata";
 import { createPrivateKey, randomBytes } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 
-export const SIGNERS = ["kubernetes.io/kube-apiserver-client", "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving"] as const;
-
 /** Usages named by a CSR, as certificate key usage bits or extended key usage OIDs (upstream's table). */
 const KEY_USAGES: Record<string, x509.KeyUsageFlags> = {
   "signing": x509.KeyUsageFlags.digitalSignature, "digital signature": x509.KeyUsageFlags.digitalSignature,

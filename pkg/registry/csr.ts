@@ -1,10 +1,13 @@
 // CertificateSigningRequests as upstream's strategies keep them: the requester's identity is the
 // server's to record, the spec never changes after create, /approval writes only the conditions,
-// /status cannot touch the Approved and Denied conditions, and condition times are filled in.
+// /status cannot touch the Approved and Denied conditions, and condition times are filled in. Upstream's
+// CertificateSubjectRestriction admission is here too: no system:masters through the API client signer.
 import type { UserInfo } from "../auth/user.ts";
 import { validateCsrUpdate } from "../validation/csr-status.ts";
 import { run } from "../validation/rules.ts";
 import { now } from "./generic.ts";
+import { forbidden } from "../api/status.ts";
+import { requestSubject } from "../pki/csr-subject.ts";
 import type { Obj, Strategy } from "./types.ts";
 
 const conditions = (o: Obj): Obj[] => (Array.isArray(o.status?.conditions) ? o.status.conditions : []);
@@ -39,6 +42,21 @@ function recordRequester(o: Obj, user?: UserInfo) {
   if (user.extra && Object.keys(user.extra).length) spec.extra = structuredClone(user.extra);
 }
 
+const CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client";
+
+/** A client certificate for system:masters is never requested through the API (it would bypass every authorizer). */
+function restrictSubject(o: Obj) {
+  if (o.spec?.signerName !== CLIENT_SIGNER) return;
+  const q = { group: "certificates.k8s.io", resource: "certificatesigningrequests" }, name = String(o.metadata?.name ?? "");
+  let organizations: string[];
+  try {
+    organizations = requestSubject(Buffer.from(String(o.spec.request ?? ""), "base64").toString("latin1")).filter(([k]) => k === "O").map(([, v]) => v);
+  } catch (e) {
+    throw forbidden(q, name, `failed to parse CSR: ${(e as Error).message}`);
+  }
+  if (organizations.includes("system:masters")) throw forbidden(q, name, `use of ${CLIENT_SIGNER} signer with system:masters group is not allowed`);
+}
+
 export const certificateSigningRequest: Strategy = {
   fieldLabels: { values: (o) => ({ "spec.signerName": o.spec?.signerName ?? "" }), metadata: ["metadata.name"] },
   prepareForCreate(o, user) {
@@ -56,6 +74,7 @@ export const certificateSigningRequest: Strategy = {
     stampConditions(o, old);
   },
   validate(o, old, sub) {
+    if (!old) restrictSubject(o);
     return old ? run((e) => validateCsrUpdate(e, o, old, sub ?? "")) : [];
   },
 };

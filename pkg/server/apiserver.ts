@@ -10,7 +10,7 @@ import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { CsrSigningController } from "../controllers/csrsigning.ts";
-import { type CsrSigningOptions, loadClusterSigner } from "./csr-signing.ts";
+import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
@@ -148,7 +148,7 @@ export class ApiServer {
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = await this.tls();
-    const signer = await step("cluster signing CA", () => loadClusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
+    const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
     const handler = this.handler;
     this.http = listening(o.bindAddress, o.securePort, () => Bun.serve({
       port: o.securePort,

@@ -1,10 +1,12 @@
 // The cluster CA that signs approved CSRs: --cluster-signing-cert-file/-key-file, else the CA generated
 // into the cert dir (when the server generated one; with no CA at hand no signer runs, as upstream's
-// controller-manager without its signing files).
+// controller-manager without its signing files). The pair is checked at start with node:crypto; the
+// signer's X.509 library is loaded when the first certificate is issued.
 import { consola } from "consola";
+import { X509Certificate, createPrivateKey } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ClusterSigner } from "../pki/csr-signer.ts";
+import type { ClusterSigner } from "../pki/csr-signer.ts";
 import { reason } from "./startup-errors.ts";
 
 export interface CsrSigningOptions {
@@ -16,9 +18,11 @@ export interface CsrSigningOptions {
 
 export const DEFAULT_SIGNING_DURATION_MS = 8760 * 3600_000;
 
-/** The signer, or undefined when no CA is configured or generated; a named CA that cannot be read throws one line. */
-export async function loadClusterSigner(o: CsrSigningOptions | undefined, certDir: string): Promise<ClusterSigner | undefined> {
-  const durationMs = o?.durationMs ?? DEFAULT_SIGNING_DURATION_MS;
+/** Gives the signer, built on first use. */
+export type SignerSource = () => Promise<ClusterSigner>;
+
+/** The signer's source, or undefined when no CA is configured or generated; a named CA that cannot be used throws one line. */
+export function clusterSigner(o: CsrSigningOptions | undefined, certDir: string): SignerSource | undefined {
   let certFile = o?.certFile, keyFile = o?.keyFile;
   if (!certFile || !keyFile) {
     certFile = join(certDir, "ca.crt");
@@ -32,9 +36,13 @@ export async function loadClusterSigner(o: CsrSigningOptions | undefined, certDi
     try { return readFileSync(f, "utf8"); } catch (e) { throw new Error(`cannot read --${flag} ${f}: ${reason(e)}`); }
   };
   const cert = read(certFile, "cluster-signing-cert-file"), key = read(keyFile, "cluster-signing-key-file");
+  let usable: boolean;
   try {
-    return await ClusterSigner.load(cert, key, durationMs);
+    usable = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
   } catch (e) {
     throw new Error(`--cluster-signing-cert-file ${certFile} and --cluster-signing-key-file ${keyFile} are not a usable CA: ${reason(e)}`);
   }
+  if (!usable) throw new Error(`--cluster-signing-key-file ${keyFile} does not match --cluster-signing-cert-file ${certFile}`);
+  let signer: Promise<ClusterSigner> | undefined;
+  return () => (signer ??= import("../pki/csr-signer.ts").then((m) => m.ClusterSigner.load(cert, key, o?.durationMs ?? DEFAULT_SIGNING_DURATION_MS)));
 }

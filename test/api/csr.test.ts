@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 import { ensureServingCerts } from "../../pkg/pki/certs.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { freePort, startServer, type TestServer } from "../helpers/server.ts";
+import { runKite } from "../helpers/kite.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { expectStatus, until } from "./fixtures.ts";
 
@@ -63,6 +64,14 @@ describe("CertificateSigningRequests with the generated cluster CA", () => {
     expect(r.body.spec.username).toBe("system:anonymous");
     expect(r.body.spec.groups).toEqual(["system:unauthenticated"]);
     expect(r.body.status ?? {}).toEqual({});
+  });
+
+  test("no client certificate for system:masters through the API client signer", async () => {
+    const r = await s.call("POST", CSRS, csr("masters", await request("CN=eve, O=system:masters"), "kubernetes.io/kube-apiserver-client", ["client auth"]));
+    expect(expectStatus(r, 403, "Forbidden", "system:masters CSR").message)
+      .toBe(`certificatesigningrequests.certificates.k8s.io "masters" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed`);
+    const other = await s.call("POST", CSRS, csr("masters-custom", await request("CN=eve, O=system:masters"), "example.com/custom", ["client auth"]));
+    expect(other.status).toBe(201);
   });
 
   for (const bin of KUBECTLS) {
@@ -193,3 +202,15 @@ describe("--cluster-signing-cert-file, --cluster-signing-key-file, --cluster-sig
     expect((Date.parse(cert.validTo) - Date.parse(cert.validFrom)) / 3_600_000).toBeCloseTo(2, 1);
   });
 });
+
+test("a signing CA that cannot be used refuses the start in one line", async () => {
+  const a = ensureServingCerts(tempDir("kite-signing-a-")), b = ensureServingCerts(tempDir("kite-signing-b-"));
+  const start = async (...args: string[]) => {
+    const r = await runKite(["apiserver", "--bind-address=127.0.0.1", `--secure-port=${await freePort()}`, `--data-dir=${tempDir("kite-signing-dir-")}`, ...args]);
+    return { code: r.code, lines: r.err.split("\n").filter(Boolean) };
+  };
+  expect(await start(`--cluster-signing-cert-file=${a.caFile}`, `--cluster-signing-key-file=${join(b.caFile, "..", "ca.key")}`)).toEqual({
+    code: 1, lines: [`Error: cluster signing CA: --cluster-signing-key-file ${join(b.caFile, "..", "ca.key")} does not match --cluster-signing-cert-file ${a.caFile}`],
+  });
+  expect(await start(`--cluster-signing-cert-file=${a.caFile}`)).toEqual({ code: 2, lines: ["Error: --cluster-signing-cert-file and --cluster-signing-key-file must be given together"] });
+}, 60_000);
