@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Attributes, Decision } from "../../pkg/auth/authorize.ts";
-import { NodeAuthorizer } from "../../pkg/auth/node-authz/authorizer.ts";
+import { NodeAuthorizer, NodeRules } from "../../pkg/auth/node-authz/authorizer.ts";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import { Registry } from "../../pkg/registry/registry.ts";
 import { SqliteStore } from "../../pkg/storage/sqlite.ts";
@@ -122,5 +122,22 @@ describe("Node authorizer on a graph fed by the registry", () => {
     expect((await decide(attrs(n1, "get", "secrets", "app", "early-secret"))).decision).toBe("allow");
     await rs("", "pods").create("app", pod("web2", "n1", { volumes: [{ name: "d", persistentVolumeClaim: { claimName: "data" } }] }));
     expect(await eventually(attrs(n1, "get", "secrets", "app", "csi-secret"), "allow")).toBe("allow");
+  });
+});
+
+describe("the system:node role's rules, when given", () => {
+  const empty = { hasPath: () => false, hasEdge: () => false };
+  const role = (a: Attributes) => (a.resource === "services" && a.verb === "list") || (a.resource === "nodes" && a.verb === "get") || (a.resource === "secrets");
+  const rules = new NodeRules(empty, role);
+
+  test("decide what the graph does not subdivide", () => {
+    expect(rules.decide(attrs(node("n1"), "list", "services", "", "")).decision).toBe("allow");
+    expect(rules.decide(attrs(node("n1"), "get", "nodes", "", "n2")).decision).toBe("allow");
+    expect(rules.decide(attrs(node("n1"), "delete", "services", "app", "x")).decision).toBe("noOpinion");
+  });
+
+  test("never widen what the graph decides, nor undo a NodeRestriction denial", () => {
+    expect(rules.decide(attrs(node("n1"), "get", "secrets", "app", "s")).decision).toBe("noOpinion");
+    expect(rules.decide(attrs(node("n1"), "update", "nodes", "", "n2")).decision).toBe("deny");
   });
 });

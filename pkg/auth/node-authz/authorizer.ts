@@ -1,7 +1,8 @@
 // --authorization-mode=Node: what a kubelet's credentials (user system:node:NAME in group system:nodes)
 // may reach, decided on the graph of objects bound to that node (./graph.ts), as upstream's Node
 // authorizer: the Secrets, ConfigMaps, PVCs, PVs, VolumeAttachments and ServiceAccount tokens of its pods,
-// its own Lease and CSINode. Everything else is no opinion, left to RBAC's system:node role.
+// its own Lease and CSINode. Everything else is decided by the static rules of the system:node role when
+// they are given (upstream evaluates them here, its system:node binding having no subjects), else no opinion.
 // The NodeRestriction idea is decided here too: a node may write only its own Node object and the pods
 // bound to it (status, deletion, eviction); such a write to another's is denied, so no later authorizer
 // can allow it.
@@ -27,15 +28,22 @@ export function nodeIdentity(u: UserInfo): string | undefined {
 const no = (reason: string): Decision => ({ decision: "noOpinion", reason });
 const deny = (reason: string): Decision => ({ decision: "deny", reason });
 
+/** Whether the system:node role's rules allow a request (RBAC's rule matching over the bootstrap role). */
+export type StaticNodeRules = (a: Attributes) => boolean;
+
 /** The decisions, on a graph that answers "is there a path from this object to that node". */
 export class NodeRules {
-  constructor(private graph: { hasPath(from: string, to: string): boolean; hasEdge(from: string, to: string): boolean }) {}
+  constructor(private graph: { hasPath(from: string, to: string): boolean; hasEdge(from: string, to: string): boolean }, private staticRules?: StaticNodeRules) {}
+
+  private byRole(a: Attributes): Decision {
+    return this.staticRules?.(a) ? ALLOW : { decision: "noOpinion" };
+  }
 
   decide(a: Attributes): Decision {
     const node = nodeIdentity(a.user);
     if (node === undefined) return { decision: "noOpinion" };
     if (!node) return no(`unknown node for user ${JSON.stringify(a.user.name)}`);
-    if (!a.isResourceRequest) return { decision: "noOpinion" };
+    if (!a.isResourceRequest) return this.byRole(a);
     switch (`${a.resource}.${a.apiGroup}`) {
       case "secrets.": return this.readNamespaced(node, "secret", a);
       case "configmaps.": return this.readNamespaced(node, "configmap", a);
@@ -45,10 +53,10 @@ export class NodeRules {
       case "serviceaccounts.": return this.createToken(node, a);
       case "leases.coordination.k8s.io": return this.ownNamed(node, a, "node lease", NODE_LEASE_NAMESPACE);
       case "csinodes.storage.k8s.io": return this.ownNamed(node, a, "CSINode");
-      case "nodes.": return this.ownNode(node, a);
-      case "pods.": return this.boundPod(node, a);
+      case "nodes.": return this.ownNode(node, a) ?? this.byRole(a);
+      case "pods.": return this.boundPod(node, a) ?? this.byRole(a);
     }
-    return { decision: "noOpinion" };
+    return this.byRole(a);
   }
 
   private related(node: string, type: VertexType, a: Attributes): Decision {
@@ -89,16 +97,16 @@ export class NodeRules {
     return ALLOW;
   }
 
-  /** Its own Node: read and written; another's: written never (reading is RBAC's to allow). */
-  private ownNode(node: string, a: Attributes): Decision {
+  /** Its own Node: read and written; another's: written never; undefined leaves the rest to the role. */
+  private ownNode(node: string, a: Attributes): Decision | undefined {
     if (a.name === node && (READ.has(a.verb) || WRITE.has(a.verb)) && (!a.subresource || a.subresource === "status")) return ALLOW;
     if (a.name && a.name !== node && WRITE.has(a.verb)) return deny(`node ${JSON.stringify(node)} is not allowed to modify node ${JSON.stringify(a.name)}`);
-    return { decision: "noOpinion" };
+    return undefined;
   }
 
   /** Pods bound to it: read, status written, deleted, evicted; those of other nodes: never written. */
-  private boundPod(node: string, a: Attributes): Decision {
-    if (!a.name) return { decision: "noOpinion" };
+  private boundPod(node: string, a: Attributes): Decision | undefined {
+    if (!a.name) return undefined;
     const bound = this.graph.hasEdge(vertex("pod", a.namespace, a.name), vertex("node", "", node));
     const write = a.subresource === "status" ? a.verb === "update" || a.verb === "patch"
       : a.subresource === "eviction" ? a.verb === "create"
@@ -108,7 +116,7 @@ export class NodeRules {
       const what = a.subresource === "status" ? "update pod status for" : a.subresource === "eviction" ? "evict" : "delete";
       return deny(`node ${JSON.stringify(node)} can only ${what} pods with spec.nodeName set to itself`);
     }
-    return { decision: "noOpinion" };
+    return undefined;
   }
 }
 
@@ -118,9 +126,9 @@ export class NodeAuthorizer implements Authorizer {
   private rules: NodeRules;
   private synced: Promise<void>;
 
-  constructor(registry: Registry) {
+  constructor(registry: Registry, staticRules?: StaticNodeRules) {
     this.populator = new GraphPopulator(registry);
-    this.rules = new NodeRules(this.populator.graph);
+    this.rules = new NodeRules(this.populator.graph, staticRules);
     this.synced = this.populator.start();
     this.synced.catch(() => {});
   }
