@@ -34,6 +34,8 @@ export interface WriteOptions {
   fields?: FieldCheck;
   /** Who asks: strategies that record the requester (a CSR's spec.username) read it on create. */
   user?: UserInfo;
+  /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
+  admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
 }
 
 /** One turn of the event loop, I/O included. */
@@ -364,6 +366,7 @@ export class ResourceStore {
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
     this.validate(next, old, sub);
+    await o.admit?.(next, old, sub);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);

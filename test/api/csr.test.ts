@@ -4,7 +4,7 @@
 import "reflect-metadata";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 import { ensureServingCerts } from "../../pkg/pki/certs.ts";
@@ -214,3 +214,31 @@ test("a signing CA that cannot be used refuses the start in one line", async () 
   });
   expect(await start(`--cluster-signing-cert-file=${a.caFile}`)).toEqual({ code: 2, lines: ["Error: --cluster-signing-cert-file and --cluster-signing-key-file must be given together"] });
 }, 60_000);
+
+describe("approving and signing need the approve and sign verbs on the signer (ABAC)", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    const file = join(tempDir("kite-csr-abac-"), "policy.jsonl");
+    const policy = (spec: object) => JSON.stringify({ apiVersion: "abac.authorization.kubernetes.io/v1beta1", kind: "Policy", spec: { user: "system:anonymous", namespace: "*", ...spec } });
+    writeFileSync(file, [policy({ resource: "certificatesigningrequests", apiGroup: "certificates.k8s.io" }), policy({ resource: "signers", apiGroup: "certificates.k8s.io", readonly: true })].join("\n"));
+    s = await startServer(["--authorization-mode=ABAC", `--authorization-policy-file=${file}`]);
+  }, 60_000);
+  afterAll(async () => { await s?.stop(); }, 30_000);
+
+  test("/approval without approve on signers is 403; /status may change conditions, not the certificate, without sign", async () => {
+    const created = await s.call("POST", CSRS, csr("needs-rights", await request("CN=x"), "example.com/custom", ["client auth"]));
+    expect(created.status).toBe(201);
+    const approve = await s.call("PUT", `${CSRS}/needs-rights/approval`, { ...created.body, status: { conditions: [{ type: "Approved", status: "True" }] } });
+    expect(expectStatus(approve, 403, "Forbidden", "approve").message)
+      .toBe(`certificatesigningrequests.certificates.k8s.io "needs-rights" is forbidden: user not permitted to approve requests with signerName "example.com/custom"`);
+    const noted = await s.call("PUT", `${CSRS}/needs-rights/status`, { ...created.body, status: { conditions: [{ type: "Pending", status: "True" }] } });
+    expect(noted.status).toBe(200);
+    const pem = readFileSync(join(s.dataDir, "pki", "apiserver.crt"), "utf8");
+    const sign = await s.call("PUT", `${CSRS}/needs-rights/status`, { ...noted.body, status: { ...noted.body.status, certificate: Buffer.from(pem).toString("base64") } });
+    expect(expectStatus(sign, 403, "Forbidden", "sign").message)
+      .toBe(`certificatesigningrequests.certificates.k8s.io "needs-rights" is forbidden: user not permitted to sign requests with signerName "example.com/custom"`);
+    const still = await s.call("GET", `${CSRS}/needs-rights`);
+    expect(still.body.status.certificate).toBeUndefined();
+    expect(still.body.status.conditions.map((c: any) => c.type)).toEqual(["Pending"]);
+  });
+});
