@@ -3,13 +3,14 @@ import { defineCommand } from "citty";
 import { consola } from "consola";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
+import { UsageError, bool, duration, int, oneOf, repeated, strict } from "../pkg/cli/args.ts";
 import { parseIPv4Range, parsePortRange } from "../pkg/registry/allocators.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
 import { startupFailure } from "../pkg/server/startup-errors.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
+import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
 
 export const args = {
   "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
@@ -47,6 +48,7 @@ export const args = {
   "anonymous-auth": { type: "boolean", default: true, description: "Requests no authenticator rejected are served as system:anonymous (group system:unauthenticated)" },
   "authorization-mode": { type: "string", default: "AlwaysAllow", description: `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")}` },
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
+  ...oidcFlags,
   "authorization-policy-file": { type: "string", description: "File of ABAC policies, one JSON object a line (--authorization-mode=ABAC)" },
   "authorization-webhook-config-file": { type: "string", description: "Kubeconfig-format file of the authorization webhook (--authorization-mode=Webhook)" },
   "authorization-webhook-version": { type: "string", default: "v1beta1", description: "The authorization.k8s.io version of the SubjectAccessReview sent to the webhook: v1beta1 or v1" },
@@ -122,6 +124,7 @@ function authOptions(a: Record<string, any>): AuthOptions {
     anonymous: bool("anonymous-auth", a["anonymous-auth"]),
     authorizationModes: modes as AuthOptions["authorizationModes"],
     alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
+    oidc: oidcOptions(a),
     authzFiles: authzFiles(a, modes),
   };
 }
@@ -188,8 +191,8 @@ export async function startOrExit(start: () => Promise<void>): Promise<void> {
 export default defineCommand({
   meta: { name: "apiserver", description: "Serve the cluster API over HTTPS, on the embedded SQLite store" },
   args,
-  run: strict("apiserver", args, async ({ args: a }: { args: Record<string, any> }) => {
-    const server = new ApiServer(toOptions(a));
+  run: strict("apiserver", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim") }));
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;

@@ -16,6 +16,7 @@ import { patch } from "./handlers/patch.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
 import { type Subresource, apiVersionOf } from "../registry/types.ts";
+import { scale } from "./handlers/scale.ts";
 import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
@@ -182,7 +183,9 @@ export class ApiHandler {
     }
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
+    if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);
     if (info.subresource) {
+      if (info.subresource === "scale") return scale(ctx);
       const statusLike = info.subresource === "status" || info.subresource === "approval";
       if (statusLike && info.verb === "get") return get(ctx);
       if (info.verb === "update") return update(ctx);

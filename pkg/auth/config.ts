@@ -2,6 +2,8 @@
 import { type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./authorize.ts";
 import { type Authenticator, AuthenticatorChain } from "./authenticate.ts";
 import type { AuthFilters } from "./filter.ts";
+import { OidcAuthenticator, oidcBearerAuthenticator } from "./oidc.ts";
+import type { OidcOptions } from "./oidc-options.ts";
 import type { Registry } from "../registry/registry.ts";
 import { AbacAuthorizer } from "./abac.ts";
 import { WebhookAuthorizer, type WebhookAuthzOptions } from "./webhook-authz.ts";
@@ -24,13 +26,18 @@ export interface AuthOptions {
   alwaysAllowPaths: string[];
   /** The files of the ABAC and Webhook modes: --authorization-policy-file, --authorization-webhook-* */
   authzFiles?: { policyFile?: string; webhook?: WebhookAuthzOptions };
+  /** --oidc-*: set when --oidc-issuer-url is */
+  oidc?: OidcOptions;
 }
 
 export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"] };
 
 /** The authenticators in upstream's order (x509, request headers, tokens); each is added by its own flag. */
-function authenticators(_o: AuthOptions, _deps: AuthDeps): Authenticator[] {
-  return [];
+function authenticators(o: AuthOptions, _deps: AuthDeps): Authenticator[] {
+  const out: Authenticator[] = [];
+  // Its own bearer adapter until the token authenticators share one union.
+  if (o.oidc) out.push(oidcBearerAuthenticator(OidcAuthenticator.start(o.oidc)));
+  return out;
 }
 
 function authorizer(mode: AuthorizationMode, o: AuthOptions, deps: AuthDeps): Authorizer {

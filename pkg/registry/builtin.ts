@@ -12,6 +12,7 @@ function gv(group: string, version: string, rows: Row[]): ResourceDef[] {
 const ns = true;
 const cluster = false;
 const status: ResourceDef["subresources"] = ["status"];
+const scalable: ResourceDef["subresources"] = ["status", "scale"];
 
 export const BUILTIN: ResourceDef[] = [
   ...gv("", "v1", [
@@ -29,13 +30,14 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: ns, shortNames: ["pvc"], subresources: status, strategy: s.phase("Pending") },
     { kind: "LimitRange", plural: "limitranges", namespaced: ns, shortNames: ["limits"] },
     { kind: "ResourceQuota", plural: "resourcequotas", namespaced: ns, shortNames: ["quota"], subresources: status },
-    { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: status, storageResource: "controllers", generation: true, strategy: s.replicationController },
+    { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: scalable, storageResource: "controllers", generation: true, strategy: s.replicationController },
     { kind: "PodTemplate", plural: "podtemplates", namespaced: ns },
+    { kind: "ComponentStatus", plural: "componentstatuses", namespaced: cluster, shortNames: ["cs"], verbs: ["get", "list"], computed: true, deprecatedIn: "v1.19" },
   ]),
   ...gv("apps", "v1", [
-    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: status, generation: true },
-    { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: status, generation: true },
-    { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: status, generation: true },
+    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: scalable, generation: true },
+    { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: scalable, generation: true },
+    { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: scalable, generation: true },
     { kind: "DaemonSet", plural: "daemonsets", namespaced: ns, shortNames: ["ds"], categories: ["all"], subresources: status, generation: true },
     { kind: "ControllerRevision", plural: "controllerrevisions", namespaced: ns },
   ]),

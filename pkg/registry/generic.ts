@@ -36,6 +36,11 @@ export interface WriteOptions {
   user?: UserInfo;
   /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
   admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
+  /**
+   * A write of the server's own object (pkg/server/bootstrap): the kind's validation, which guards what
+   * clients may store, is skipped (the kubernetes Endpoints may name a loopback advertise address).
+   */
+  serverOwned?: boolean;
 }
 
 /** One turn of the event loop, I/O included. */
@@ -119,6 +124,9 @@ export class ResourceStore {
 
   private cache?: WatchCache;
   observer?: DeletionObserver;
+
+  /** For a computed type (def.computed): its objects, made on each read. */
+  computed?: () => Promise<Obj[]>;
 
   private cacheConfig: CacheConfig;
   readonly namespaceCheck?: NamespaceCheck;
@@ -208,6 +216,11 @@ export class ResourceStore {
 
   // ---- reads
   async get(ns: string, name: string, resourceVersion?: string): Promise<Obj> {
+    if (this.computed) {
+      const found = (await this.computed()).find((o) => o.metadata.name === name);
+      if (!found) throw notFound(this.q, name);
+      return found;
+    }
     const rv = parseRV(resourceVersion);
     const unset = resourceVersion === undefined || resourceVersion === "";
     const cache = this.watchCache();
@@ -232,7 +245,16 @@ export class ResourceStore {
   }
 
   /** A list of the collection under ns (selectors, chunking, resourceVersion rules: ./list.ts). */
-  list(ns: string, o: ListOptions = {}): Promise<Obj> { return listCollection(this, ns, o); }
+  list(ns: string, o: ListOptions = {}): Promise<Obj> {
+    if (this.computed) return this.listComputed(o);
+    return listCollection(this, ns, o);
+  }
+
+  /** A computed type's list carries no resourceVersion: its objects are not stored. */
+  private async listComputed(o: ListOptions): Promise<Obj> {
+    const items = (await this.computed!()).filter((x) => this.matches(x, o.labelSelector ?? everything, o.fieldSelector ?? everything));
+    return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata: {}, items };
+  }
 
   /** A watch of the collection under ns (./watch.ts); resolves to the stop function. */
   watch(ns: string, rv: string, label: Selector, field: Selector, sink: WatchSink): Promise<() => void> {
@@ -254,7 +276,7 @@ export class ResourceStore {
     if (this.def.subresources?.includes("status") && this.def.kind !== "Node") obj.status = {};
     this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
-    this.validate(obj);
+    this.validate(obj, undefined, "", o.serverOwned);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
@@ -365,7 +387,7 @@ export class ResourceStore {
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
-    this.validate(next, old, sub);
+    this.validate(next, old, sub, o.serverOwned);
     await o.admit?.(next, old, sub);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
@@ -513,7 +535,7 @@ export class ResourceStore {
     return body as Obj;
   }
 
-  private validate(obj: Obj, old?: Obj, sub?: UpdateTarget) {
+  private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false) {
     const causes: FieldCause[] = validateMeta(this.def, obj);
     if (old?.metadata.deletionTimestamp) {
       const added = (obj.metadata.finalizers ?? []).filter((f: string) => !(old.metadata.finalizers ?? []).includes(f));
@@ -527,7 +549,7 @@ export class ResourceStore {
       }
     }
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
-    causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    if (!serverOwned) causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }

@@ -46,10 +46,9 @@ export interface Codec {
   fromStorage(obj: Obj): Obj;
 }
 
-/** `approval` is a CSR's: like status, a write of part of status (the strategy says which part). */
-export type Subresource = "status" | "finalize" | "approval";
-/** What an update writes: the whole object ("") or one subresource. */
-export type UpdateTarget = "" | Subresource;
+/** What an update of the generic path writes: the whole object ("") or one subresource (`approval` is a
+ * CSR's: like status, a write of part of status, the strategy says which part). */
+export type UpdateTarget = "" | "status" | "finalize" | "approval";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
@@ -64,7 +63,10 @@ export interface ResourceDef {
   shortNames?: string[];
   categories?: string[];
   verbs?: Verb[];
-  /** Subresources served by the generic path. `status` writes only status; the main resource ignores it. */
+  /**
+   * Subresources served by the generic path. `status` writes only status; the main resource ignores it.
+   * `scale` is autoscaling/v1 Scale over spec.replicas, status.replicas and spec.selector (./scale.ts).
+   */
   subresources?: Subresource[];
   /** metadata.generation bumps when anything but metadata and status changes. */
   generation?: boolean;
@@ -78,7 +80,18 @@ export interface ResourceDef {
   readYourWrites?: boolean;
   strategy?: Strategy;
   codec?: Codec;
+  /** The release that deprecated this type: every request gets upstream's Warning (`v1 ComponentStatus is deprecated in v1.19+`). */
+  deprecatedIn?: string;
+  /** Objects the server computes on each read instead of storing (componentstatuses): read-only, never watched. */
+  computed?: boolean;
 }
+
+export type Subresource = "status" | "finalize" | "scale" | "approval";
+
+/** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
+export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
+  scale: { group: "autoscaling", version: "v1", kind: "Scale" },
+};
 
 export interface GroupVersionKind { group: string; version: string; kind: string }
 

@@ -14,17 +14,20 @@ import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
-import type { ServiceRanges } from "../registry/allocators.ts";
+import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
 import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
+import { Bootstrap } from "./bootstrap/index.ts";
+import { identity } from "./bootstrap/leader.ts";
+import { componentStatuses } from "./componentstatus.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Store } from "../storage/store.ts";
 
 export interface ApiServerOptions {
@@ -89,7 +92,7 @@ export class ApiServer {
   private http?: ReturnType<typeof Bun.serve>;
   private handler!: ApiHandler;
   private readonly descriptors = new DescriptorPressure();
-  private controllers: { stop(): void }[] = [];
+  private controllers: { stop(): void | Promise<void> }[] = [];
   private compactTimer?: Timer;
   private pollTimers: Timer[] = [];
   readonly metrics = new Metrics();
@@ -99,6 +102,12 @@ export class ApiServer {
   caPem = "";
 
   constructor(readonly opts: ApiServerOptions) {}
+
+  /** Where clients reach this server: --advertise-address, else a specific --bind-address, else loopback. */
+  get advertiseAddress(): string {
+    const bind = this.opts.bindAddress;
+    return this.opts.advertiseAddress || (bind && bind !== "0.0.0.0" && bind !== "::" ? bind : "127.0.0.1");
+  }
 
   get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.http?.port ?? this.opts.securePort}`; }
 
@@ -119,6 +128,7 @@ export class ApiServer {
       });
       await this.registry.bootstrap();
     });
+    this.registry.lookup("", "v1", "componentstatuses")!.computed = componentStatuses(() => [this.store, ...this.extraStores], o.etcdHealthcheckTimeoutMs);
 
     const health = new Health(o.livezGraceMs);
     health.add({ name: "ping", in: ["livez", "readyz", "healthz"], run: async () => null });
@@ -171,6 +181,15 @@ export class ApiServer {
     const ns = new NamespaceController(this.registry);
     await ns.start();
     this.controllers.push(ns, new GarbageCollector(this.registry));
+    const bootstrap = new Bootstrap(this.registry, {
+      clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,
+      advertiseAddress: this.advertiseAddress,
+      port: this.http.port!,
+      ca: this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : ""),
+      identity: identity(o.dataDir),
+    });
+    this.controllers.push(bootstrap);
+    await bootstrap.start();
     if (signer) {
       const csr = new CsrSigningController(this.registry, signer);
       await csr.start();
@@ -197,7 +216,7 @@ export class ApiServer {
     if (o.countPollMs > 0) {
       this.pollTimers.push(setInterval(async () => {
         for (const rs of this.registry.all) {
-          if (rs.def.codec) continue;
+          if (rs.def.codec || rs.def.computed) continue;
           const n = await rs.store.count(rs.prefix).catch(() => undefined);
           if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
         }
@@ -239,7 +258,8 @@ export class ApiServer {
     this.shuttingDown = true;
     clearInterval(this.compactTimer);
     this.pollTimers.forEach(clearInterval);
-    for (const c of this.controllers) c.stop();
+    // (the bootstrap hands its lease back before the store closes)
+    await Promise.all(this.controllers.map((c) => c.stop()));
     this.handler?.shutdown.abort();
     await this.http?.stop(false);
     await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));

@@ -3,8 +3,7 @@
 // CERTIFICATE PEM blocks. What an existing object already breaks is tolerated on its updates.
 import { X509Certificate } from "node:crypto";
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import { invalidShown } from "./rules.ts";
+import { type Errs, Printed } from "./field.ts";
 
 const TRUE_ONLY = new Set(["Approved", "Denied", "Failed"]);
 const conditionsOf = (o?: Obj): Obj[] => (Array.isArray(o?.status?.conditions) ? o!.status.conditions : []);
@@ -53,7 +52,7 @@ export function validateCsrStatus(e: Errs, o: Obj, old?: Obj) {
   const cert = certificateText(o);
   if (old && (cert === certificateText(old) || certificateProblem(certificateText(old)))) return;
   const problem = certificateProblem(cert);
-  if (problem) invalidShown(e, "status.certificate", `"<certificate data>"`, problem);
+  if (problem) e.invalid("status.certificate", new Printed(`"<certificate data>"`), problem);
 }
 
 /** What only one write path may change: approval conditions through /approval, the certificate through /status. */
