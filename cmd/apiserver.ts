@@ -11,6 +11,7 @@ import { startupFailure } from "../pkg/server/startup-errors.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
+import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
   "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
@@ -49,6 +50,7 @@ export const args = {
   "authorization-mode": { type: "string", default: "AlwaysAllow", description: `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")}` },
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
   ...oidcFlags,
+  ...SERVICE_ACCOUNT_ARGS,
   "authorization-policy-file": { type: "string", description: "File of ABAC policies, one JSON object a line (--authorization-mode=ABAC)" },
   "authorization-webhook-config-file": { type: "string", description: "Kubeconfig-format file of the authorization webhook (--authorization-mode=Webhook)" },
   "authorization-webhook-version": { type: "string", default: "v1beta1", description: "The authorization.k8s.io version of the SubjectAccessReview sent to the webhook: v1beta1 or v1" },
@@ -125,6 +127,7 @@ function authOptions(a: Record<string, any>): AuthOptions {
     authorizationModes: modes as AuthOptions["authorizationModes"],
     alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
     oidc: oidcOptions(a),
+    serviceAccounts: serviceAccountOptions(a, a["cert-dir"] ?? join(a["data-dir"], "pki")),
     authzFiles: authzFiles(a, modes),
   };
 }
@@ -192,7 +195,7 @@ export default defineCommand({
   meta: { name: "apiserver", description: "Serve the cluster API over HTTPS, on the embedded SQLite store" },
   args,
   run: strict("apiserver", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
-    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim") }));
+    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), ...repeatedServiceAccountFlags(a, rawArgs) }));
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;

@@ -41,6 +41,8 @@ export interface ServerOptions {
   auth?: AuthFilters;
   /** The verified client certificate chain of the connection a request came on, if any. */
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
+  /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
+  tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -185,6 +187,10 @@ export class ApiHandler {
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
     if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);
     if (info.subresource) {
+      if (info.subresource === "token") {
+        if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
+        return this.opts.tokenRequest(ctx);
+      }
       if (info.subresource === "scale") return scale(ctx);
       const statusLike = info.subresource === "status" || info.subresource === "approval";
       if (statusLike && info.verb === "get") return get(ctx);

@@ -8,10 +8,14 @@ import type { Registry } from "../registry/registry.ts";
 import { AbacAuthorizer } from "./abac.ts";
 import { WebhookAuthorizer, type WebhookAuthzOptions } from "./webhook-authz.ts";
 import { NodeAuthorizer } from "./node-authz/authorizer.ts";
+import { serviceAccountBearer, type ServiceAccountIssuer } from "./serviceaccount.ts";
+import type { ServiceAccountOptions } from "./serviceaccount-options.ts";
 
 /** What authenticators and authorizers read from the server itself (Secrets, ServiceAccounts, RBAC objects). */
 export interface AuthDeps {
   registry: Registry;
+  /** The service-account token issuer, built from AuthOptions.serviceAccounts. */
+  serviceAccounts?: ServiceAccountIssuer;
 }
 
 export const AUTHORIZATION_MODES = ["AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"] as const;
@@ -28,14 +32,17 @@ export interface AuthOptions {
   authzFiles?: { policyFile?: string; webhook?: WebhookAuthzOptions };
   /** --oidc-*: set when --oidc-issuer-url is */
   oidc?: OidcOptions;
+  /** The service-account token flags (absent: no service-account tokens). */
+  serviceAccounts?: ServiceAccountOptions;
 }
 
 export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"] };
 
 /** The authenticators in upstream's order (x509, request headers, tokens); each is added by its own flag. */
-function authenticators(o: AuthOptions, _deps: AuthDeps): Authenticator[] {
+function authenticators(o: AuthOptions, deps: AuthDeps): Authenticator[] {
   const out: Authenticator[] = [];
-  // Its own bearer adapter until the token authenticators share one union.
+  // Each its own bearer adapter until the token authenticators share one union.
+  if (deps.serviceAccounts) out.push(serviceAccountBearer(deps.serviceAccounts.authenticator));
   if (o.oidc) out.push(oidcBearerAuthenticator(OidcAuthenticator.start(o.oidc)));
   return out;
 }

@@ -1,4 +1,4 @@
-// The OpenAPI v3 path items of one resource type: collection, item, status and finalize
+// The OpenAPI v3 path items of one resource type: collection, item, status, scale, finalize and token
 // paths, with upstream's operation ids, actions, GVK and query parameters.
 import { ALL_VERBS, type GroupVersionKind, type ResourceDef, SUBRESOURCE_KINDS } from "../registry/types.ts";
 import { REF_PREFIX, schemaName } from "./schemas/index.ts";
@@ -117,6 +117,12 @@ export function resourcePaths(d: ResourceDef, kind: string, list: string): Recor
   if (d.subresources?.includes("finalize") && verbs.has("update")) {
     add(`${collection}/{name}/finalize`, [name, ...scope], {
       put: op("put", `replace${id}${ns}${d.kind}Finalize`, `replace finalize of the specified ${d.kind}`, WRITE, written(kind, "201"), body(kind)),
+    });
+  }
+  if (d.subresources?.includes("token")) {
+    const tr = SUBRESOURCE_KINDS.token!, schema = schemaName(tr.group, tr.version, tr.kind);
+    add(`${collection}/{name}/token`, [pathParam("name", `Name of the ${tr.kind}.`), ...scope], {
+      post: op("post", `create${id}${ns}${d.kind}Token`, `create token of a ${d.kind}`, WRITE, written(schema, "both"), body(schema), { group: tr.group, kind: tr.kind, version: tr.version }),
     });
   }
   if (d.namespaced && verbs.has("list")) {

@@ -23,7 +23,7 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "Endpoints", plural: "endpoints", singular: "endpoints", namespaced: ns, shortNames: ["ep"], storageResource: "services/endpoints", createOnUpdate: true },
     { kind: "ConfigMap", plural: "configmaps", namespaced: ns, shortNames: ["cm"] },
     { kind: "Secret", plural: "secrets", namespaced: ns, strategy: s.secret },
-    { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"] },
+    { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"], subresources: ["token"] },
     { kind: "Node", plural: "nodes", namespaced: cluster, shortNames: ["no"], subresources: status, storageResource: "minions", strategy: s.node },
     { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], createOnUpdate: true, nameRule: "segment", strategy: s.event },
     { kind: "PersistentVolume", plural: "persistentvolumes", namespaced: cluster, shortNames: ["pv"], subresources: status, strategy: s.phase("Pending") },

@@ -484,19 +484,22 @@ export class ResourceStore {
     return { ...list, items: out };
   }
 
-  /** Body checks shared by create and update: object shape, kind, apiVersion, namespace, fields. */
-  checkBody(body: unknown, ns: string, fields?: FieldCheck): Obj {
+  /**
+   * Body checks shared by create and update: object shape, kind, apiVersion, namespace, fields. `def`: a
+   * kind a subresource of this type takes instead (a ServiceAccount's TokenRequest).
+   */
+  checkBody(body: unknown, ns: string, fields?: FieldCheck, def: ResourceDef = this.def): Obj {
     if (!isObject(body)) throw badRequest("the body of the request must be a JSON or YAML object");
-    const want = apiVersionOf(this.def);
-    if (body.kind !== undefined && body.kind !== this.def.kind) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${this.def.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(this.def.kind)}`);
+    const want = apiVersionOf(def);
+    if (body.kind !== undefined && body.kind !== def.kind) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(def.kind)}`);
     }
     if (body.apiVersion !== undefined && body.apiVersion !== want) {
       throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${want})`);
     }
     if (body.metadata === undefined || body.metadata === null) body.metadata = {};
     // upstream names the version alone here
-    const cannot = (what: string) => badRequest(`${this.def.kind} in version "${this.def.version}" cannot be handled as a ${this.def.kind}: ${what}`);
+    const cannot = (what: string) => badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${what}`);
     if (!isObject(body.metadata)) throw cannot("metadata must be an object");
     const md = body.metadata;
     for (const f of ["name", "generateName", "namespace", "resourceVersion", "uid"]) {
@@ -509,9 +512,9 @@ export class ResourceStore {
     }
     // kind and apiVersion lead, as upstream serializes them.
     const { kind: _k, apiVersion: _a, ...rest } = body;
-    body = { kind: this.def.kind, apiVersion: want, ...rest };
+    body = { kind: def.kind, apiVersion: want, ...rest };
     const m = (body as Obj).metadata;
-    if (this.def.namespaced) {
+    if (def.namespaced) {
       if (m.namespace && m.namespace !== ns) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       }
@@ -519,7 +522,7 @@ export class ResourceStore {
     } else delete m.namespace;
     // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
     // wrong type stored once would break every later protobuf read and watch of the collection.
-    const plan = messageForKind(want, this.def.kind);
+    const plan = messageForKind(want, def.kind);
     if (plan) {
       // Unknown fields (at any depth) are dropped, as decoding into upstream's typed objects drops them.
       const strict = checkFields(plan, body as Obj, fields);

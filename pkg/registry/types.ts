@@ -65,7 +65,8 @@ export interface ResourceDef {
   verbs?: Verb[];
   /**
    * Subresources served by the generic path. `status` writes only status; the main resource ignores it.
-   * `scale` is autoscaling/v1 Scale over spec.replicas, status.replicas and spec.selector (./scale.ts).
+   * `scale` is autoscaling/v1 Scale over spec.replicas, status.replicas and spec.selector (./scale.ts);
+   * `token` (serviceaccounts) takes an authentication.k8s.io/v1 TokenRequest (pkg/auth/serviceaccount-tokenrequest.ts).
    */
   subresources?: Subresource[];
   /** metadata.generation bumps when anything but metadata and status changes. */
@@ -86,11 +87,12 @@ export interface ResourceDef {
   computed?: boolean;
 }
 
-export type Subresource = "status" | "finalize" | "scale" | "approval";
+export type Subresource = "status" | "finalize" | "scale" | "token" | "approval";
 
 /** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
 export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
   scale: { group: "autoscaling", version: "v1", kind: "Scale" },
+  token: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
 };
 
 export interface GroupVersionKind { group: string; version: string; kind: string }

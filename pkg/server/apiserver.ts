@@ -7,6 +7,10 @@ import { Health } from "../api/health.ts";
 import { rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
+import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts";
+import { issuerDiscoveryRoute } from "../auth/serviceaccount-discovery.ts";
+import { LegacyTokensController } from "../auth/serviceaccount-legacy.ts";
+import { createTokenRequest } from "../auth/serviceaccount-tokenrequest.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { CsrSigningController } from "../controllers/csrsigning.ts";
@@ -145,8 +149,12 @@ export class ApiServer {
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry }));
-    const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`);
+    const sa = o.auth.serviceAccounts;
+    const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts }));
+    const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`;
+    const discovery = new Discovery(BUILTIN, externalAddress);
+    const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
@@ -155,7 +163,8 @@ export class ApiServer {
       features: o.features,
       closeConnections: () => this.descriptors.high(),
       auth,
-    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
+      tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
+    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
@@ -181,15 +190,21 @@ export class ApiServer {
     const ns = new NamespaceController(this.registry);
     await ns.start();
     this.controllers.push(ns, new GarbageCollector(this.registry));
+    const ca = this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : "");
     const bootstrap = new Bootstrap(this.registry, {
       clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,
       advertiseAddress: this.advertiseAddress,
       port: this.http.port!,
-      ca: this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : ""),
+      ca,
       identity: identity(o.dataDir),
     });
     this.controllers.push(bootstrap);
     await bootstrap.start();
+    if (serviceAccounts) {
+      const tokens = new LegacyTokensController(this.registry, serviceAccounts, ca);
+      await tokens.start();
+      this.controllers.push(tokens);
+    }
     if (signer) {
       const csr = new CsrSigningController(this.registry, signer);
       await csr.start();
