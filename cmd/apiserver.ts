@@ -51,6 +51,14 @@ export const args = {
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
   ...oidcFlags,
   ...SERVICE_ACCOUNT_ARGS,
+  "authorization-policy-file": { type: "string", description: "File of ABAC policies, one JSON object a line (--authorization-mode=ABAC)" },
+  "authorization-webhook-config-file": { type: "string", description: "Kubeconfig-format file of the authorization webhook (--authorization-mode=Webhook)" },
+  "authorization-webhook-version": { type: "string", default: "v1beta1", description: "The authorization.k8s.io version of the SubjectAccessReview sent to the webhook: v1beta1 or v1" },
+  "authorization-webhook-cache-authorized-ttl": { type: "string", default: "5m0s", description: "How long the webhook's 'authorized' answers are cached" },
+  "authorization-webhook-cache-unauthorized-ttl": { type: "string", default: "30s", description: "How long the webhook's 'unauthorized' answers are cached" },
+  "cluster-signing-cert-file": { type: "string", description: "PEM CA certificate that signs approved CSRs of the kubernetes.io signers (default: the generated CA in the cert dir)" },
+  "cluster-signing-key-file": { type: "string", description: "PEM private key of --cluster-signing-cert-file" },
+  "cluster-signing-duration": { type: "string", default: "8760h0m0s", description: "The validity of certificates the kubernetes.io signers issue" },
   "token-auth-file": { type: "string", description: "CSV file of static bearer tokens: token,user,uid[,\"group1,group2\"]" },
   "enable-bootstrap-token-auth": { type: "boolean", default: false, description: "Accept bootstrap tokens (Secrets of type bootstrap.kubernetes.io/token in kube-system)" },
   "authentication-token-webhook-config-file": { type: "string", description: "Kubeconfig of a webhook that authenticates bearer tokens by TokenReview" },
@@ -104,6 +112,7 @@ export function toOptions(a: Record<string, any>) {
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
     auth: authOptions(a),
+    csrSigning: csrSigning(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
@@ -124,6 +133,7 @@ function authOptions(a: Record<string, any>): AuthOptions {
     alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
     oidc: oidcOptions(a),
     serviceAccounts: serviceAccountOptions(a, a["cert-dir"] ?? join(a["data-dir"], "pki")),
+    authzFiles: authzFiles(a, modes),
     tokens: tokenOptions(a),
   };
 }
@@ -139,6 +149,32 @@ function tokenOptions(a: Record<string, any>): AuthOptions["tokens"] {
       version: oneOf("authentication-token-webhook-version", a["authentication-token-webhook-version"], ["v1beta1", "v1"]) as "v1" | "v1beta1",
     } : undefined,
   };
+}
+
+/** The files of the ABAC and Webhook modes, each required by its mode and refused without it (upstream's checks). */
+function authzFiles(a: Record<string, any>, modes: string[]): AuthOptions["authzFiles"] {
+  const policyFile: string | undefined = a["authorization-policy-file"] || undefined;
+  const configFile: string | undefined = a["authorization-webhook-config-file"] || undefined;
+  if (new Set(modes).size !== modes.length) throw new UsageError(`authorization-mode "[${modes.join(" ")}]" has mode specified more than once`);
+  if (modes.includes("ABAC") && !policyFile) throw new UsageError("authorization-mode ABAC's authorization policy file not passed");
+  if (modes.includes("Webhook") && !configFile) throw new UsageError("authorization-mode Webhook's authorization config file not passed");
+  if (policyFile && !modes.includes("ABAC")) throw new UsageError("cannot specify --authorization-policy-file without mode ABAC");
+  if (configFile && !modes.includes("Webhook")) throw new UsageError("cannot specify --authorization-webhook-config-file without mode Webhook");
+  const webhook = configFile && {
+    configFile,
+    version: oneOf("authorization-webhook-version", a["authorization-webhook-version"], ["v1beta1", "v1"]) as "v1" | "v1beta1",
+    authorizedTTLMs: duration("authorization-webhook-cache-authorized-ttl", a["authorization-webhook-cache-authorized-ttl"]),
+    unauthorizedTTLMs: duration("authorization-webhook-cache-unauthorized-ttl", a["authorization-webhook-cache-unauthorized-ttl"]),
+  };
+  return { policyFile, webhook: webhook || undefined };
+}
+
+/** The CA of the kubernetes.io signers; both files or neither (then the generated CA). */
+function csrSigning(a: Record<string, any>) {
+  const certFile: string | undefined = a["cluster-signing-cert-file"] || undefined;
+  const keyFile: string | undefined = a["cluster-signing-key-file"] || undefined;
+  if (!!certFile !== !!keyFile) throw new UsageError("--cluster-signing-cert-file and --cluster-signing-key-file must be given together");
+  return { certFile, keyFile, durationMs: duration("cluster-signing-duration", a["cluster-signing-duration"]) };
 }
 
 function gates(v: string) {

@@ -181,7 +181,7 @@ export class ApiHandler {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
-    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features, user };
+    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features, user, authz: this.opts.auth?.authz };
     // Across all namespaces a namespaced collection is only listed and watched, as upstream registers it.
     if (rs.def.namespaced && !info.namespace && !info.name && info.verb !== "list" && info.verb !== "watch") {
       throw methodNotAllowed(`the server does not allow this method on the requested resource`);
@@ -196,9 +196,10 @@ export class ApiHandler {
         return this.opts.tokenRequest(ctx);
       }
       if (info.subresource === "scale") return scale(ctx);
-      if (info.subresource === "status" && info.verb === "get") return get(ctx);
+      const statusLike = info.subresource === "status" || info.subresource === "approval";
+      if (statusLike && info.verb === "get") return get(ctx);
       if (info.verb === "update") return update(ctx);
-      if (info.verb === "patch" && info.subresource === "status") return patch(ctx);
+      if (info.verb === "patch" && statusLike) return patch(ctx);
       throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     }
     switch (info.verb) {

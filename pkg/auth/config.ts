@@ -9,8 +9,11 @@ import type { OidcOptions } from "./oidc-options.ts";
 import { type TokenAuthenticator, TokenUnion, audienceAgnostic } from "./token.ts";
 import { type StaticToken, readTokenFile, staticTokens } from "./tokenfile.ts";
 import { type TokenWebhookOptions, tokenWebhook } from "./token-webhook.ts";
-import { loadWebhookClient } from "./webhook-client.ts";
+import { loadWebhookConfig } from "./webhook-client.ts";
 import type { Registry } from "../registry/registry.ts";
+import { AbacAuthorizer } from "./abac.ts";
+import { WebhookAuthorizer, type WebhookAuthzOptions } from "./webhook-authz.ts";
+import { NodeAuthorizer } from "./node-authz/authorizer.ts";
 import type { ServiceAccountIssuer } from "./serviceaccount.ts";
 import type { ServiceAccountOptions } from "./serviceaccount-options.ts";
 
@@ -31,6 +34,8 @@ export interface AuthOptions {
   authorizationModes: AuthorizationMode[];
   /** --authorization-always-allow-paths */
   alwaysAllowPaths: string[];
+  /** The files of the ABAC and Webhook modes: --authorization-policy-file, --authorization-webhook-* */
+  authzFiles?: { policyFile?: string; webhook?: WebhookAuthzOptions };
   /** --oidc-*: set when --oidc-issuer-url is */
   oidc?: OidcOptions;
   /** The service-account token flags (absent: no service-account tokens). */
@@ -64,7 +69,7 @@ function tokenAuthenticators(o: AuthOptions, deps: AuthDeps): TokenAuthenticator
   if (deps.serviceAccounts) kinds.push(deps.serviceAccounts.authenticator);
   if (t.bootstrap) kinds.push(audienceAgnostic(auds, bootstrapTokens(deps.registry)));
   if (o.oidc) kinds.push(audienceAgnostic(auds, OidcAuthenticator.start(o.oidc)));
-  if (t.webhook) kinds.push(tokenWebhook(loadWebhookClient(t.webhook.configFile), t.webhook, auds));
+  if (t.webhook) kinds.push(tokenWebhook(loadWebhookConfig(t.webhook.configFile), t.webhook, auds));
   return kinds;
 }
 
@@ -75,10 +80,13 @@ function authenticators(o: AuthOptions, tokens: TokenUnion): Authenticator[] {
   return out;
 }
 
-function authorizer(mode: AuthorizationMode, _o: AuthOptions, _deps: AuthDeps): Authorizer {
+function authorizer(mode: AuthorizationMode, o: AuthOptions, deps: AuthDeps): Authorizer {
   switch (mode) {
     case "AlwaysAllow": return alwaysAllow;
     case "AlwaysDeny": return alwaysDeny;
+    case "ABAC": return AbacAuthorizer.fromFile(o.authzFiles!.policyFile!);
+    case "Webhook": return WebhookAuthorizer.fromOptions(o.authzFiles!.webhook!);
+    case "Node": return new NodeAuthorizer(deps.registry);
     default: throw new Error(`authorization mode ${mode} is not available yet`);
   }
 }

@@ -4,7 +4,7 @@
 import { type Authenticated, AuthenticationError } from "./authenticate.ts";
 import { cachedTokens } from "./token-cache.ts";
 import { type TokenAuthenticator, intersect } from "./token.ts";
-import type { WebhookClient } from "./webhook-client.ts";
+import { type WebhookTarget, postWebhook } from "./webhook-client.ts";
 
 export interface TokenWebhookOptions {
   configFile: string;
@@ -16,17 +16,17 @@ export interface TokenWebhookOptions {
  * Audiences: asked for some, the review names them; the webhook's answer must share one with them (its
  * status.audiences, or the API server's own when it names none), else the token is not vouched for.
  */
-export function tokenWebhook(client: WebhookClient, o: TokenWebhookOptions, apiAudiences: string[]): TokenAuthenticator {
+export function tokenWebhook(target: WebhookTarget, o: TokenWebhookOptions, apiAudiences: string[]): TokenAuthenticator {
   const ask: TokenAuthenticator = {
     async authenticateToken(token, audiences): Promise<Authenticated | null> {
       let review;
       try {
-        review = await client.post({
+        review = await postWebhook(target, {
           apiVersion: `authentication.k8s.io/${o.version}`, kind: "TokenReview", metadata: { creationTimestamp: null },
           spec: { token, ...(audiences.length ? { audiences } : {}) }, status: { user: {} },
         });
       } catch (e) {
-        throw new AuthenticationError(`token webhook: ${(e as Error).message}`);
+        throw new AuthenticationError((e as Error).message);
       }
       const st = review?.status ?? {};
       let common: string[] | undefined;

@@ -1,83 +1,95 @@
-// A webhook's client, configured as upstream configures it: a kubeconfig naming the server (its URL and CA)
-// and the credentials the API server presents (a client certificate, or a token). Shared by every webhook
-// the API server calls (token authentication, authorization).
+// A webhook the server calls (authorization, token review): its kubeconfig file (the current context's
+// cluster and user: server URL, CA, client certificate, token) and a JSON POST to it, retried on the
+// errors upstream's webhook client retries with its back-off.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import YAML from "yaml";
+import { decodeYaml } from "../yaml/decode.ts";
+
+export interface WebhookTarget {
+  url: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  token?: string;
+  insecure: boolean;
+}
 
 type Dict = Record<string, any>;
 
-export interface WebhookClient {
-  /** POSTs a JSON object to the webhook; the parsed answer, or an Error saying why there is none. */
-  post(body: unknown): Promise<Dict>;
-}
-
-/** The current context's cluster and user (the first of each when there is no current context). */
-function pick(cfg: Dict, key: "cluster" | "user", name: string | undefined): Dict {
-  const list: Dict[] = Array.isArray(cfg[`${key}s`]) ? cfg[`${key}s`] : [];
-  const entry = name === undefined ? list[0] : list.find((e) => e?.name === name);
-  if (!entry) throw new Error(`no ${key}${name ? ` "${name}"` : ""} in the kubeconfig`);
-  return entry[key] ?? {};
-}
-
-/** Reads a webhook kubeconfig; throws a one-line reason when it is unusable. */
-export function loadWebhookClient(path: string, timeoutMs = 30_000): WebhookClient {
-  const cfg = (YAML.parse(readFileSync(path, "utf8"), { version: "1.1" } as never) ?? {}) as Dict;
-  const current = cfg["current-context"] as string | undefined;
-  const ctx = current ? (cfg.contexts ?? []).find((c: Dict) => c?.name === current)?.context : undefined;
-  if (current && !ctx) throw new Error(`context "${current}" does not exist`);
-  const cluster = pick(cfg, "cluster", ctx?.cluster);
-  // A webhook may ask for no credentials: a kubeconfig without users is fine.
-  const anyUser = Boolean(ctx?.user) || (Array.isArray(cfg.users) && cfg.users.length > 0);
-  const user = anyUser ? pick(cfg, "user", ctx?.user) : {};
-  const server = cluster.server as string | undefined;
-  if (!server || !/^https?:\/\//.test(server)) throw new Error(`the cluster's server must be an http(s) URL, got ${JSON.stringify(server ?? "")}`);
-  const base = dirname(path);
-  const file = (data: string, ref: string): string | undefined => {
-    if (data) return Buffer.from(data, "base64").toString("utf8");
-    if (ref) return readFileSync(isAbsolute(ref) ? ref : join(base, ref), "utf8");
-    return undefined;
+/** Reads `file` (YAML or JSON kubeconfig); throws one line naming what is wrong. */
+export function loadWebhookConfig(file: string): WebhookTarget {
+  const cfg = (decodeYaml(readFileSync(file, "utf8")) ?? {}) as Dict;
+  const named = (list: unknown, name: string | undefined, key: string): Dict | undefined => {
+    if (!Array.isArray(list)) return undefined;
+    const entry = name === undefined ? list[0] : list.find((e) => e?.name === name);
+    return entry?.[key];
   };
-  const tls = {
-    ca: file(cluster["certificate-authority-data"], cluster["certificate-authority"]),
-    cert: file(user["client-certificate-data"], user["client-certificate"]),
-    key: file(user["client-key-data"], user["client-key"]),
-    rejectUnauthorized: cluster["insecure-skip-tls-verify"] !== true,
-  };
-  const token = (user.token as string | undefined) ?? (user.tokenFile ? file("", user.tokenFile)?.trim() : undefined);
-  const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const once = async (body: unknown): Promise<Dict> => {
-    const res = await fetch(server, { method: "POST", headers, body: JSON.stringify(body), tls, signal: AbortSignal.timeout(timeoutMs) } as RequestInit);
-    const text = await res.text();
-    if (!res.ok) throw new WebhookStatusError(res.status, text);
-    try {
-      return JSON.parse(text) as Dict;
-    } catch {
-      throw new Error("the webhook's answer is not JSON");
-    }
-  };
+  const ctx = named(cfg.contexts, cfg["current-context"] || undefined, "context");
+  const cluster = named(cfg.clusters, ctx?.cluster, "cluster");
+  const user = named(cfg.users, ctx?.user, "user") ?? {};
+  if (!cluster?.server) throw new Error(`invalid configuration: no server found for cluster in ${file}`);
+  const path = (p: string) => (isAbsolute(p) ? p : join(dirname(file), p));
+  const data = (inline: unknown, ref: unknown) =>
+    typeof inline === "string" && inline ? Buffer.from(inline, "base64").toString("utf8") : typeof ref === "string" && ref ? readFileSync(path(ref), "utf8") : undefined;
   return {
-    async post(body) {
-      // Transient refusals (500s, 429) are retried with upstream's backoff; anything else is the answer.
-      for (const wait of RETRY_WAITS_MS) {
-        try {
-          return await once(body);
-        } catch (e) {
-          if (!(e instanceof WebhookStatusError && (e.code >= 500 || e.code === 429))) throw e;
-        }
-        await Bun.sleep(wait);
-      }
-      return once(body);
-    },
+    url: String(cluster.server),
+    ca: data(cluster["certificate-authority-data"], cluster["certificate-authority"]),
+    cert: data(user["client-certificate-data"], user["client-certificate"]),
+    key: data(user["client-key-data"], user["client-key"]),
+    token: user.token || (user.tokenFile ? readFileSync(path(user.tokenFile), "utf8").trim() : undefined),
+    insecure: cluster["insecure-skip-tls-verify"] === true,
   };
 }
 
-/** Upstream's webhook backoff: 500 ms, growing 1.5 times, five tries in all. */
-const RETRY_WAITS_MS = [500, 750, 1125, 1688];
+/** A failed call, in the words of client-go's errors. */
+export class WebhookError extends Error {
+  constructor(message: string, readonly retry: boolean) {
+    super(message);
+  }
+}
 
-class WebhookStatusError extends Error {
-  constructor(readonly code: number, body: string) {
-    super(`the server responded with the status code ${code}${body ? `: ${body.slice(0, 200)}` : " but did not return more information"}`);
+const TIMEOUT_MS = 30_000;
+
+async function postOnce(t: WebhookTarget, body: unknown): Promise<Dict> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  if (t.token) headers.authorization = `Bearer ${t.token}`;
+  let r: Response;
+  try {
+    r = await fetch(t.url, {
+      method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS),
+      tls: { ca: t.ca, cert: t.cert, key: t.key, rejectUnauthorized: !t.insecure },
+    } as RequestInit);
+  } catch (e) {
+    const msg = (e as Error).message;
+    throw new WebhookError(`Post "${t.url}": ${msg}`, /reset/i.test(msg) || (e as Error).name === "TimeoutError");
+  }
+  const text = await r.text();
+  if (r.status < 200 || r.status > 299) {
+    // client-go retries what says "try again": 5xx internal errors, timeouts, 429, a Retry-After
+    const retry = r.status === 500 || r.status === 504 || r.status === 429 || r.headers.has("retry-after");
+    throw new WebhookError(`an error on the server (${JSON.stringify(text.trim() || r.statusText)}) has prevented the request from succeeding (post ${r.status})`, retry);
+  }
+  try {
+    return JSON.parse(text) as Dict;
+  } catch {
+    throw new WebhookError(`the webhook's answer is not JSON: ${JSON.stringify(text.slice(0, 200))}`, false);
+  }
+}
+
+export interface Backoff { initialMs: number; factor: number; steps: number }
+/** upstream's DefaultAuthorizationRetryBackoff (jitter left out). */
+export const AUTHZ_BACKOFF: Backoff = { initialMs: 500, factor: 1.5, steps: 5 };
+
+/** POSTs `body`; retries what client-go retries, up to `b.steps` tries; throws the last WebhookError. */
+export async function postWebhook(t: WebhookTarget, body: unknown, b: Backoff = AUTHZ_BACKOFF): Promise<Dict> {
+  let wait = b.initialMs;
+  for (let i = 1; ; i++) {
+    try {
+      return await postOnce(t, body);
+    } catch (e) {
+      if (!(e instanceof WebhookError) || !e.retry || i >= b.steps) throw e;
+      await Bun.sleep(wait);
+      wait *= b.factor;
+    }
   }
 }

@@ -112,6 +112,7 @@ export function resourcePaths(d: ResourceDef, kind: string, list: string): Recor
   }
   add(`${collection}/{name}`, [name, ...scope], main);
   if (d.subresources?.includes("status")) add(`${collection}/{name}/status`, [name, ...scope], item("status", "status"));
+  if (d.subresources?.includes("approval")) add(`${collection}/{name}/approval`, [name, ...scope], item("approval", "approval"));
   if (d.subresources?.includes("scale")) add(`${collection}/{name}/scale`, [name, ...scope], item("scale", "scale", SUBRESOURCE_KINDS.scale));
   if (d.subresources?.includes("finalize") && verbs.has("update")) {
     add(`${collection}/{name}/finalize`, [name, ...scope], {

@@ -14,6 +14,8 @@ import { createTokenRequest } from "../auth/serviceaccount-tokenrequest.ts";
 import { tokenReview } from "../auth/tokenreview.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
+import { CsrSigningController } from "../controllers/csrsigning.ts";
+import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
@@ -64,6 +66,8 @@ export interface ApiServerOptions {
   storageMediaType: string;
   /** Authentication and authorization (the flags of the spec's §5.1). */
   auth: AuthOptions;
+  /** The CA that signs approved CSRs (--cluster-signing-*); default: the generated CA. */
+  csrSigning?: CsrSigningOptions;
 }
 
 /**
@@ -166,6 +170,7 @@ export class ApiServer {
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
+    const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
     const handler = this.handler;
     this.http = listening(o.bindAddress, o.securePort, () => Bun.serve({
       port: o.securePort,
@@ -202,6 +207,11 @@ export class ApiServer {
       const tokens = new LegacyTokensController(this.registry, serviceAccounts, ca);
       await tokens.start();
       this.controllers.push(tokens);
+    }
+    if (signer) {
+      const csr = new CsrSigningController(this.registry, signer);
+      await csr.start();
+      this.controllers.push(csr);
     }
     controllersStarted = true;
 

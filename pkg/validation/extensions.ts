@@ -1,6 +1,7 @@
 // Cluster extension points: CertificateSigningRequests, admission webhook configurations, CustomResourceDefinitions.
 import type { Obj } from "../registry/types.ts";
 import { goStrings, Printed, type Errs } from "./field.ts";
+import { validateCsrStatus } from "./csr-status.ts";
 import { empty, has, immutable, isMap, list, oneOf, run } from "./rules.ts";
 import { dns1035Label, dns1123Label, dns1123Subdomain } from "./names.ts";
 import { labelSelector } from "./labels.ts";
@@ -37,7 +38,7 @@ function signerName(e: Errs, field: string, v: string) {
   if (path.length > 63) e.tooLong(field, 63);
 }
 
-export const certificateSigningRequest = (o: Obj) => run((e) => {
+export const certificateSigningRequest = (o: Obj, old?: Obj) => run((e) => {
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   const req = Buffer.from(String(sp.request ?? ""), "base64");
   if (!/-----BEGIN CERTIFICATE REQUEST-----[\s\S]+-----END CERTIFICATE REQUEST-----/.test(req.toString("latin1"))) {
@@ -53,6 +54,7 @@ export const certificateSigningRequest = (o: Obj) => run((e) => {
   const signer = String(sp.signerName ?? "");
   if (signer === "kubernetes.io/legacy-unknown") e.invalid("spec.signerName", signer, "the legacy signerName is not allowed via this API version");
   else signerName(e, "spec.signerName", signer);
+  validateCsrStatus(e, o, old);
 });
 
 const OPERATIONS = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];

@@ -170,8 +170,8 @@ describe("bad webhook flags stop the server with one line", () => {
 
   test("an unusable kubeconfig (exit 1), an unknown version (exit 2)", async () => {
     const file = join(tempDir("kite-badhook-"), "kubeconfig");
-    writeFileSync(file, "clusters: [{name: c, cluster: {server: ftp://x}}]\n");
-    expect(await start(`--authentication-token-webhook-config-file=${file}`)).toEqual({ code: 1, err: `Error: authentication and authorization: the cluster's server must be an http(s) URL, got "ftp://x"` });
+    writeFileSync(file, "clusters: [{name: c, cluster: {certificate-authority: ca.crt}}]\n");
+    expect(await start(`--authentication-token-webhook-config-file=${file}`)).toEqual({ code: 1, err: `Error: authentication and authorization: invalid configuration: no server found for cluster in ${file}` });
     expect(await start(`--authentication-token-webhook-config-file=${file}`, "--authentication-token-webhook-version=v2")).toEqual({
       code: 2, err: `Error: invalid argument "v2" for "--authentication-token-webhook-version" flag: must be one of v1beta1, v1`,
     });

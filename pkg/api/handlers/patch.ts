@@ -6,11 +6,11 @@ import { breather } from "../../registry/generic.ts";
 import { jsonPatch, PatchFailure, PatchTooLarge } from "../../patch/jsonpatch.ts";
 import { mergePatch } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
-import { apiVersionOf, type Obj } from "../../registry/types.ts";
+import { apiVersionOf, type Obj, type UpdateTarget } from "../../registry/types.ts";
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
 import { boolParam } from "../queryparams.ts";
 import { StatusError, badRequest, invalidOptions, tooLarge, unsupportedMediaType } from "../status.ts";
-import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond } from "./context.ts";
+import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond, writeAdmission } from "./context.ts";
 import { type FieldCheck, newRepeats, yamlRepeat, yamlRepeatsError } from "../../fieldvalidation/index.ts";
 import { undeclaredFields } from "../../fieldvalidation/apply.ts";
 import { patchProblems } from "../../fieldvalidation/patch.ts";
@@ -26,6 +26,9 @@ const PATCHERS: Record<string, Patcher> = {
 
 const APPLY = "application/apply-patch+yaml";
 
+/** What a patch writes: the object, or its status-like subresource. */
+const target = (ctx: HandlerContext): UpdateTarget => (ctx.info.subresource === "status" || ctx.info.subresource === "approval" ? ctx.info.subresource : "");
+
 /** `force` is for apply only: upstream refuses it on any other patch, whatever its value. */
 function force(ctx: HandlerContext, apply: boolean): boolean {
   const on = boolParam(ctx.url.searchParams, "force");
@@ -39,7 +42,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
   if (type === APPLY && ctx.features.ServerSideApply) return apply(ctx);
   const { body, fields } = await readPatch(ctx, type, ctx.features.ServerSideApply);
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => patchObject(type, cur, body, rs.def.kind),
-    { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req), fields });
+    { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: target(ctx), large: isHeavy(req), fields, admit: writeAdmission(ctx) });
   ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj);
 }
@@ -113,7 +116,7 @@ async function apply(ctx: HandlerContext): Promise<Response> {
     return r.object;
   };
   const dry = dryRun(ctx);
-  const sub = info.subresource === "status" ? "status" : "";
+  const sub = target(ctx);
   const large = isHeavy(ctx.req);
   // The merge of a large configuration is the costliest step of a write: others run before and after it.
   const mergeLarge = async (live: Obj | undefined) => {
@@ -128,8 +131,8 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
     try {
-      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large }), 201);
-      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large }));
+      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user }), 201);
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, admit: writeAdmission(ctx) }));
     } catch (e) {
       const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
       if (!raced || attempt >= 100) throw e;
