@@ -19,6 +19,7 @@ import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
+import type { UserInfo } from "../auth/user.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -31,6 +32,8 @@ export interface WriteOptions {
   large?: boolean;
   /** How unknown and repeated fields are treated (the fieldValidation parameter); unset: dropped silently. */
   fields?: FieldCheck;
+  /** The client making the write; unset for the server's own writes, which skip the caller checks. */
+  user?: UserInfo;
 }
 
 /** One turn of the event loop, I/O included. */
@@ -89,6 +92,8 @@ export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
  * returns is called once the write is done (stored or failed), to release what the write held.
  */
 export type Admit = (obj: Obj, old: Obj | undefined, dryRun: boolean) => Promise<() => void>;
+/** Refuses (by throwing a Status) a valid create (old undefined) or update a client may not make (RBAC's escalation checks). */
+export type CallerCheck = (obj: Obj, old: Obj | undefined, user: UserInfo) => Promise<void> | void;
 
 /** The time as Kubernetes writes it (RFC 3339, whole seconds); formatted once per second. */
 let nowSecond = 0, nowText = "";
@@ -118,6 +123,8 @@ export class ResourceStore {
   private cacheConfig: CacheConfig;
   readonly namespaceCheck?: NamespaceCheck;
   private admit?: Admit;
+  /** Checks of who writes, run after validation on the writes of clients. */
+  callerCheck?: CallerCheck;
   /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
   private binary: boolean;
 
@@ -250,6 +257,7 @@ export class ResourceStore {
     this.def.strategy?.prepareForCreate?.(obj);
     if (o.large) await breather();
     this.validate(obj);
+    if (o.user) await this.callerCheck?.(obj, undefined, o.user);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
@@ -360,6 +368,7 @@ export class ResourceStore {
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
     this.validate(next, old);
+    if (!sub && o.user) await this.callerCheck?.(next, old, o.user);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);

@@ -7,6 +7,7 @@ import { Health } from "../api/health.ts";
 import { rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
+import { Rbac } from "../auth/rbac/service.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
@@ -131,7 +132,12 @@ export class ApiServer {
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry }));
+    const rbac = new Rbac(this.registry);
+    this.controllers.push(rbac);
+    await step("rbac", () => rbac.start());
+    health.add({ name: "poststarthook/rbac/bootstrap-roles", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (rbac.bootstrapped ? null : "not finished") });
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, rbac }));
+    rbac.guardWrites(auth.authz);
     const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`);
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
@@ -162,6 +168,7 @@ export class ApiServer {
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
     }));
     this.lock?.record(this.http.port ?? null);
+    void rbac.bootstrap();
 
     const ns = new NamespaceController(this.registry);
     await ns.start();

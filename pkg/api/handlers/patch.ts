@@ -62,7 +62,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
     if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
     checkPatched(out, body, type === "application/strategic-merge-patch+json");
     return out;
-  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req), fields });
+  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req), fields, user: ctx.user });
   ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj);
 }
@@ -116,8 +116,8 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
     try {
-      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large }), 201);
-      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large }));
+      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user }), 201);
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, user: ctx.user }));
     } catch (e) {
       const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
       if (!raced || attempt >= 100) throw e;
