@@ -13,6 +13,7 @@ import { del, deleteCollection } from "./handlers/delete.ts";
 import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
+import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
 import { apiVersionOf } from "../registry/types.ts";
@@ -40,6 +41,8 @@ export interface ServerOptions {
   auth?: AuthFilters;
   /** The verified client certificate chain of the connection a request came on, if any. */
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
+  /** The kinds answered instead of stored (TokenReview, SubjectAccessReview, ...), by group/resource. */
+  reviews?: Reviews;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -182,6 +185,8 @@ export class ApiHandler {
     }
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
+    const answer = this.opts.reviews?.get(`${info.group}/${info.resource}`);
+    if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (info.subresource) {
       if (info.subresource === "status" && info.verb === "get") return get(ctx);
       if (info.verb === "update") return update(ctx);

@@ -12,6 +12,7 @@ function gv(group: string, version: string, rows: Row[]): ResourceDef[] {
 const ns = true;
 const cluster = false;
 const status: ResourceDef["subresources"] = ["status"];
+const create: ResourceDef["verbs"] = ["create"];
 
 export const BUILTIN: ResourceDef[] = [
   ...gv("", "v1", [
@@ -52,6 +53,15 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "RoleBinding", plural: "rolebindings", namespaced: ns, nameRule: "segment" },
     { kind: "ClusterRole", plural: "clusterroles", namespaced: cluster, nameRule: "segment" },
     { kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: cluster, nameRule: "segment" },
+  ]),
+  // computed, never stored: the handler answers them (pkg/auth/reviews)
+  ...gv("authentication.k8s.io", "v1", [{ kind: "SelfSubjectReview", plural: "selfsubjectreviews", namespaced: cluster, verbs: create }]),
+  ...gv("authentication.k8s.io", "v1beta1", [{ kind: "SelfSubjectReview", plural: "selfsubjectreviews", namespaced: cluster, verbs: create }]),
+  ...gv("authorization.k8s.io", "v1", [
+    { kind: "SubjectAccessReview", plural: "subjectaccessreviews", namespaced: cluster, verbs: create },
+    { kind: "LocalSubjectAccessReview", plural: "localsubjectaccessreviews", namespaced: ns, verbs: create },
+    { kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", namespaced: cluster, verbs: create },
+    { kind: "SelfSubjectRulesReview", plural: "selfsubjectrulesreviews", namespaced: cluster, verbs: create },
   ]),
   ...gv("networking.k8s.io", "v1", [
     { kind: "Ingress", plural: "ingresses", namespaced: ns, shortNames: ["ing"], subresources: status, generation: true, storageResource: "ingress" },

@@ -8,6 +8,7 @@ import { rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
 import { Rbac } from "../auth/rbac/service.ts";
+import { authReviews } from "../auth/reviews/index.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
@@ -147,6 +148,7 @@ export class ApiServer {
       features: o.features,
       closeConnections: () => this.descriptors.high(),
       auth,
+      reviews: authReviews(o.auth, auth, rbac),
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = await this.tls();
