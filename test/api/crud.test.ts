@@ -20,7 +20,8 @@ beforeAll(async () => {
 afterAll(async () => { await s?.stop(); }, 30_000);
 
 describe("lifecycle of every built-in type", () => {
-  for (const d of BUILTIN) {
+  // the review kinds are answered, not stored (test/api/auth-rbac.test.ts)
+  for (const d of BUILTIN.filter((x) => (x.verbs ?? ["get"]).includes("get"))) {
     test(typeLabel(d), async () => {
       const label = typeLabel(d);
       const body = minimalBody(d, `crud-${d.group.split(".")[0] || "core"}-${d.singular.replace(/[^a-z0-9]/g, "")}`, NS);

@@ -1,6 +1,7 @@
 // The review kinds of authorization.k8s.io/v1 and authentication.k8s.io (SelfSubjectReview, v1 and v1beta1).
 import { ATOMIC, type Table, arr, bool, kind, map, obj, pkg, ref, str, strs } from "./dsl.ts";
 
+const EXTRA_VALUE = { type: "array", items: { type: "string", default: "" } };
 const AUTHN_V1 = "io.k8s.api.authentication.v1.";
 const AUTHN_V1BETA1 = "io.k8s.api.authentication.v1beta1.";
 
@@ -20,7 +21,7 @@ const spec = (self: boolean) => obj(self ? "What the caller asks to do: exactly 
   ...(self ? {} : {
     user: str("The user asked about."),
     groups: strs("The groups asked about.", ATOMIC),
-    extra: map(arr({ type: "string", default: "" }, ""), "Extra attributes of the user."),
+    extra: map(EXTRA_VALUE, "Extra attributes of the user."),
     uid: str("The UID of the user."),
   }),
 });
@@ -62,7 +63,7 @@ const authorization: Table = {
 const userInfo = obj("A user as authentication found it.", {
   username: str("The name of the user."), uid: str("A unique value for the user."),
   groups: strs("The groups of the user.", ATOMIC),
-  extra: map(arr({ type: "string", default: "" }, ""), "Extra attributes the authenticator gave."),
+  extra: map(EXTRA_VALUE, "Extra attributes the authenticator gave."),
 });
 
 const selfSubjectReview = (version: string) => kind("Who the server takes the caller to be.", {
