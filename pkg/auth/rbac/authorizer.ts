@@ -1,7 +1,7 @@
 // The RBAC authorizer (--authorization-mode=RBAC): allows what a rule of a role bound to the caller
 // allows; otherwise has no opinion, naming the roles it could not find. Also resolves the rules a user
 // holds in a namespace (SelfSubjectRulesReview, the escalation checks).
-import { ALLOW, type Attributes, type Authorizer, type Decision } from "../authorize.ts";
+import { type Attributes, type Authorizer, type Decision } from "../authorize.ts";
 import type { UserInfo } from "../user.ts";
 import { type Binding, type RbacIndex, type RoleRef, subjectApplies } from "./index.ts";
 import { type PolicyRule, ruleAllows } from "./rules.ts";
@@ -32,7 +32,8 @@ export class RbacAuthorizer implements Authorizer {
         errors.push((e as Error).message);
         continue;
       }
-      for (const r of rules) if (ruleAllows(a, r)) return { ...ALLOW, reason: `RBAC: allowed by ${describe(b, a.user)}` };
+      // the reason is read only by SubjectAccessReviews: it is worded when asked for
+      for (const r of rules) if (ruleAllows(a, r)) return { decision: "allow", get reason() { return `RBAC: allowed by ${describe(b, a.user)}`; } };
     }
     return { decision: "noOpinion", reason: errors.length ? `RBAC: ${aggregate(errors)}` : "" };
   }

@@ -68,8 +68,15 @@ class SubjectIndex {
 
   /** The bindings in scope naming any of the keys, each once. */
   find(scope: string, keys: string[]): Binding[] {
+    const hits: Map<string, Binding>[] = [];
+    for (const k of keys) {
+      const m = this.bySubject.get(`${scope}\0${k}`);
+      if (m) hits.push(m);
+    }
+    if (hits.length <= 1) return hits.length ? [...hits[0].values()] : [];
+    // a binding naming both the user and one of its groups counts once
     const found = new Map<string, Binding>();
-    for (const k of keys) for (const [id, b] of this.bySubject.get(`${scope}\0${k}`) ?? []) found.set(id, b);
+    for (const m of hits) for (const [id, b] of m) found.set(id, b);
     return [...found.values()];
   }
 }
