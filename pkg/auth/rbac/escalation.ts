@@ -59,7 +59,7 @@ export class EscalationChecks {
     return (await this.authz.authorize(a)).decision === "allow";
   }
 
-  /** Throws upstream's message unless the user holds every rule in namespace ns. */
+  /** Upstream's refusal when the user does not hold every rule in namespace ns; undefined when it does. */
   private confirmHeld(user: UserInfo, ns: string, rules: PolicyRule[]): string | undefined {
     const held = this.rbac.rulesFor(user, ns, true);
     const missing = uncovered(held.rules, rules);

@@ -2,7 +2,6 @@
 // missing objects are created; existing ones get the rules, subjects, aggregation selectors, labels and
 // annotations they lack (what users added stays); a binding whose roleRef changed is recreated; an
 // object annotated rbac.authorization.kubernetes.io/autoupdate: "false" is left alone.
-import { consola } from "consola";
 import type { ResourceStore } from "../../../registry/generic.ts";
 import type { Registry } from "../../../registry/registry.ts";
 import type { Obj } from "../../../registry/types.ts";
@@ -78,8 +77,7 @@ export async function reconcileBootstrapPolicy(registry: Registry) {
       try {
         await reconcileOne(rs, want, existing.get(key(want)));
       } catch (e) {
-        consola.warn(`rbac bootstrap: ${rs.def.kind} ${want.metadata.name}: ${(e as Error).message}`);
-        throw e;
+        throw new Error(`${rs.def.kind} ${want.metadata.name}: ${(e as Error).message}`);
       }
     }
   }
