@@ -1,9 +1,13 @@
 // Shared pieces of the black-box API tests: paths, minimal valid bodies per kind, and assertions that
 // say what was asked and what came back when they fail.
+import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import type { ResourceDef } from "../../pkg/registry/types.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 export type Reply = { status: number; body: any; headers: Headers };
+
+/** The built-in kinds that are stored: all but the review kinds, which are answered, never stored or read. */
+export const STORED_KINDS = BUILTIN.filter((d) => (d.verbs ?? ["get"]).includes("get"));
 
 /** `/api/v1` or `/apis/G/V`. */
 export const gvPath = (d: { group: string; version: string }) => (d.group ? `/apis/${d.group}/${d.version}` : `/api/${d.version}`);
