@@ -1,13 +1,9 @@
 // Shared pieces of the black-box API tests: paths, minimal valid bodies per kind, and assertions that
 // say what was asked and what came back when they fail.
-import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import type { ResourceDef } from "../../pkg/registry/types.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 export type Reply = { status: number; body: any; headers: Headers };
-
-/** The built-in kinds that are stored: all but the review kinds, which are answered, never stored or read. */
-export const STORED_KINDS = BUILTIN.filter((d) => (d.verbs ?? ["get"]).includes("get"));
 
 /** `/api/v1` or `/apis/G/V`. */
 export const gvPath = (d: { group: string; version: string }) => (d.group ? `/apis/${d.group}/${d.version}` : `/api/${d.version}`);
@@ -72,9 +68,16 @@ export async function until<T>(fn: () => Promise<T>, what: string, ms = 10_000, 
   }
 }
 
+/** The objects the server puts in every namespace (builtin-objects.test.ts): ServiceAccount default, ConfigMap kube-root-ca.crt. */
+export const NAMESPACE_BUILTINS = { serviceaccounts: "default", configmaps: "kube-root-ca.crt" } as const;
+
+/** Creates a namespace and waits for its built-in objects, so tests that count objects see them settled. */
 export async function createNamespace(s: TestServer, name: string): Promise<void> {
   const r = await s.call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   expectCode(r, 201, `create namespace ${name}`);
+  for (const [resource, obj] of Object.entries(NAMESPACE_BUILTINS)) {
+    await until(async () => (await s.call("GET", `/api/v1/namespaces/${name}/${resource}/${obj}`)).status === 200, `${resource}/${obj} in namespace ${name}`);
+  }
 }
 
 const podSpec = (restartPolicy?: string) => ({

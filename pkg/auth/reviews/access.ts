@@ -65,6 +65,7 @@ export function accessReviews(authz: AuthorizerChain, rulesFor: (u: UserInfo, ns
     const status: Obj = { allowed: d.decision === "allow" };
     if (d.decision === "deny") status.denied = true;
     if (d.reason) status.reason = d.reason;
+    if (d.error) status.evaluationError = d.error;
     return { ...obj, status };
   };
   const subjectSpec = (e: Errs, spec: Obj) => {
