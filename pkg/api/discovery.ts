@@ -33,7 +33,8 @@ export class Discovery {
       verbs: d.verbs ?? ALL_VERBS,
       ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       ...(d.categories ? { categories: d.categories } : {}),
-      ...(d.ephemeral ? {} : { storageVersionHash: hash(`${apiVersionOf(d)}/${d.kind}`) }),
+      // only stored kinds have a storage version (upstream names none for the reviews, componentstatuses)
+      ...(d.computed ? {} : { storageVersionHash: hash(`${apiVersionOf(d)}/${d.kind}`) }),
     };
     // A subresource of another group version names it, as upstream's discovery does (deployments/scale).
     const subs = (d.subresources ?? []).map((s) => {

@@ -10,10 +10,10 @@ import type { Discovery } from "./discovery.ts";
 import { create } from "./handlers/create.ts";
 import type { HandlerContext } from "./handlers/context.ts";
 import { del, deleteCollection } from "./handlers/delete.ts";
-import { type EphemeralHook, createEphemeral } from "./handlers/ephemeral.ts";
 import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
+import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
 import { type Subresource, apiVersionOf } from "../registry/types.ts";
@@ -40,10 +40,10 @@ export interface ServerOptions {
   closeConnections?: () => boolean;
   /** Authentication and authorization; without them every request is anonymous and allowed. */
   auth?: AuthFilters;
-  /** What a create of each ephemeral kind (by `group/plural`) answers. */
-  ephemeral?: Record<string, EphemeralHook>;
   /** The verified client certificate chain of the connection a request came on, if any. */
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
+  /** The kinds answered instead of stored (TokenReview, SubjectAccessReview, ...), by group/resource. */
+  reviews?: Reviews;
   /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
   tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
 }
@@ -188,8 +188,9 @@ export class ApiHandler {
     }
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
+    const answer = this.opts.reviews?.get(`${info.group}/${info.resource}`);
+    if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);
-    if (rs.def.ephemeral) return createEphemeral(ctx, this.opts.ephemeral?.[`${rs.def.group}/${rs.def.plural}`]);
     if (info.subresource) {
       if (info.subresource === "token") {
         if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});

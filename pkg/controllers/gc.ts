@@ -5,7 +5,7 @@
 import { consola } from "consola";
 import type { ResourceStore } from "../registry/generic.ts";
 import type { Registry } from "../registry/registry.ts";
-import { type Obj, isStored } from "../registry/types.ts";
+import type { Obj } from "../registry/types.ts";
 
 const refsTo = (o: Obj, uid: string) => (o.metadata.ownerReferences ?? []).some((r: Obj) => r?.uid === uid);
 
@@ -32,7 +32,7 @@ export class GarbageCollector {
     const out: [ResourceStore, Obj][] = [];
     const ns = owner.metadata.namespace ?? "";
     for (const rs of this.registry.all) {
-      if (rs.def.codec || !isStored(rs.def) || (ownerRS.def.namespaced && !rs.def.namespaced)) continue;
+      if (rs.def.codec || rs.def.computed || (ownerRS.def.namespaced && !rs.def.namespaced)) continue;
       const list = await rs.list(rs.def.namespaced ? ns : "");
       for (const item of list.items) if (refsTo(item, owner.metadata.uid)) out.push([rs, item]);
     }

@@ -105,7 +105,7 @@ export function apiSource(defs: ResourceDef[]): ApiSource {
   for (const d of defs) {
     const name = schemaName(d.group, d.version, d.kind);
     schemas[name] = { ...(SCHEMAS[name] ?? generic(d.kind)), "x-kubernetes-group-version-kind": [{ group: d.group, kind: d.kind, version: d.version }] };
-    if (!d.ephemeral) schemas[`${name}List`] = listOf(d, name);
+    schemas[`${name}List`] = listOf(d, name);
     const key = d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`;
     byGV.set(key, [...(byGV.get(key) ?? []), d]);
     if (!d.group) paths.set("api", () => ({ "/api/": getOp("getCoreAPIVersions", "get available API versions", "core", META + "APIVersions") }));

@@ -83,10 +83,11 @@ export interface ResourceDef {
   codec?: Codec;
   /** The release that deprecated this type: every request gets upstream's Warning (`v1 ComponentStatus is deprecated in v1.19+`). */
   deprecatedIn?: string;
-  /** Objects the server computes on each read instead of storing (componentstatuses): read-only, never watched. */
+  /**
+   * Objects the server computes instead of storing, never watched: on each read (componentstatuses,
+   * read-only), or as the answer to a create (the review kinds, create-only).
+   */
   computed?: boolean;
-  /** Objects are never stored: a create is answered by the server's hook for the kind (the reviews). */
-  ephemeral?: boolean;
 }
 
 export type Subresource = "status" | "finalize" | "scale" | "token" | "approval";
@@ -98,9 +99,6 @@ export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> =
 };
 
 export interface GroupVersionKind { group: string; version: string; kind: string }
-
-/** Types whose objects are kept in the store (not computed on read, not ephemeral). */
-export const isStored = (d: ResourceDef) => !d.computed && !d.ephemeral;
 
 export const apiVersionOf = (d: { group: string; version: string }) => (d.group ? `${d.group}/${d.version}` : d.version);
 export const qualifiedName = (d: ResourceDef) => (d.group ? `${d.plural}.${d.group}` : d.plural);

@@ -7,11 +7,12 @@ import { Health } from "../api/health.ts";
 import { rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
+import { Rbac } from "../auth/rbac/service.ts";
+import { authReviews } from "../auth/reviews/index.ts";
 import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts";
 import { issuerDiscoveryRoute } from "../auth/serviceaccount-discovery.ts";
 import { LegacyTokensController } from "../auth/serviceaccount-legacy.ts";
 import { createTokenRequest } from "../auth/serviceaccount-tokenrequest.ts";
-import { tokenReview } from "../auth/tokenreview.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { CsrSigningController } from "../controllers/csrsigning.ts";
@@ -19,7 +20,6 @@ import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
-import { isStored } from "../registry/types.ts";
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
@@ -151,9 +151,14 @@ export class ApiServer {
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
+    const rbac = new Rbac(this.registry);
+    this.controllers.push(rbac);
+    await step("rbac", () => rbac.start());
+    health.add({ name: "poststarthook/rbac/bootstrap-roles", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (rbac.bootstrapped ? null : "not finished") });
     const sa = o.auth.serviceAccounts;
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts }));
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac }));
+    rbac.guardWrites(auth.authz);
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`;
     const discovery = new Discovery(BUILTIN, externalAddress);
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
@@ -165,8 +170,8 @@ export class ApiServer {
       features: o.features,
       closeConnections: () => this.descriptors.high(),
       auth,
+      reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
-      ephemeral: { "authentication.k8s.io/tokenreviews": tokenReview(auth) },
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
@@ -189,6 +194,7 @@ export class ApiServer {
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
     }));
     this.lock?.record(this.http.port ?? null);
+    void rbac.bootstrap();
 
     const ns = new NamespaceController(this.registry);
     await ns.start();
@@ -234,7 +240,7 @@ export class ApiServer {
     if (o.countPollMs > 0) {
       this.pollTimers.push(setInterval(async () => {
         for (const rs of this.registry.all) {
-          if (rs.def.codec || !isStored(rs.def)) continue;
+          if (rs.def.codec || rs.def.computed) continue;
           const n = await rs.store.count(rs.prefix).catch(() => undefined);
           if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
         }

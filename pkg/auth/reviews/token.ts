@@ -1,15 +1,16 @@
 // The TokenReview API (authentication.k8s.io v1 and v1beta1): a client asks whether spec.token is good for
 // spec.audiences (the API server's own when none), and whose it is. The token kinds answer as they answer a
 // request's bearer token; nothing is stored.
-import { badRequest, internal } from "../api/status.ts";
-import type { Obj } from "../registry/types.ts";
-import { type Authenticated, AuthenticationError } from "./authenticate.ts";
-import type { AuthFilters } from "./filter.ts";
-import { intersect } from "./token.ts";
-import { withAuthenticatedGroup } from "./user.ts";
+import type { Review } from "../../api/handlers/review.ts";
+import { badRequest, internal } from "../../api/status.ts";
+import type { Obj } from "../../registry/types.ts";
+import { type Authenticated, AuthenticationError } from "../authenticate.ts";
+import type { AuthFilters } from "../filter.ts";
+import { intersect } from "../token.ts";
+import { withAuthenticatedGroup } from "../user.ts";
 
-export function tokenReview(auth: Pick<AuthFilters, "tokens" | "apiAudiences">) {
-  return async (review: Obj): Promise<Obj> => {
+export function tokenReview(auth: Pick<AuthFilters, "tokens" | "apiAudiences">): Review {
+  return async (review) => {
     const spec = review.spec ?? {};
     if (!spec.token) throw badRequest("token is required for TokenReview in authentication");
     const audiences: string[] = spec.audiences?.length ? spec.audiences : auth.apiAudiences;
