@@ -1,11 +1,12 @@
 // Issue 14 items 1, 5, 7: impersonation headers. With AlwaysAllow the request proceeds as the impersonated
 // user; with AlwaysDeny the impersonation is refused in upstream's words, naming what was asked and the real
-// caller (test/unit/impersonate.test.ts: groups, uids, extras, and the user the request acts as).
+// caller; a member of system:masters may impersonate, and the request is then judged as the impersonated
+// user and groups (test/unit/impersonate.test.ts: groups, uids, extras, and the user the request acts as).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/processes.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { kubectl, startServer, type TestServer } from "../helpers/server.ts";
 import { expectCode, expectStatus } from "./fixtures.ts";
 
 const PODS = "/api/v1/namespaces/default/pods";
@@ -57,5 +58,39 @@ describe("impersonation with AlwaysAllow", () => {
       const r = await s.call("GET", PODS, undefined, as(h));
       expect(expectStatus(r, 400, "BadRequest", JSON.stringify(h)).message).toContain("without impersonating a user");
     }
+  });
+});
+
+describe("impersonation by a member of system:masters, everything else denied", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    const f = join(tempDir("kite-imp-"), "tokens.csv");
+    writeFileSync(f, 'tok-root,root,uid-root,system:masters\ntok-alice,alice,uid-alice\n');
+    s = await startServer([`--token-auth-file=${f}`, "--authorization-mode=AlwaysDeny"]);
+  }, 30_000);
+  afterAll(async () => { await s?.stop(); });
+  const root = (h: Record<string, string>) => ({ Authorization: "Bearer tok-root", ...h });
+
+  test("the request proceeds as the impersonated user: its refusal names that user", async () => {
+    const r = await s.call("GET", PODS, undefined, root({ "Impersonate-User": "bob" }));
+    expect(expectStatus(r, 403, "Forbidden", "as bob").message).toBe(`pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"`);
+    const sa = await s.call("GET", PODS, undefined, root({ "Impersonate-User": "system:serviceaccount:ns1:robot" }));
+    expect(expectStatus(sa, 403, "Forbidden", "as a service account").message).toContain(`User "system:serviceaccount:ns1:robot" cannot list`);
+  });
+
+  test("impersonated groups count: as bob in system:masters the request is allowed", async () => {
+    expectCode(await s.call("GET", PODS, undefined, root({ "Impersonate-User": "bob", "Impersonate-Group": "system:masters" })), 200, "as bob in system:masters");
+  });
+
+  test("alice, not in system:masters, may not impersonate", async () => {
+    const r = await s.call("GET", PODS, undefined, { Authorization: "Bearer tok-alice", "Impersonate-User": "bob", "Impersonate-Group": "system:masters" });
+    expect(expectStatus(r, 403, "Forbidden", "alice").message).toBe(`users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`);
+  });
+
+  test("stock kubectl --as and --as-group", async () => {
+    const no = await kubectl(s, ["--token=tok-root", "--as=bob", "get", "--raw", "/api/v1/namespaces/default/pods"]);
+    expect(no.err.trim()).toBe(`Error from server (Forbidden): pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"`);
+    const yes = await kubectl(s, ["--token=tok-root", "--as=bob", "--as-group=system:masters", "get", "namespace", "default", "-o", "name"]);
+    expect({ code: yes.code, out: yes.out, err: yes.err }).toEqual({ code: 0, out: "namespace/default\n", err: "" });
   });
 });
