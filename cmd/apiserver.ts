@@ -47,6 +47,12 @@ export const args = {
   "anonymous-auth": { type: "boolean", default: true, description: "Requests no authenticator rejected are served as system:anonymous (group system:unauthenticated)" },
   "authorization-mode": { type: "string", default: "AlwaysAllow", description: `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")}` },
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
+  "client-ca-file": { type: "string", description: "A client certificate signed by an authority in this PEM file authenticates as its CommonName, with its Organizations as groups" },
+  "requestheader-client-ca-file": { type: "string", description: "Front-proxy CA: the --requestheader-username-headers are believed only from client certificates signed by it" },
+  "requestheader-allowed-names": { type: "string", description: "Comma-separated CommonNames a front-proxy certificate may have; empty allows any signed by --requestheader-client-ca-file" },
+  "requestheader-username-headers": { type: "string", description: "Comma-separated headers to read the user name from, first with a value wins (X-Remote-User is common)" },
+  "requestheader-group-headers": { type: "string", description: "Comma-separated headers to read groups from (X-Remote-Group is common)" },
+  "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
 } as const;
 
 export function toOptions(a: Record<string, any>) {
@@ -113,6 +119,21 @@ function authOptions(a: Record<string, any>): AuthOptions {
     anonymous: bool("anonymous-auth", a["anonymous-auth"]),
     authorizationModes: modes as AuthOptions["authorizationModes"],
     alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
+    x509: x509Options(a),
+  };
+}
+
+function x509Options(a: Record<string, any>): AuthOptions["x509"] {
+  const rh = a["requestheader-client-ca-file"];
+  return {
+    clientCAFile: a["client-ca-file"] || undefined,
+    requestHeader: rh ? {
+      clientCAFile: rh,
+      allowedNames: list(a["requestheader-allowed-names"]),
+      usernameHeaders: list(a["requestheader-username-headers"]),
+      groupHeaders: list(a["requestheader-group-headers"]),
+      extraHeaderPrefixes: list(a["requestheader-extra-headers-prefix"]),
+    } : undefined,
   };
 }
 

@@ -3,6 +3,8 @@ import { type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./aut
 import { type Authenticator, AuthenticatorChain } from "./authenticate.ts";
 import type { AuthFilters } from "./filter.ts";
 import type { Registry } from "../registry/registry.ts";
+import { RequestHeaderAuthenticator, type RequestHeaderOptions } from "./requestheader.ts";
+import { ChainVerifier, X509Authenticator, readCABundle } from "./x509.ts";
 
 /** What authenticators and authorizers read from the server itself (Secrets, ServiceAccounts, RBAC objects). */
 export interface AuthDeps {
@@ -19,13 +21,24 @@ export interface AuthOptions {
   authorizationModes: AuthorizationMode[];
   /** --authorization-always-allow-paths */
   alwaysAllowPaths: string[];
+  /** --client-ca-file and the front proxy's --requestheader-* */
+  x509?: { clientCAFile?: string; requestHeader?: RequestHeaderOptions };
+}
+
+/** The CA files client certificates are verified against; when there are any, the server reads certificates. */
+export function clientCAFiles(o: AuthOptions): string[] {
+  return [o.x509?.requestHeader?.clientCAFile, o.x509?.clientCAFile].filter((f): f is string => !!f);
 }
 
 export const DEFAULT_AUTH: AuthOptions = { anonymous: true, authorizationModes: ["AlwaysAllow"], alwaysAllowPaths: ["/healthz", "/readyz", "/livez"] };
 
 /** The authenticators in upstream's order (x509, request headers, tokens); each is added by its own flag. */
-function authenticators(_o: AuthOptions, _deps: AuthDeps): Authenticator[] {
-  return [];
+function authenticators(o: AuthOptions, _deps: AuthDeps): Authenticator[] {
+  const out: Authenticator[] = [];
+  const rh = o.x509?.requestHeader;
+  if (rh) out.push(new RequestHeaderAuthenticator(rh, new ChainVerifier(readCABundle(rh.clientCAFile))));
+  if (o.x509?.clientCAFile) out.push(new X509Authenticator(new ChainVerifier(readCABundle(o.x509.clientCAFile))));
+  return out;
 }
 
 function authorizer(mode: AuthorizationMode, _o: AuthOptions, _deps: AuthDeps): Authorizer {

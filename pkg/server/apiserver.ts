@@ -4,9 +4,9 @@ import { consola } from "consola";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
-import { rawSegmentRoutes } from "../api/rawpath.ts";
+import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
-import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
+import { type AuthOptions, buildAuthFilters, clientCAFiles } from "../auth/config.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
@@ -22,8 +22,10 @@ import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { TlsFront } from "./tlsfront.ts";
 import type { Store } from "../storage/store.ts";
+import type { Server } from "bun";
 
 export interface ApiServerOptions {
   securePort: number;
@@ -83,6 +85,8 @@ export class ApiServer {
   private extraStores: Store[] = [];
   registry!: Registry;
   private http?: ReturnType<typeof Bun.serve>;
+  /** Terminates TLS in front of `http` when client certificates are read (see tlsfront.ts). */
+  private front?: TlsFront;
   private handler!: ApiHandler;
   private readonly descriptors = new DescriptorPressure();
   private controllers: { stop(): void }[] = [];
@@ -96,7 +100,10 @@ export class ApiServer {
 
   constructor(readonly opts: ApiServerOptions) {}
 
-  get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.http?.port ?? this.opts.securePort}`; }
+  /** The secure port clients reach. */
+  get port() { return this.front?.port ?? this.http?.port ?? this.opts.securePort; }
+
+  get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.port}`; }
 
   /** Start-up failures are StartupErrors (one line each, see startup-errors.ts). */
   async start(): Promise<void> {
@@ -132,7 +139,8 @@ export class ApiServer {
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry }));
-    const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`);
+    const caFiles = clientCAFiles(o.auth);
+    const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`);
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
@@ -141,14 +149,16 @@ export class ApiServer {
       features: o.features,
       closeConnections: () => this.descriptors.high(),
       auth,
+      clientCertificates: caFiles.length ? (req, server) => {
+        const c = server && this.front?.peer(server.requestIP(req))?.certificate;
+        return c ? [c] : undefined;
+      } : undefined,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = await this.tls();
     const handler = this.handler;
-    this.http = listening(o.bindAddress, o.securePort, () => Bun.serve({
-      port: o.securePort,
-      hostname: o.bindAddress,
-      tls,
+    const serve = (where: { hostname: string; port: number; tls?: Bun.TLSOptions }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
+      ...where,
       // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
       development: false,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
@@ -157,11 +167,22 @@ export class ApiServer {
       reusePort: false,
       // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      routes: rawSegmentRoutes((req, server, raw) => handler.handle(req, server, raw)),
-      fetch: (req, server) => handler.handle(req, server, "unmatched"),
+      routes: rawSegmentRoutes(serveRequest),
+      fetch: (req, server) => serveRequest(req, server, "unmatched"),
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
-    }));
-    this.lock?.record(this.http.port ?? null);
+    });
+    if (caFiles.length) {
+      // Client certificates: the TLS front on the secure port, the HTTP server behind it on loopback,
+      // serving only the front's connections.
+      const ca = await step("client CA files", () => caFiles.map((f) => readFileSync(f, "utf8")));
+      this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) =>
+        this.front?.peer(server.requestIP(req)) ? handler.handle(req, server, raw) : new Response(null, { status: 403, headers: { Connection: "close" } })));
+      const upstreamPort = this.http.port!;
+      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort }));
+    } else {
+      this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls }, (req, server, raw) => handler.handle(req, server, raw)));
+    }
+    this.lock?.record(this.port);
 
     const ns = new NamespaceController(this.registry);
     await ns.start();
@@ -231,7 +252,9 @@ export class ApiServer {
     this.pollTimers.forEach(clearInterval);
     for (const c of this.controllers) c.stop();
     this.handler?.shutdown.abort();
+    this.front?.stop();
     await this.http?.stop(false);
+    this.front?.stop(true);
     await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));
     this.lock?.release();
   }
