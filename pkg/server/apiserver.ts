@@ -254,7 +254,7 @@ export class ApiServer {
     this.handler?.shutdown.abort();
     this.front?.stop();
     await this.http?.stop(false);
-    this.front?.stop(true);
+    await this.front?.drain();
     await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));
     this.lock?.release();
   }

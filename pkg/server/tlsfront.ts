@@ -85,6 +85,8 @@ export class TlsFront {
   private readonly listener: TCPSocketListener<Conn>;
   /** The front's open loopback connections, by their source port. */
   private readonly byPort = new Map<number, Peer>();
+  /** Open client connections, so that a stop lets their last bytes go out. */
+  private readonly open = new Set<Conn>();
 
   constructor(private readonly o: TlsFrontOptions) {
     const front = this;
@@ -100,6 +102,7 @@ export class TlsFront {
         open(s) {
           s.data = new Conn();
           s.data.client = s;
+          front.open.add(s.data);
           s.timeout(HANDSHAKE_SECONDS);
         },
         handshake(s, _authorized, _err) {
@@ -151,6 +154,7 @@ export class TlsFront {
   }
 
   private close(c: Conn) {
+    this.open.delete(c);
     c.closed = true;
     c.up?.end();
   }
@@ -160,8 +164,18 @@ export class TlsFront {
     return from ? this.byPort.get(from.port) : undefined;
   }
 
-  /** Stops accepting connections; `force` also closes the open ones. */
-  stop(force = false) {
-    this.listener.stop(force);
+  /** Stops accepting connections. */
+  stop() {
+    this.listener.stop(false);
+  }
+
+  /**
+   * Once the HTTP server behind has stopped (so every loopback connection is ending), waits up to
+   * `graceMs` for the client connections to take their last bytes, then closes what is left.
+   */
+  async drain(graceMs = 2000) {
+    const deadline = performance.now() + graceMs;
+    while (this.open.size && performance.now() < deadline) await Bun.sleep(10);
+    this.listener.stop(true);
   }
 }
