@@ -7,6 +7,7 @@ import { Health } from "../api/health.ts";
 import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters, clientCAFiles } from "../auth/config.ts";
+import { publishAuthentication } from "../auth/trustconfigmap.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
@@ -23,7 +24,7 @@ import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { TlsFront } from "./tlsfront.ts";
+import { type Peer, TlsFront } from "./tlsfront.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
 
@@ -140,6 +141,8 @@ export class ApiServer {
 
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry }));
     const caFiles = clientCAFiles(o.auth);
+    /** Each request's front connection, looked up once (requestIP is a system call). */
+    const peers = new WeakMap<Request, Peer>();
     const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`);
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
@@ -149,10 +152,7 @@ export class ApiServer {
       features: o.features,
       closeConnections: () => this.descriptors.high(),
       auth,
-      clientCertificates: caFiles.length ? (req, server) => {
-        const c = server && this.front?.peer(server.requestIP(req))?.certificate;
-        return c ? [c] : undefined;
-      } : undefined,
+      clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
 
     const tls = await this.tls();
@@ -175,8 +175,12 @@ export class ApiServer {
       // Client certificates: the TLS front on the secure port, the HTTP server behind it on loopback,
       // serving only the front's connections.
       const ca = await step("client CA files", () => caFiles.map((f) => readFileSync(f, "utf8")));
-      this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) =>
-        this.front?.peer(server.requestIP(req)) ? handler.handle(req, server, raw) : new Response(null, { status: 403, headers: { Connection: "close" } })));
+      this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) => {
+        const peer = this.front?.peer(server.requestIP(req));
+        if (!peer) return new Response(null, { status: 403, headers: { Connection: "close" } });
+        peers.set(req, peer);
+        return handler.handle(req, server, raw);
+      }));
       const upstreamPort = this.http.port!;
       this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort }));
     } else {
@@ -188,6 +192,7 @@ export class ApiServer {
     await ns.start();
     this.controllers.push(ns, new GarbageCollector(this.registry));
     controllersStarted = true;
+    await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
     this.startPolls();
     keepServingOnEscapedErrors();

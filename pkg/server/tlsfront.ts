@@ -8,8 +8,8 @@ import type { Socket, SocketAddress, TCPSocketListener } from "bun";
 
 /** What the handshake showed of one client connection. */
 export interface Peer {
-  /** The client's certificate, when it sent one (verified or not: the authenticators judge it). */
-  certificate?: X509Certificate;
+  /** The client's certificate (as a chain of one), when it sent one; verified or not: the authenticators judge it. */
+  certificates?: X509Certificate[];
 }
 
 export interface TlsFrontOptions {
@@ -104,11 +104,13 @@ export class TlsFront {
           s.data.client = s;
           front.open.add(s.data);
           s.timeout(HANDSHAKE_SECONDS);
+          s.setNoDelay(true);
         },
         handshake(s, _authorized, _err) {
           s.timeout(0);
           const c = s.data;
-          c.peer = { certificate: s.getPeerX509Certificate() ?? undefined };
+          const cert = s.getPeerX509Certificate();
+          c.peer = cert ? { certificates: [cert] } : {};
           front.connectUp(c);
         },
         data(s, chunk) { s.data.toUp.send(chunk); },
@@ -135,6 +137,7 @@ export class TlsFront {
             up.end();
             return;
           }
+          up.setNoDelay(true);
           c.upPort = up.localPort;
           front.byPort.set(c.upPort, c.peer);
           c.up = up;

@@ -145,6 +145,18 @@ console.log(JSON.stringify((await api.listNamespacedConfigMap({ namespace: "defa
     expect(JSON.parse(out)).toContain("from-js");
   });
 
+  test("kube-system/extension-apiserver-authentication publishes the CAs and the front proxy's headers", async () => {
+    const r = await call(s, "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication", alice);
+    expect(r.status).toBe(200);
+    const pem = (x: string) => x.trim().replaceAll("\r", "");
+    expect(pem(r.body.data["client-ca-file"])).toBe(pem(clientCA.cert));
+    expect(pem(r.body.data["requestheader-client-ca-file"])).toBe(pem(proxyCA.cert));
+    expect(r.body.data).toMatchObject({
+      "requestheader-username-headers": `["X-Remote-User"]`, "requestheader-group-headers": `["X-Remote-Group"]`,
+      "requestheader-extra-headers-prefix": `["X-Remote-Extra-"]`, "requestheader-allowed-names": `["front-proxy"]`,
+    });
+  });
+
   test("a watch streams events through the front", async () => {
     const ac = new AbortController();
     const r = await fetch(`${s.url}/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name=watched`,

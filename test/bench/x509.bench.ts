@@ -66,5 +66,6 @@ console.log("| per second | Bun.serve TLS (direct) | TLS front + client certific
 console.log("|---|---|---|---|");
 console.log(row("creates", d.creates, f.creates));
 console.log(row("gets", d.gets, f.gets));
-console.log(`\nall rounds: direct creates ${results.direct.map((x) => Math.round(x.creates.rate)).join(", ")}; front creates ${results.front.map((x) => Math.round(x.creates.rate)).join(", ")}; direct gets ${results.direct.map((x) => Math.round(x.gets.rate)).join(", ")}; front gets ${results.front.map((x) => Math.round(x.gets.rate)).join(", ")}`);
+const each = (xs: Result[]) => xs.map((x) => `${Math.round(x.rate)} (${x.cpu.kite} µs)`).join(", ");
+console.log(`\nevery round, per second (server CPU per call): direct creates ${each(results.direct.map((x) => x.creates))}; front creates ${each(results.front.map((x) => x.creates))}; direct gets ${each(results.direct.map((x) => x.gets))}; front gets ${each(results.front.map((x) => x.gets))}`);
 process.exit(0);
