@@ -3,13 +3,15 @@ import { defineCommand } from "citty";
 import { consola } from "consola";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { UsageError, bool, duration, int, oneOf, strict } from "../pkg/cli/args.ts";
+import { UsageError, bool, duration, int, oneOf, repeated, strict } from "../pkg/cli/args.ts";
 import { parseIPv4Range, parsePortRange } from "../pkg/registry/allocators.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
 import { startupFailure } from "../pkg/server/startup-errors.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
+import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
+import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
   "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
@@ -47,6 +49,16 @@ export const args = {
   "anonymous-auth": { type: "boolean", default: true, description: "Requests no authenticator rejected are served as system:anonymous (group system:unauthenticated)" },
   "authorization-mode": { type: "string", default: "AlwaysAllow", description: `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")}` },
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
+  ...oidcFlags,
+  ...SERVICE_ACCOUNT_ARGS,
+  "authorization-policy-file": { type: "string", description: "File of ABAC policies, one JSON object a line (--authorization-mode=ABAC)" },
+  "authorization-webhook-config-file": { type: "string", description: "Kubeconfig-format file of the authorization webhook (--authorization-mode=Webhook)" },
+  "authorization-webhook-version": { type: "string", default: "v1beta1", description: "The authorization.k8s.io version of the SubjectAccessReview sent to the webhook: v1beta1 or v1" },
+  "authorization-webhook-cache-authorized-ttl": { type: "string", default: "5m0s", description: "How long the webhook's 'authorized' answers are cached" },
+  "authorization-webhook-cache-unauthorized-ttl": { type: "string", default: "30s", description: "How long the webhook's 'unauthorized' answers are cached" },
+  "cluster-signing-cert-file": { type: "string", description: "PEM CA certificate that signs approved CSRs of the kubernetes.io signers (default: the generated CA in the cert dir)" },
+  "cluster-signing-key-file": { type: "string", description: "PEM private key of --cluster-signing-cert-file" },
+  "cluster-signing-duration": { type: "string", default: "8760h0m0s", description: "The validity of certificates the kubernetes.io signers issue" },
   "client-ca-file": { type: "string", description: "A client certificate signed by an authority in this PEM file authenticates as its CommonName, with its Organizations as groups" },
   "requestheader-client-ca-file": { type: "string", description: "Front-proxy CA: the --requestheader-username-headers are believed only from client certificates signed by it" },
   "requestheader-allowed-names": { type: "string", description: "Comma-separated CommonNames a front-proxy certificate may have; empty allows any signed by --requestheader-client-ca-file" },
@@ -101,6 +113,7 @@ export function toOptions(a: Record<string, any>) {
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
     auth: authOptions(a),
+    csrSigning: csrSigning(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
@@ -119,6 +132,9 @@ function authOptions(a: Record<string, any>): AuthOptions {
     anonymous: bool("anonymous-auth", a["anonymous-auth"]),
     authorizationModes: modes as AuthOptions["authorizationModes"],
     alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
+    oidc: oidcOptions(a),
+    serviceAccounts: serviceAccountOptions(a, a["cert-dir"] ?? join(a["data-dir"], "pki")),
+    authzFiles: authzFiles(a, modes),
     x509: x509Options(a),
   };
 }
@@ -135,6 +151,32 @@ function x509Options(a: Record<string, any>): AuthOptions["x509"] {
       extraHeaderPrefixes: list(a["requestheader-extra-headers-prefix"]),
     } : undefined,
   };
+}
+
+/** The files of the ABAC and Webhook modes, each required by its mode and refused without it (upstream's checks). */
+function authzFiles(a: Record<string, any>, modes: string[]): AuthOptions["authzFiles"] {
+  const policyFile: string | undefined = a["authorization-policy-file"] || undefined;
+  const configFile: string | undefined = a["authorization-webhook-config-file"] || undefined;
+  if (new Set(modes).size !== modes.length) throw new UsageError(`authorization-mode "[${modes.join(" ")}]" has mode specified more than once`);
+  if (modes.includes("ABAC") && !policyFile) throw new UsageError("authorization-mode ABAC's authorization policy file not passed");
+  if (modes.includes("Webhook") && !configFile) throw new UsageError("authorization-mode Webhook's authorization config file not passed");
+  if (policyFile && !modes.includes("ABAC")) throw new UsageError("cannot specify --authorization-policy-file without mode ABAC");
+  if (configFile && !modes.includes("Webhook")) throw new UsageError("cannot specify --authorization-webhook-config-file without mode Webhook");
+  const webhook = configFile && {
+    configFile,
+    version: oneOf("authorization-webhook-version", a["authorization-webhook-version"], ["v1beta1", "v1"]) as "v1" | "v1beta1",
+    authorizedTTLMs: duration("authorization-webhook-cache-authorized-ttl", a["authorization-webhook-cache-authorized-ttl"]),
+    unauthorizedTTLMs: duration("authorization-webhook-cache-unauthorized-ttl", a["authorization-webhook-cache-unauthorized-ttl"]),
+  };
+  return { policyFile, webhook: webhook || undefined };
+}
+
+/** The CA of the kubernetes.io signers; both files or neither (then the generated CA). */
+function csrSigning(a: Record<string, any>) {
+  const certFile: string | undefined = a["cluster-signing-cert-file"] || undefined;
+  const keyFile: string | undefined = a["cluster-signing-key-file"] || undefined;
+  if (!!certFile !== !!keyFile) throw new UsageError("--cluster-signing-cert-file and --cluster-signing-key-file must be given together");
+  return { certFile, keyFile, durationMs: duration("cluster-signing-duration", a["cluster-signing-duration"]) };
 }
 
 function gates(v: string) {
@@ -173,8 +215,8 @@ export async function startOrExit(start: () => Promise<void>): Promise<void> {
 export default defineCommand({
   meta: { name: "apiserver", description: "Serve the cluster API over HTTPS, on the embedded SQLite store" },
   args,
-  run: strict("apiserver", args, async ({ args: a }: { args: Record<string, any> }) => {
-    const server = new ApiServer(toOptions(a));
+  run: strict("apiserver", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), ...repeatedServiceAccountFlags(a, rawArgs) }));
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;

@@ -1,9 +1,12 @@
 // Discovery documents, legacy (/api, /apis, /api/v1, /apis/G, /apis/G/V) and aggregated
 // (apidiscovery.k8s.io v2 and v2beta1), all derived from the resource declarations.
-import { ALL_VERBS, type ResourceDef, apiVersionOf } from "../registry/types.ts";
+import { ALL_VERBS, type ResourceDef, SUBRESOURCE_KINDS, type Subresource, apiVersionOf } from "../registry/types.ts";
 import { parseMediaTypes } from "./negotiate.ts";
 
-const SUB_VERBS: Record<string, string[]> = { status: ["get", "patch", "update"], finalize: ["update"] };
+const SUB_VERBS: Record<Subresource, string[]> = { status: ["get", "patch", "update"], approval: ["get", "patch", "update"], finalize: ["update"], scale: ["get", "patch", "update"], token: ["create"] };
+
+/** The kind a subresource answers with: its own (autoscaling/v1 Scale) or its parent's. */
+const subKind = (d: ResourceDef, s: Subresource) => SUBRESOURCE_KINDS[s] ?? { group: d.group, version: d.version, kind: d.kind };
 
 interface GroupVersions { group: string; versions: string[] }
 
@@ -32,9 +35,12 @@ export class Discovery {
       ...(d.categories ? { categories: d.categories } : {}),
       storageVersionHash: hash(`${apiVersionOf(d)}/${d.kind}`),
     };
-    const subs = (d.subresources ?? []).map((s) => ({
-      name: `${d.plural}/${s}`, singularName: "", namespaced: d.namespaced, kind: d.kind, verbs: SUB_VERBS[s],
-    }));
+    // A subresource of another group version names it, as upstream's discovery does (deployments/scale).
+    const subs = (d.subresources ?? []).map((s) => {
+      const k = subKind(d, s);
+      const gv = k.group !== d.group || k.version !== d.version ? { group: k.group, version: k.version } : {};
+      return { name: `${d.plural}/${s}`, singularName: "", namespaced: d.namespaced, ...gv, kind: k.kind, verbs: SUB_VERBS[s] };
+    });
     return [base, ...subs];
   }
 
@@ -84,7 +90,7 @@ export class Discovery {
           ...(d.categories ? { categories: d.categories } : {}),
           ...(d.subresources ? {
             subresources: d.subresources.map((s) => ({
-              subresource: s, responseKind: { group: d.group, version: d.version, kind: d.kind }, verbs: SUB_VERBS[s],
+              subresource: s, responseKind: subKind(d, s), verbs: SUB_VERBS[s],
             })),
           } : {}),
         })),

@@ -15,7 +15,8 @@ import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
-import { apiVersionOf } from "../registry/types.ts";
+import { type Subresource, apiVersionOf } from "../registry/types.ts";
+import { scale } from "./handlers/scale.ts";
 import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
@@ -40,6 +41,8 @@ export interface ServerOptions {
   auth?: AuthFilters;
   /** The verified client certificate chain of the connection a request came on, if any. */
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
+  /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
+  tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -168,24 +171,31 @@ export class ApiHandler {
     if (!rs || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
-    if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as "status")) {
+    if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as Subresource)) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     if (rs.def.namespaced && !info.namespace && info.name) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
-    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features, user };
+    const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features, user, authz: this.opts.auth?.authz };
     // Across all namespaces a namespaced collection is only listed and watched, as upstream registers it.
     if (rs.def.namespaced && !info.namespace && !info.name && info.verb !== "list" && info.verb !== "watch") {
       throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     }
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
+    if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);
     if (info.subresource) {
-      if (info.subresource === "status" && info.verb === "get") return get(ctx);
+      if (info.subresource === "token") {
+        if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
+        return this.opts.tokenRequest(ctx);
+      }
+      if (info.subresource === "scale") return scale(ctx);
+      const statusLike = info.subresource === "status" || info.subresource === "approval";
+      if (statusLike && info.verb === "get") return get(ctx);
       if (info.verb === "update") return update(ctx);
-      if (info.verb === "patch" && info.subresource === "status") return patch(ctx);
+      if (info.verb === "patch" && statusLike) return patch(ctx);
       throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     }
     switch (info.verb) {

@@ -17,7 +17,8 @@ export interface Attributes {
   name: string;
 }
 
-export type Decision = { decision: "allow" | "deny" | "noOpinion"; reason?: string };
+/** `error`: the authorizer could not decide (a webhook that failed); without an allow it is a 500, as upstream. */
+export type Decision = { decision: "allow" | "deny" | "noOpinion"; reason?: string; error?: string };
 
 export interface Authorizer {
   authorize(a: Attributes): Decision | Promise<Decision>;
@@ -33,13 +34,15 @@ export class AuthorizerChain {
   constructor(private authorizers: Authorizer[]) {}
 
   async authorize(a: Attributes): Promise<Decision> {
-    const reasons: string[] = [];
+    const reasons: string[] = [], errors: string[] = [];
     for (const z of this.authorizers) {
       const d = await z.authorize(a);
       if (d.decision !== "noOpinion") return d;
       if (d.reason) reasons.push(d.reason);
+      if (d.error) errors.push(d.error);
     }
-    return { decision: "deny", reason: reasons.join("\n") };
+    const error = errors.length > 1 ? `[${errors.join(", ")}]` : errors[0];
+    return { decision: "deny", reason: reasons.join("\n"), ...(error ? { error } : {}) };
   }
 }
 

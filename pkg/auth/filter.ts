@@ -2,7 +2,7 @@
 // fails), then may they (403 in upstream's words). Paths in --authorization-always-allow-paths skip
 // authorization, not authentication.
 import type { RequestInfo } from "../api/requestinfo.ts";
-import { StatusError } from "../api/status.ts";
+import { StatusError, internal } from "../api/status.ts";
 import { type Attributes, type AuthorizerChain, forbiddenMessage } from "./authorize.ts";
 import { type AuthenticatorChain, AuthenticationError, type Credentials } from "./authenticate.ts";
 import type { UserInfo } from "./user.ts";
@@ -50,6 +50,8 @@ export async function authenticateAndAuthorize(f: AuthFilters, info: RequestInfo
   if (!info.isResourceRequest && alwaysAllowed(f.alwaysAllowPaths, info.path)) return user;
   const attrs = attributesOf(user, info);
   const d = await f.authz.authorize(attrs);
-  if (d.decision !== "allow") throw forbiddenStatus(attrs, d.reason);
-  return user;
+  if (d.decision === "allow") return user;
+  // an authorizer that failed (and none allowed) is the server's fault, not the caller's
+  if (d.error) throw internal(d.error);
+  throw forbiddenStatus(attrs, d.reason);
 }

@@ -48,6 +48,16 @@ export function oneOf(flag: string, v: string, allowed: string[]): string {
   return v;
 }
 
+/** Every value of a repeatable flag, in order (`--f=v` or `--f v`); citty keeps only the last. */
+export function repeated(rawArgs: string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length && rawArgs[i] !== "--"; i++) {
+    if (rawArgs[i].startsWith(`--${flag}=`)) out.push(rawArgs[i].slice(flag.length + 3));
+    else if (rawArgs[i] === `--${flag}` && i + 1 < rawArgs.length) out.push(rawArgs[++i]);
+  }
+  return out;
+}
+
 /** Wraps a command's run: flags are checked first, and a UsageError exits 2 with one line. */
 export function strict<T>(command: string, def: ArgsDef, run: (ctx: T & { rawArgs: string[] }) => unknown) {
   return async (ctx: T & { rawArgs: string[] }) => {

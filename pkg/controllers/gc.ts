@@ -32,7 +32,7 @@ export class GarbageCollector {
     const out: [ResourceStore, Obj][] = [];
     const ns = owner.metadata.namespace ?? "";
     for (const rs of this.registry.all) {
-      if (rs.def.codec || (ownerRS.def.namespaced && !rs.def.namespaced)) continue;
+      if (rs.def.codec || rs.def.computed || (ownerRS.def.namespaced && !rs.def.namespaced)) continue;
       const list = await rs.list(rs.def.namespaced ? ns : "");
       for (const item of list.items) if (refsTo(item, owner.metadata.uid)) out.push([rs, item]);
     }

@@ -1,7 +1,7 @@
-// The OpenAPI v3 path items of one resource type: collection, item, status and finalize
+// The OpenAPI v3 path items of one resource type: collection, item, status, scale, finalize and token
 // paths, with upstream's operation ids, actions, GVK and query parameters.
-import { ALL_VERBS, type ResourceDef } from "../registry/types.ts";
-import { REF_PREFIX } from "./schemas/index.ts";
+import { ALL_VERBS, type GroupVersionKind, type ResourceDef, SUBRESOURCE_KINDS } from "../registry/types.ts";
+import { REF_PREFIX, schemaName } from "./schemas/index.ts";
 
 export type Json = Record<string, unknown>;
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
@@ -74,9 +74,9 @@ export function resourcePaths(d: ResourceDef, kind: string, list: string): Recor
   const id = gvId(d);
   const tags = [tagOf(d)];
   const ns = d.namespaced ? "Namespaced" : "";
-  const op = (action: string, operationId: string, description: string, parameters: Json[], responses: Json, requestBody?: Json): Json => ({
+  const op = (action: string, operationId: string, description: string, parameters: Json[], responses: Json, requestBody?: Json, k: object = gvk): Json => ({
     description, operationId, tags, parameters, ...(requestBody ? { requestBody } : {}), responses,
-    "x-kubernetes-action": action, "x-kubernetes-group-version-kind": gvk,
+    "x-kubernetes-action": action, "x-kubernetes-group-version-kind": k,
   });
   const prefix = `${d.group ? `/apis/${d.group}` : "/api"}/${d.version}`;
   const collection = `${prefix}${d.namespaced ? "/namespaces/{namespace}" : ""}/${d.plural}`;
@@ -95,12 +95,15 @@ export function resourcePaths(d: ResourceDef, kind: string, list: string): Recor
   }
   add(collection, scope, c);
 
-  const item = (suffix: string, what: string) => {
+  // `sub` is the kind a subresource serves when it is not the parent's (deployments/scale: autoscaling/v1 Scale).
+  const item = (suffix: string, what: string, sub?: GroupVersionKind) => {
     const s: Json = {};
     const sfx = suffix ? cap(suffix) : "";
-    if (verbs.has("get")) s.get = op("get", `read${id}${ns}${d.kind}${sfx}`, `read ${what} of the specified ${d.kind}`, [], ok(kind));
-    if (verbs.has("update")) s.put = op("put", `replace${id}${ns}${d.kind}${sfx}`, `replace ${what} of the specified ${d.kind}`, WRITE, written(kind, "201"), body(kind));
-    if (verbs.has("patch")) s.patch = op("patch", `patch${id}${ns}${d.kind}${sfx}`, `partially update ${what} of the specified ${d.kind}`, PATCH, written(kind, "201"), body(META + "Patch", PATCH_TYPES));
+    const k = sub ? { group: sub.group, kind: sub.kind, version: sub.version } : gvk;
+    const schema = sub ? schemaName(sub.group, sub.version, sub.kind) : kind;
+    if (verbs.has("get")) s.get = op("get", `read${id}${ns}${d.kind}${sfx}`, `read ${what} of the specified ${d.kind}`, [], ok(schema), undefined, k);
+    if (verbs.has("update")) s.put = op("put", `replace${id}${ns}${d.kind}${sfx}`, `replace ${what} of the specified ${d.kind}`, WRITE, written(schema, "201"), body(schema), k);
+    if (verbs.has("patch")) s.patch = op("patch", `patch${id}${ns}${d.kind}${sfx}`, `partially update ${what} of the specified ${d.kind}`, PATCH, written(schema, "201"), body(META + "Patch", PATCH_TYPES), k);
     return s;
   };
   const main = item("", "the object");
@@ -109,9 +112,17 @@ export function resourcePaths(d: ResourceDef, kind: string, list: string): Recor
   }
   add(`${collection}/{name}`, [name, ...scope], main);
   if (d.subresources?.includes("status")) add(`${collection}/{name}/status`, [name, ...scope], item("status", "status"));
+  if (d.subresources?.includes("approval")) add(`${collection}/{name}/approval`, [name, ...scope], item("approval", "approval"));
+  if (d.subresources?.includes("scale")) add(`${collection}/{name}/scale`, [name, ...scope], item("scale", "scale", SUBRESOURCE_KINDS.scale));
   if (d.subresources?.includes("finalize") && verbs.has("update")) {
     add(`${collection}/{name}/finalize`, [name, ...scope], {
       put: op("put", `replace${id}${ns}${d.kind}Finalize`, `replace finalize of the specified ${d.kind}`, WRITE, written(kind, "201"), body(kind)),
+    });
+  }
+  if (d.subresources?.includes("token")) {
+    const tr = SUBRESOURCE_KINDS.token!, schema = schemaName(tr.group, tr.version, tr.kind);
+    add(`${collection}/{name}/token`, [pathParam("name", `Name of the ${tr.kind}.`), ...scope], {
+      post: op("post", `create${id}${ns}${d.kind}Token`, `create token of a ${d.kind}`, WRITE, written(schema, "both"), body(schema), { group: tr.group, kind: tr.kind, version: tr.version }),
     });
   }
   if (d.namespaced && verbs.has("list")) {

@@ -19,6 +19,7 @@ const GROUP_PACKAGES: Record<string, string> = {
   "node.k8s.io": "k8s.io.api.node",
   "certificates.k8s.io": "k8s.io.api.certificates",
   "admissionregistration.k8s.io": "k8s.io.api.admissionregistration",
+  "authentication.k8s.io": "k8s.io.api.authentication",
   "apiextensions.k8s.io": "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions",
   "meta.k8s.io": `${META}`,
   "meta.platform.io": `${META}`,

@@ -2,6 +2,7 @@
 // parsed on first use into flat per-message plans that the codec walks.
 import admissionregistrationV1 from "../../proto/api/admissionregistration_v1.proto" with { type: "text" };
 import appsV1 from "../../proto/api/apps_v1.proto" with { type: "text" };
+import authenticationV1 from "../../proto/api/authentication_v1.proto" with { type: "text" };
 import autoscalingV1 from "../../proto/api/autoscaling_v1.proto" with { type: "text" };
 import batchV1 from "../../proto/api/batch_v1.proto" with { type: "text" };
 import certificatesV1 from "../../proto/api/certificates_v1.proto" with { type: "text" };
@@ -45,6 +46,7 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/node_v1.proto": nodeV1,
   "api/certificates_v1.proto": certificatesV1,
   "api/admissionregistration_v1.proto": admissionregistrationV1,
+  "api/authentication_v1.proto": authenticationV1,
   "apiextensions/apiextensions_v1.proto": apiextensionsV1,
 };
 
@@ -203,6 +205,7 @@ const SPECIALS: Record<string, Special> = {
   "k8s.io.apimachinery.pkg.util.intstr.IntOrString": "intorstr",
   "k8s.io.apimachinery.pkg.runtime.RawExtension": "rawext",
   "k8s.io.api.certificates.v1.ExtraValue": "strlist",
+  "k8s.io.api.authentication.v1.ExtraValue": "strlist",
   [`${APIEXT}.JSON`]: "rawjson",
   [`${APIEXT}.JSONSchemaPropsOrBool`]: "orbool",
   [`${APIEXT}.JSONSchemaPropsOrArray`]: "orarray",

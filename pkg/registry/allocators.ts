@@ -33,6 +33,11 @@ export function parseIPv4Range(cidr: string): { base: number; size: number } {
   return { base: base - (base % size), size };
 }
 
+/** The range's first address: the `kubernetes` Service's, as upstream hands it out. */
+export function firstServiceIP(cidr: string): string {
+  return intToIp(parseIPv4Range(cidr).base + 1);
+}
+
 /** Parses N1-N2 (inclusive); throws a message fit for a flag error. */
 export function parsePortRange(v: string): { min: number; max: number } {
   const m = /^(\d+)-(\d+)$/.exec(v.trim());

@@ -12,6 +12,7 @@ function gv(group: string, version: string, rows: Row[]): ResourceDef[] {
 const ns = true;
 const cluster = false;
 const status: ResourceDef["subresources"] = ["status"];
+const scalable: ResourceDef["subresources"] = ["status", "scale"];
 
 export const BUILTIN: ResourceDef[] = [
   ...gv("", "v1", [
@@ -22,20 +23,21 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "Endpoints", plural: "endpoints", singular: "endpoints", namespaced: ns, shortNames: ["ep"], storageResource: "services/endpoints", createOnUpdate: true },
     { kind: "ConfigMap", plural: "configmaps", namespaced: ns, shortNames: ["cm"] },
     { kind: "Secret", plural: "secrets", namespaced: ns, strategy: s.secret },
-    { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"] },
+    { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"], subresources: ["token"] },
     { kind: "Node", plural: "nodes", namespaced: cluster, shortNames: ["no"], subresources: status, storageResource: "minions", strategy: s.node },
     { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], createOnUpdate: true, nameRule: "segment", strategy: s.event },
     { kind: "PersistentVolume", plural: "persistentvolumes", namespaced: cluster, shortNames: ["pv"], subresources: status, strategy: s.phase("Pending") },
     { kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: ns, shortNames: ["pvc"], subresources: status, strategy: s.phase("Pending") },
     { kind: "LimitRange", plural: "limitranges", namespaced: ns, shortNames: ["limits"] },
     { kind: "ResourceQuota", plural: "resourcequotas", namespaced: ns, shortNames: ["quota"], subresources: status },
-    { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: status, storageResource: "controllers", generation: true, strategy: s.replicationController },
+    { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: scalable, storageResource: "controllers", generation: true, strategy: s.replicationController },
     { kind: "PodTemplate", plural: "podtemplates", namespaced: ns },
+    { kind: "ComponentStatus", plural: "componentstatuses", namespaced: cluster, shortNames: ["cs"], verbs: ["get", "list"], computed: true, deprecatedIn: "v1.19" },
   ]),
   ...gv("apps", "v1", [
-    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: status, generation: true },
-    { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: status, generation: true },
-    { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: status, generation: true },
+    { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: scalable, generation: true },
+    { kind: "ReplicaSet", plural: "replicasets", namespaced: ns, shortNames: ["rs"], categories: ["all"], subresources: scalable, generation: true },
+    { kind: "StatefulSet", plural: "statefulsets", namespaced: ns, shortNames: ["sts"], categories: ["all"], subresources: scalable, generation: true },
     { kind: "DaemonSet", plural: "daemonsets", namespaced: ns, shortNames: ["ds"], categories: ["all"], subresources: status, generation: true },
     { kind: "ControllerRevision", plural: "controllerrevisions", namespaced: ns },
   ]),
@@ -74,7 +76,7 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("discovery.k8s.io", "v1", [{ kind: "EndpointSlice", plural: "endpointslices", namespaced: ns }]),
   ...gv("node.k8s.io", "v1", [{ kind: "RuntimeClass", plural: "runtimeclasses", namespaced: cluster }]),
   ...gv("certificates.k8s.io", "v1", [
-    { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: status, strategy: s.certificateSigningRequest },
+    { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: ["status", "approval"], strategy: s.certificateSigningRequest },
   ]),
   ...gv("apiextensions.k8s.io", "v1", [
     { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions", strategy: s.customResourceDefinition },

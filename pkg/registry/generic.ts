@@ -12,7 +12,8 @@ import { type FieldCheck, checkFields } from "../fieldvalidation/index.ts";
 import { goTypeError } from "../fieldvalidation/typeerror.ts";
 import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
 import { type Selector, everything, parseFieldSelector } from "./selector.ts";
-import { type FieldCause, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
+import { type FieldCause, type Obj, type ResourceDef, type UpdateTarget, apiVersionOf } from "./types.ts";
+import type { UserInfo } from "../auth/user.ts";
 import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
 import { applyDefaults } from "../defaults/index.ts";
@@ -31,6 +32,15 @@ export interface WriteOptions {
   large?: boolean;
   /** How unknown and repeated fields are treated (the fieldValidation parameter); unset: dropped silently. */
   fields?: FieldCheck;
+  /** Who asks: strategies that record the requester (a CSR's spec.username) read it on create. */
+  user?: UserInfo;
+  /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
+  admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
+  /**
+   * A write of the server's own object (pkg/server/bootstrap): the kind's validation, which guards what
+   * clients may store, is skipped (the kubernetes Endpoints may name a loopback advertise address).
+   */
+  serverOwned?: boolean;
 }
 
 /** One turn of the event loop, I/O included. */
@@ -92,7 +102,7 @@ export type Admit = (obj: Obj, old: Obj | undefined, dryRun: boolean) => Promise
 
 /** The time as Kubernetes writes it (RFC 3339, whole seconds); formatted once per second. */
 let nowSecond = 0, nowText = "";
-function now(): string {
+export function now(): string {
   const s = Math.floor(Date.now() / 1000);
   if (s !== nowSecond) { nowSecond = s; nowText = new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"); }
   return nowText;
@@ -114,6 +124,9 @@ export class ResourceStore {
 
   private cache?: WatchCache;
   observer?: DeletionObserver;
+
+  /** For a computed type (def.computed): its objects, made on each read. */
+  computed?: () => Promise<Obj[]>;
 
   private cacheConfig: CacheConfig;
   readonly namespaceCheck?: NamespaceCheck;
@@ -203,6 +216,11 @@ export class ResourceStore {
 
   // ---- reads
   async get(ns: string, name: string, resourceVersion?: string): Promise<Obj> {
+    if (this.computed) {
+      const found = (await this.computed()).find((o) => o.metadata.name === name);
+      if (!found) throw notFound(this.q, name);
+      return found;
+    }
     const rv = parseRV(resourceVersion);
     const unset = resourceVersion === undefined || resourceVersion === "";
     const cache = this.watchCache();
@@ -227,7 +245,16 @@ export class ResourceStore {
   }
 
   /** A list of the collection under ns (selectors, chunking, resourceVersion rules: ./list.ts). */
-  list(ns: string, o: ListOptions = {}): Promise<Obj> { return listCollection(this, ns, o); }
+  list(ns: string, o: ListOptions = {}): Promise<Obj> {
+    if (this.computed) return this.listComputed(o);
+    return listCollection(this, ns, o);
+  }
+
+  /** A computed type's list carries no resourceVersion: its objects are not stored. */
+  private async listComputed(o: ListOptions): Promise<Obj> {
+    const items = (await this.computed!()).filter((x) => this.matches(x, o.labelSelector ?? everything, o.fieldSelector ?? everything));
+    return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata: {}, items };
+  }
 
   /** A watch of the collection under ns (./watch.ts); resolves to the stop function. */
   watch(ns: string, rv: string, label: Selector, field: Selector, sink: WatchSink): Promise<() => void> {
@@ -247,9 +274,9 @@ export class ResourceStore {
     if (this.def.generation) m.generation = 1;
     else delete m.generation;
     if (this.def.subresources?.includes("status") && this.def.kind !== "Node") obj.status = {};
-    this.def.strategy?.prepareForCreate?.(obj);
+    this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
-    this.validate(obj);
+    this.validate(obj, undefined, "", o.serverOwned);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
@@ -270,7 +297,7 @@ export class ResourceStore {
   }
 
   /** PUT: compare-and-swap on the body's resourceVersion (unconditional when it has none, or "0"). */
-  async update(ns: string, name: string, body: Obj, sub: "" | "status" | "finalize", o: WriteOptions = {}): Promise<{ obj: Obj; created: boolean }> {
+  async update(ns: string, name: string, body: Obj, sub: UpdateTarget, o: WriteOptions = {}): Promise<{ obj: Obj; created: boolean }> {
     const obj = this.checkBody(body, ns, o.fields);
     if (obj.metadata.name !== name) {
       throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
@@ -298,7 +325,7 @@ export class ResourceStore {
   }
 
   /** Read-modify-write with retries on conflict; `mutate` gets a copy of the current object. */
-  async guaranteedUpdate(ns: string, name: string, mutate: (cur: Obj) => Obj | Promise<Obj>, o: WriteOptions & { sub?: "" | "status" | "finalize" } = {}): Promise<Obj> {
+  async guaranteedUpdate(ns: string, name: string, mutate: (cur: Obj) => Obj | Promise<Obj>, o: WriteOptions & { sub?: UpdateTarget } = {}): Promise<Obj> {
     for (let attempt = 0; ; attempt++) {
       let cur: KeyValue | null;
       try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
@@ -325,7 +352,7 @@ export class ResourceStore {
   /** Field ownership of a non-apply write (operation Update), as upstream's field manager keeps it. */
   private track(old: Obj | undefined, next: Obj, manager: string, sub: string): Obj {
     const hasStatus = this.def.subresources?.includes("status");
-    const ignoreFields = sub === "status" ? Object.keys(next).filter((k) => !["status", "apiVersion", "kind", "metadata"].includes(k)) : hasStatus ? ["status"] : [];
+    const ignoreFields = sub === "status" || sub === "approval" ? Object.keys(next).filter((k) => !["status", "apiVersion", "kind", "metadata"].includes(k)) : hasStatus ? ["status"] : [];
     return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields });
   }
 
@@ -334,10 +361,10 @@ export class ResourceStore {
     return this.def.subresources?.includes("status") ? ["status"] : [];
   }
 
-  private async writeUpdate(ns: string, old: Obj, oldRev: number, obj: Obj, sub: "" | "status" | "finalize", o: WriteOptions): Promise<Obj> {
+  private async writeUpdate(ns: string, old: Obj, oldRev: number, obj: Obj, sub: UpdateTarget, o: WriteOptions): Promise<Obj> {
     const name = old.metadata.name;
     let next: Obj;
-    if (sub === "status") next = { ...structuredClone(old), status: obj.status };
+    if (sub === "status" || sub === "approval") next = { ...structuredClone(old), status: obj.status };
     else if (sub === "finalize") next = { ...structuredClone(old), spec: { ...old.spec, finalizers: obj.spec?.finalizers ?? [] } };
     else {
       next = obj;
@@ -345,6 +372,7 @@ export class ResourceStore {
     }
     applyDefaults(this.def.group, this.def.kind, next);
     if (!sub) this.def.strategy?.prepareForUpdate?.(next, old);
+    else if (sub === "status" || sub === "approval") this.def.strategy?.prepareForSubresourceUpdate?.(sub, next, old);
     // Server-owned metadata never changes through an update.
     const m = next.metadata, om = old.metadata;
     for (const f of ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace"]) {
@@ -359,7 +387,8 @@ export class ResourceStore {
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
-    this.validate(next, old);
+    this.validate(next, old, sub, o.serverOwned);
+    await o.admit?.(next, old, sub);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
@@ -455,19 +484,22 @@ export class ResourceStore {
     return { ...list, items: out };
   }
 
-  /** Body checks shared by create and update: object shape, kind, apiVersion, namespace, fields. */
-  checkBody(body: unknown, ns: string, fields?: FieldCheck): Obj {
+  /**
+   * Body checks shared by create and update: object shape, kind, apiVersion, namespace, fields. `def`: a
+   * kind a subresource of this type takes instead (a ServiceAccount's TokenRequest).
+   */
+  checkBody(body: unknown, ns: string, fields?: FieldCheck, def: ResourceDef = this.def): Obj {
     if (!isObject(body)) throw badRequest("the body of the request must be a JSON or YAML object");
-    const want = apiVersionOf(this.def);
-    if (body.kind !== undefined && body.kind !== this.def.kind) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${this.def.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(this.def.kind)}`);
+    const want = apiVersionOf(def);
+    if (body.kind !== undefined && body.kind !== def.kind) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(def.kind)}`);
     }
     if (body.apiVersion !== undefined && body.apiVersion !== want) {
       throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${want})`);
     }
     if (body.metadata === undefined || body.metadata === null) body.metadata = {};
     // upstream names the version alone here
-    const cannot = (what: string) => badRequest(`${this.def.kind} in version "${this.def.version}" cannot be handled as a ${this.def.kind}: ${what}`);
+    const cannot = (what: string) => badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${what}`);
     if (!isObject(body.metadata)) throw cannot("metadata must be an object");
     const md = body.metadata;
     for (const f of ["name", "generateName", "namespace", "resourceVersion", "uid"]) {
@@ -480,9 +512,9 @@ export class ResourceStore {
     }
     // kind and apiVersion lead, as upstream serializes them.
     const { kind: _k, apiVersion: _a, ...rest } = body;
-    body = { kind: this.def.kind, apiVersion: want, ...rest };
+    body = { kind: def.kind, apiVersion: want, ...rest };
     const m = (body as Obj).metadata;
-    if (this.def.namespaced) {
+    if (def.namespaced) {
       if (m.namespace && m.namespace !== ns) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       }
@@ -490,7 +522,7 @@ export class ResourceStore {
     } else delete m.namespace;
     // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
     // wrong type stored once would break every later protobuf read and watch of the collection.
-    const plan = messageForKind(want, this.def.kind);
+    const plan = messageForKind(want, def.kind);
     if (plan) {
       // Unknown fields (at any depth) are dropped, as decoding into upstream's typed objects drops them.
       const strict = checkFields(plan, body as Obj, fields);
@@ -506,7 +538,7 @@ export class ResourceStore {
     return body as Obj;
   }
 
-  private validate(obj: Obj, old?: Obj) {
+  private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false) {
     const causes: FieldCause[] = validateMeta(this.def, obj);
     if (old?.metadata.deletionTimestamp) {
       const added = (obj.metadata.finalizers ?? []).filter((f: string) => !(old.metadata.finalizers ?? []).includes(f));
@@ -519,8 +551,8 @@ export class ResourceStore {
         if (obj.metadata[f] !== old.metadata[f]) causes.push({ field: `metadata.${f}`, message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
       }
     }
-    causes.push(...(this.def.strategy?.validate?.(obj, old) ?? []));
-    causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
+    if (!serverOwned) causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }

@@ -1,6 +1,7 @@
 // Label and field selectors: parsed once per request, then matched per object.
 import { badRequest } from "../api/status.ts";
-import { keyErrors, labelValueErrors } from "./validation.ts";
+import { labelValue } from "../validation/labels.ts";
+import { qualifiedName } from "../validation/names.ts";
 
 type Req =
   | { op: "=" | "!="; key: string; value: string }
@@ -12,13 +13,13 @@ export type Selector = (fields: Record<string, string | undefined>) => boolean;
 export const everything: Selector = () => true;
 
 function checkKey(key: string, what: string) {
-  const errs = keyErrors(key);
+  const errs = qualifiedName(key);
   if (errs.length) throw badRequest(`unable to parse requirement: invalid label key "${key}": ${errs.join("; ")}`);
   return key;
 }
 
 function checkValue(v: string) {
-  const errs = labelValueErrors(v);
+  const errs = labelValue(v);
   if (errs.length) throw badRequest(`unable to parse requirement: invalid label value: "${v}": at key: ${errs.join("; ")}`);
   return v;
 }

@@ -89,9 +89,7 @@ export const replicationController: Strategy = {
   fieldLabels: { values: (o) => ({ "status.replicas": String(o.status?.replicas ?? 0) }) },
 };
 
-export const certificateSigningRequest: Strategy = {
-  fieldLabels: { values: (o) => ({ "spec.signerName": o.spec?.signerName ?? "" }), metadata: ["metadata.name"] },
-};
+export { certificateSigningRequest } from "./csr.ts";
 
 /** Types whose status carries a phase from the start (volumes and claims). */
 export const phase = (p: string): Strategy => ({

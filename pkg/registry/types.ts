@@ -1,5 +1,6 @@
 // A resource type is a declaration (this shape) plus optional small hooks (a Strategy).
 // Every generic part (routes, discovery, registry, storage keys, OpenAPI) reads these.
+import type { UserInfo } from "../auth/user.ts";
 
 export type Obj = Record<string, any>;
 
@@ -8,11 +9,13 @@ export interface FieldCause { field: string; message: string; reason?: string }
 /** Small per-type hooks, as upstream's strategies: defaults, validation, spec/status split. */
 export interface Strategy {
   /** Fill defaults and reset server-owned fields on create. */
-  prepareForCreate?(obj: Obj): void;
+  prepareForCreate?(obj: Obj, user?: UserInfo): void;
   /** Carry server-owned fields over from the stored object on update. */
   prepareForUpdate?(obj: Obj, old: Obj): void;
-  /** Type-specific validation; returns one cause per bad field. */
-  validate?(obj: Obj, old?: Obj): FieldCause[];
+  /** The same for a write of the status or approval subresource (`obj` already holds the old object with the new status). */
+  prepareForSubresourceUpdate?(sub: "status" | "approval", obj: Obj, old: Obj): void;
+  /** Type-specific validation; returns one cause per bad field. `sub` names the subresource an update writes. */
+  validate?(obj: Obj, old?: Obj, sub?: UpdateTarget): FieldCause[];
   /** True when the object can be removed at once on delete (no graceful period). */
   deleteImmediately?(obj: Obj): boolean;
   /** Finalizers outside metadata.finalizers that hold a deleted object (a namespace's spec.finalizers). */
@@ -43,6 +46,10 @@ export interface Codec {
   fromStorage(obj: Obj): Obj;
 }
 
+/** What an update of the generic path writes: the whole object ("") or one subresource (`approval` is a
+ * CSR's: like status, a write of part of status, the strategy says which part). */
+export type UpdateTarget = "" | "status" | "finalize" | "approval";
+
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
 export interface ResourceDef {
@@ -56,8 +63,12 @@ export interface ResourceDef {
   shortNames?: string[];
   categories?: string[];
   verbs?: Verb[];
-  /** Subresources served by the generic path. `status` writes only status; the main resource ignores it. */
-  subresources?: ("status" | "finalize")[];
+  /**
+   * Subresources served by the generic path. `status` writes only status; the main resource ignores it.
+   * `scale` is autoscaling/v1 Scale over spec.replicas, status.replicas and spec.selector (./scale.ts);
+   * `token` (serviceaccounts) takes an authentication.k8s.io/v1 TokenRequest (pkg/auth/serviceaccount-tokenrequest.ts).
+   */
+  subresources?: Subresource[];
   /** metadata.generation bumps when anything but metadata and status changes. */
   generation?: boolean;
   /** Resource name under the storage prefix when it differs from group/plural (upstream's etcd layout). */
@@ -70,7 +81,19 @@ export interface ResourceDef {
   readYourWrites?: boolean;
   strategy?: Strategy;
   codec?: Codec;
+  /** The release that deprecated this type: every request gets upstream's Warning (`v1 ComponentStatus is deprecated in v1.19+`). */
+  deprecatedIn?: string;
+  /** Objects the server computes on each read instead of storing (componentstatuses): read-only, never watched. */
+  computed?: boolean;
 }
+
+export type Subresource = "status" | "finalize" | "scale" | "token" | "approval";
+
+/** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
+export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
+  scale: { group: "autoscaling", version: "v1", kind: "Scale" },
+  token: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
+};
 
 export interface GroupVersionKind { group: string; version: string; kind: string }
 

@@ -1,71 +1,9 @@
 // Object metadata validation, with upstream's rules and messages.
 import type { FieldCause, Obj, ResourceDef } from "./types.ts";
+import { annotationKey, labelValue } from "../validation/labels.ts";
+import { nameErrors, qualifiedName } from "../validation/names.ts";
+import { isMap } from "../validation/rules.ts";
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
-const MAX_SEGMENT_NAME = 8192;
-
-export function nameErrors(name: string, rule: ResourceDef["nameRule"] = "subdomain"): string[] {
-  if (rule === "segment") {
-    if (name === "." || name === "..") return [`may not be '${name}'`];
-    if (/[/%]/.test(name)) return [`may not contain '/' or '%'`];
-    // Upstream sets no length here, but an object must stay addressable: Bun reads request heads (the
-    // path with the name, and the headers) of at most 16 KiB.
-    if (name.length > MAX_SEGMENT_NAME) return [`must be no more than ${MAX_SEGMENT_NAME} characters`];
-    return [];
-  }
-  if (rule === "dns1035") {
-    const errs: string[] = [];
-    if (name.length > 63) errs.push("must be no more than 63 characters");
-    if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
-      errs.push(`a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`);
-    }
-    return errs;
-  }
-  if (rule === "label") {
-    const errs: string[] = [];
-    if (name.length > 63) errs.push("must be no more than 63 characters");
-    if (!DNS1123_LABEL.test(name)) {
-      errs.push(`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`);
-    }
-    return errs;
-  }
-  const errs: string[] = [];
-  if (name.length > 253) errs.push("must be no more than 253 characters");
-  if (!DNS1123_SUBDOMAIN.test(name)) {
-    errs.push(`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`);
-  }
-  return errs;
-}
-
-/** A label or annotation key: an optional DNS subdomain prefix and a qualified name. */
-export function keyErrors(key: string): string[] {
-  const slash = key.lastIndexOf("/");
-  const prefix = slash >= 0 ? key.slice(0, slash) : "";
-  const name = slash >= 0 ? key.slice(slash + 1) : key;
-  const errs: string[] = [];
-  if (slash >= 0 && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))) {
-    errs.push("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
-  }
-  if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME.test(name)) {
-    errs.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') and must be no more than 63 characters");
-  }
-  return errs;
-}
-
-export function labelValueErrors(v: unknown): string[] {
-  if (typeof v !== "string") return ["must be a string"];
-  if (v.length > 63) return ["must be no more than 63 characters"];
-  if (!LABEL_VALUE.test(v)) {
-    return ["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"];
-  }
-  return [];
-}
-
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Validates metadata common to every kind; returns 422 causes. */
 export function validateMeta(def: ResourceDef, obj: Obj): FieldCause[] {
@@ -79,8 +17,8 @@ export function validateMeta(def: ResourceDef, obj: Obj): FieldCause[] {
   if (m.labels !== undefined && m.labels !== null) {
     if (!isMap(m.labels)) bad("metadata.labels", m.labels, "must be a map of strings");
     else for (const [k, v] of Object.entries(m.labels)) {
-      for (const e of keyErrors(k)) bad("metadata.labels", k, e);
-      for (const e of labelValueErrors(v)) bad("metadata.labels", v, e);
+      for (const e of qualifiedName(k)) bad("metadata.labels", k, e);
+      for (const e of labelValue(v)) bad("metadata.labels", v, e);
     }
   }
   if (m.annotations !== undefined && m.annotations !== null) {
@@ -88,7 +26,7 @@ export function validateMeta(def: ResourceDef, obj: Obj): FieldCause[] {
     else {
       let size = 0;
       for (const [k, v] of Object.entries(m.annotations)) {
-        for (const e of keyErrors(k)) bad("metadata.annotations", k, e);
+        for (const e of annotationKey(k)) bad("metadata.annotations", k, e);
         if (typeof v !== "string") bad(`metadata.annotations[${k}]`, v, "must be a string");
         size += k.length + String(v).length;
       }

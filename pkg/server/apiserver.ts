@@ -8,18 +8,27 @@ import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters, clientCAFiles } from "../auth/config.ts";
 import { publishAuthentication } from "../auth/trustconfigmap.ts";
+import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts";
+import { issuerDiscoveryRoute } from "../auth/serviceaccount-discovery.ts";
+import { LegacyTokensController } from "../auth/serviceaccount-legacy.ts";
+import { createTokenRequest } from "../auth/serviceaccount-tokenrequest.ts";
 import { NamespaceController } from "../controllers/namespace.ts";
 import { GarbageCollector } from "../controllers/gc.ts";
+import { CsrSigningController } from "../controllers/csrsigning.ts";
+import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
-import type { ServiceRanges } from "../registry/allocators.ts";
+import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
 import { EtcdStore } from "../storage/etcd.ts";
 import { SqliteStore } from "../storage/sqlite.ts";
 import { Metrics } from "../metrics/metrics.ts";
 import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
+import { Bootstrap } from "./bootstrap/index.ts";
+import { identity } from "./bootstrap/leader.ts";
+import { componentStatuses } from "./componentstatus.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
@@ -58,6 +67,8 @@ export interface ApiServerOptions {
   storageMediaType: string;
   /** Authentication and authorization (the flags of the spec's §5.1). */
   auth: AuthOptions;
+  /** The CA that signs approved CSRs (--cluster-signing-*); default: the generated CA. */
+  csrSigning?: CsrSigningOptions;
 }
 
 /**
@@ -90,7 +101,7 @@ export class ApiServer {
   private front?: TlsFront;
   private handler!: ApiHandler;
   private readonly descriptors = new DescriptorPressure();
-  private controllers: { stop(): void }[] = [];
+  private controllers: { stop(): void | Promise<void> }[] = [];
   private compactTimer?: Timer;
   private pollTimers: Timer[] = [];
   readonly metrics = new Metrics();
@@ -100,6 +111,12 @@ export class ApiServer {
   caPem = "";
 
   constructor(readonly opts: ApiServerOptions) {}
+
+  /** Where clients reach this server: --advertise-address, else a specific --bind-address, else loopback. */
+  get advertiseAddress(): string {
+    const bind = this.opts.bindAddress;
+    return this.opts.advertiseAddress || (bind && bind !== "0.0.0.0" && bind !== "::" ? bind : "127.0.0.1");
+  }
 
   /** The secure port clients reach. */
   get port() { return this.front?.port ?? this.http?.port ?? this.opts.securePort; }
@@ -123,6 +140,7 @@ export class ApiServer {
       });
       await this.registry.bootstrap();
     });
+    this.registry.lookup("", "v1", "componentstatuses")!.computed = componentStatuses(() => [this.store, ...this.extraStores], o.etcdHealthcheckTimeoutMs);
 
     const health = new Health(o.livezGraceMs);
     health.add({ name: "ping", in: ["livez", "readyz", "healthz"], run: async () => null });
@@ -139,11 +157,15 @@ export class ApiServer {
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry }));
+    const sa = o.auth.serviceAccounts;
+    const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts }));
     const caFiles = clientCAFiles(o.auth);
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
-    const discovery = new Discovery(BUILTIN, () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`);
+    const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
+    const discovery = new Discovery(BUILTIN, externalAddress);
+    const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
@@ -152,10 +174,12 @@ export class ApiServer {
       features: o.features,
       closeConnections: () => this.descriptors.high(),
       auth,
+      tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
-    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url)], this.metrics);
+    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
+    const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
     const handler = this.handler;
     const serve = (where: { hostname: string; port: number; tls?: Bun.TLSOptions }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
       ...where,
@@ -191,6 +215,26 @@ export class ApiServer {
     const ns = new NamespaceController(this.registry);
     await ns.start();
     this.controllers.push(ns, new GarbageCollector(this.registry));
+    const ca = this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : "");
+    const bootstrap = new Bootstrap(this.registry, {
+      clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,
+      advertiseAddress: this.advertiseAddress,
+      port: this.port,
+      ca,
+      identity: identity(o.dataDir),
+    });
+    this.controllers.push(bootstrap);
+    await bootstrap.start();
+    if (serviceAccounts) {
+      const tokens = new LegacyTokensController(this.registry, serviceAccounts, ca);
+      await tokens.start();
+      this.controllers.push(tokens);
+    }
+    if (signer) {
+      const csr = new CsrSigningController(this.registry, signer);
+      await csr.start();
+      this.controllers.push(csr);
+    }
     controllersStarted = true;
     await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
@@ -213,7 +257,7 @@ export class ApiServer {
     if (o.countPollMs > 0) {
       this.pollTimers.push(setInterval(async () => {
         for (const rs of this.registry.all) {
-          if (rs.def.codec) continue;
+          if (rs.def.codec || rs.def.computed) continue;
           const n = await rs.store.count(rs.prefix).catch(() => undefined);
           if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
         }
@@ -255,7 +299,8 @@ export class ApiServer {
     this.shuttingDown = true;
     clearInterval(this.compactTimer);
     this.pollTimers.forEach(clearInterval);
-    for (const c of this.controllers) c.stop();
+    // (the bootstrap hands its lease back before the store closes)
+    await Promise.all(this.controllers.map((c) => c.stop()));
     this.handler?.shutdown.abort();
     this.front?.stop();
     await this.http?.stop(false);

@@ -108,6 +108,15 @@ export const CLUSTER: Printers = {
       ageColumn,
     ],
   },
+  // The scale subresource's table (autoscaling/v1 Scale), as later upstream releases print it.
+  "Scale.autoscaling": {
+    columns: [
+      nameColumn,
+      int("Desired", "Desired number of instances for the scaled object.", (o) => o.spec?.replicas ?? 0),
+      int("Available", "Actual number of observed instances of the scaled object.", (o) => o.status?.replicas ?? 0),
+      ageColumn,
+    ],
+  },
   "HorizontalPodAutoscaler.autoscaling": {
     columns: [
       nameColumn,

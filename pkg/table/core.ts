@@ -378,4 +378,19 @@ export const CORE: Printers = {
       str("Limit", "Used and hard amounts of the limits.* resources.", (o, c) => quotaColumns(o, c).limit),
     ],
   },
+  ComponentStatus: {
+    columns: [
+      nameColumn,
+      str("Status", "Status of the component conditions", (o) => componentHealth(o).status),
+      str("Message", "Message of the component conditions", (o) => componentHealth(o).message),
+      str("Error", "Error of the component conditions", (o) => componentHealth(o).error),
+    ],
+  },
 };
+
+/** What the Healthy condition of a ComponentStatus says; Unknown without one. */
+function componentHealth(o: Obj): { status: string; message: string; error: string } {
+  const c = (o.conditions ?? []).find((x: Obj) => x.type === "Healthy");
+  if (!c) return { status: "Unknown", message: "", error: "" };
+  return { status: c.status === "True" ? "Healthy" : "Unhealthy", message: c.message ?? "", error: c.error ?? "" };
+}

@@ -1,32 +1,10 @@
 // Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), as upstream's apps validation has them.
 import type { Obj } from "../registry/types.ts";
-import { Printed, type Errs } from "./field.ts";
+import { goIntOrString, Printed, type Errs } from "./field.ts";
 import { int, obj, str } from "./decode.ts";
-import { nonNegative, NONNEGATIVE } from "./probe.ts";
-import { restartPolicy, validateAnnotationKeys } from "./podspec.ts";
-import { validateLabels } from "./selector.ts";
+import { intOrPercentValue, nonNegative, notMoreThan100Percent, positiveIntOrPercent } from "./numbers.ts";
+import { restartPolicy, validateTemplateMeta } from "./podspec.ts";
 import { checkTemplateLabels, selectorImmutable, validateAlwaysTemplate, validateSelector } from "./template.ts";
-
-const PERCENT = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
-
-/** An IntOrString as Go's %#v prints it. */
-const goIntOrString = (v: unknown) =>
-  new Printed(typeof v === "string" ? `intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}` : `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}`);
-
-/** The number in an int-or-percent (`25%` is 25), 0 when it has none, as upstream reads it. */
-const intOrPercentValue = (v: unknown) => (typeof v === "number" ? v : Number.parseInt(String(v).replace(/%/g, ""), 10) || 0);
-
-function validatePositiveIntOrPercent(errs: Errs, v: unknown, path: string) {
-  if (typeof v === "string") {
-    if (!/^[0-9]+%$/.test(v)) errs.invalid(path, goIntOrString(v), PERCENT);
-  } else if (typeof v === "number") {
-    if (v < 0) errs.invalid(path, v, NONNEGATIVE);
-  } else errs.invalid(path, goIntOrString(v), "must be an integer or percentage (e.g '5%')");
-}
-
-function notMoreThan100Percent(errs: Errs, v: unknown, path: string) {
-  if (typeof v === "string" && /^[0-9]+%$/.test(v) && intOrPercentValue(v) > 100) errs.invalid(path, goIntOrString(v), "must not be greater than 100%");
-}
 
 /** An absent maxSurge or maxUnavailable is defaulted to 25% before validation. */
 const orDefault = (v: unknown) => (v === undefined || v === null ? "25%" : v);
@@ -39,12 +17,12 @@ function validateDeploymentStrategy(errs: Errs, strategy: Obj) {
   } else if (type === "RollingUpdate") {
     const ru = obj(rolling, "spec.strategy.rollingUpdate");
     const maxUnavailable = orDefault(ru.maxUnavailable), maxSurge = orDefault(ru.maxSurge);
-    validatePositiveIntOrPercent(errs, maxUnavailable, "spec.strategy.rollingUpdate.maxUnavailable");
-    validatePositiveIntOrPercent(errs, maxSurge, "spec.strategy.rollingUpdate.maxSurge");
+    positiveIntOrPercent(errs, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable);
+    positiveIntOrPercent(errs, "spec.strategy.rollingUpdate.maxSurge", maxSurge);
     if (intOrPercentValue(maxUnavailable) === 0 && intOrPercentValue(maxSurge) === 0) {
       errs.invalid("spec.strategy.rollingUpdate.maxUnavailable", goIntOrString(maxUnavailable), "may not be 0 when `maxSurge` is 0");
     }
-    notMoreThan100Percent(errs, maxUnavailable, "spec.strategy.rollingUpdate.maxUnavailable");
+    notMoreThan100Percent(errs, "spec.strategy.rollingUpdate.maxUnavailable", maxUnavailable);
   } else {
     errs.notSupported("spec.strategy", new Printed(`apps.DeploymentStrategy{Type:${JSON.stringify(type)}, RollingUpdate:${rolling ? "&apps.RollingUpdateDeployment{...}" : "(*apps.RollingUpdateDeployment)(nil)"}}`), ["Recreate", "RollingUpdate"]);
   }
@@ -52,8 +30,8 @@ function validateDeploymentStrategy(errs: Errs, strategy: Obj) {
 
 /** What Deployment and ReplicaSet share: replicas, selector and template (upstream words both as a ReplicaSet's). */
 function validateReplicated(errs: Errs, spec: Obj) {
-  nonNegative(errs, spec.replicas, "spec.replicas");
-  nonNegative(errs, spec.minReadySeconds, "spec.minReadySeconds");
+  nonNegative(errs, "spec.replicas", spec.replicas);
+  nonNegative(errs, "spec.minReadySeconds", spec.minReadySeconds);
   if (validateSelector(errs, spec, { empty: "empty selector is invalid for deployment" })) {
     const template = obj(spec.template, "spec.template");
     checkTemplateLabels(errs, spec.selector, template);
@@ -65,10 +43,10 @@ export function validateDeployment(errs: Errs, o: Obj, old?: Obj) {
   const spec = obj(o.spec, "spec");
   validateReplicated(errs, spec);
   validateDeploymentStrategy(errs, obj(spec.strategy, "spec.strategy"));
-  nonNegative(errs, spec.revisionHistoryLimit, "spec.revisionHistoryLimit");
+  nonNegative(errs, "spec.revisionHistoryLimit", spec.revisionHistoryLimit);
   const deadline = int(spec.progressDeadlineSeconds, "spec.progressDeadlineSeconds");
   if (deadline !== undefined) {
-    nonNegative(errs, deadline, "spec.progressDeadlineSeconds");
+    nonNegative(errs, "spec.progressDeadlineSeconds", deadline);
     if (deadline <= (spec.minReadySeconds ?? 0)) errs.invalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds");
   }
   if (old) selectorImmutable(errs, spec, old.spec ?? {});
@@ -88,9 +66,9 @@ function validateDaemonSetStrategy(errs: Errs, strategy: Obj) {
   }
   const maxUnavailable = orDefault(obj(strategy.rollingUpdate, "spec.updateStrategy.rollingUpdate").maxUnavailable);
   const path = "spec.updateStrategy.rollingUpdate.maxUnavailable";
-  validatePositiveIntOrPercent(errs, maxUnavailable, path);
+  positiveIntOrPercent(errs, path, maxUnavailable);
   if (intOrPercentValue(maxUnavailable) === 0) errs.invalid(path, goIntOrString(maxUnavailable), "cannot be 0");
-  notMoreThan100Percent(errs, maxUnavailable, path);
+  notMoreThan100Percent(errs, path, maxUnavailable);
 }
 
 export function validateDaemonSet(errs: Errs, o: Obj, old?: Obj) {
@@ -99,10 +77,10 @@ export function validateDaemonSet(errs: Errs, o: Obj, old?: Obj) {
   validateSelector(errs, spec, { empty: "empty selector is invalid for daemonset", daemonSet: true });
   checkTemplateLabels(errs, spec.selector, template);
   validateAlwaysTemplate(errs, template, "DaemonSet");
-  nonNegative(errs, spec.minReadySeconds, "spec.minReadySeconds");
-  nonNegative(errs, spec.templateGeneration, "spec.templateGeneration");
+  nonNegative(errs, "spec.minReadySeconds", spec.minReadySeconds);
+  nonNegative(errs, "spec.templateGeneration", spec.templateGeneration);
   validateDaemonSetStrategy(errs, obj(spec.updateStrategy, "spec.updateStrategy"));
-  nonNegative(errs, spec.revisionHistoryLimit, "spec.revisionHistoryLimit");
+  nonNegative(errs, "spec.revisionHistoryLimit", spec.revisionHistoryLimit);
   if (old) selectorImmutable(errs, spec, old.spec ?? {});
 }
 
@@ -118,15 +96,13 @@ export function validateStatefulSet(errs: Errs, o: Obj, old?: Obj) {
   const type = str(strategy.type, "spec.updateStrategy.type") || "RollingUpdate";
   if (type === "OnDelete") {
     if (strategy.rollingUpdate !== undefined && strategy.rollingUpdate !== null) errs.invalid("spec.updateStrategy.rollingUpdate", strategy.rollingUpdate, "only allowed for updateStrategy 'RollingUpdate'");
-  } else if (type === "RollingUpdate") nonNegative(errs, obj(strategy.rollingUpdate, "spec.updateStrategy.rollingUpdate").partition, "spec.updateStrategy.rollingUpdate.partition");
+  } else if (type === "RollingUpdate") nonNegative(errs, "spec.updateStrategy.rollingUpdate.partition", obj(strategy.rollingUpdate, "spec.updateStrategy.rollingUpdate").partition);
   else errs.invalid("spec.updateStrategy", strategy, "must be 'RollingUpdate' or 'OnDelete'");
-  nonNegative(errs, spec.replicas, "spec.replicas");
+  nonNegative(errs, "spec.replicas", spec.replicas);
   if (validateSelector(errs, spec, { empty: "empty selector is not valid for statefulset.", unparsable: "" })) {
     const template = obj(spec.template, "spec.template");
     checkTemplateLabels(errs, spec.selector, template);
-    const meta = obj(template.metadata, "spec.template.metadata");
-    validateLabels(errs, meta.labels, "spec.template.labels");
-    validateAnnotationKeys(errs, meta.annotations, "spec.template.annotations");
+    validateTemplateMeta(errs, template, "spec.template");
   }
   const podSpec = obj(obj(spec.template, "spec.template").spec, "spec.template.spec");
   if (restartPolicy(podSpec) !== "Always") errs.notSupported("spec.template.spec.restartPolicy", restartPolicy(podSpec), ["Always"]);

@@ -1,10 +1,11 @@
 // Job and CronJob (batch/v1), as upstream's batch validation has them.
 import type { Obj } from "../registry/types.ts";
-import { Printed, type Errs } from "./field.ts";
+import { goStringMap, Printed, type Errs } from "./field.ts";
 import { int, obj, str } from "./decode.ts";
-import { nonNegative } from "./probe.ts";
+import { nonNegative } from "./numbers.ts";
 import { restartPolicy, validatePodTemplateSpec } from "./podspec.ts";
-import { goSelector, goStringMap, selects, validateLabelSelector } from "./selector.ts";
+import { goSelector, labelSelector, selects } from "./labels.ts";
+import { dns1123Label } from "./names.ts";
 import { checkTemplateLabels } from "./template.ts";
 import { scheduleError } from "./cron.ts";
 
@@ -14,7 +15,7 @@ const CONCURRENCY_POLICIES = ["Allow", "Forbid", "Replace"];
 
 /** What a Job's spec and a CronJob's job template share: counts, deadlines and a template of pods that end. */
 function validateJobSpecCommon(errs: Errs, spec: Obj, path: string) {
-  for (const f of ["parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"]) nonNegative(errs, spec[f], `${path}.${f}`);
+  for (const f of ["parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"]) nonNegative(errs, `${path}.${f}`, spec[f]);
   const template = obj(spec.template, `${path}.template`);
   validatePodTemplateSpec(errs, template, `${path}.template`);
   const restart = restartPolicy(template.spec);
@@ -25,7 +26,7 @@ function validateJobSpec(errs: Errs, spec: Obj) {
   validateJobSpecCommon(errs, spec, "spec");
   const sel = spec.selector === undefined || spec.selector === null ? undefined : obj(spec.selector, "spec.selector");
   if (!sel) errs.required("spec.selector");
-  else validateLabelSelector(errs, sel, "spec.selector");
+  else labelSelector(errs, "spec.selector", sel);
   checkTemplateLabels(errs, sel, obj(spec.template, "spec.template"));
   const mode = str(spec.completionMode, "spec.completionMode");
   if (mode && !COMPLETION_MODES.includes(mode)) errs.notSupported("spec.completionMode", mode, COMPLETION_MODES);
@@ -63,7 +64,7 @@ export function validateJob(errs: Errs, o: Obj, old?: Obj) {
   const completions = int(spec.completions, "spec.completions");
   if (spec.completionMode === "Indexed" && completions !== undefined && completions > 0) {
     const hostname = `${o.metadata.name}-${completions - 1}`;
-    if (hostname.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(hostname)) {
+    if (dns1123Label(hostname).length) {
       errs.invalid("metadata.name", o.metadata.name, `will not able to create pod with invalid DNS label: ${hostname}`);
     }
   }
@@ -83,15 +84,15 @@ export function validateCronJob(errs: Errs, o: Obj, old?: Obj) {
     const bad = scheduleError(schedule);
     if (bad) errs.invalid("spec.schedule", schedule, bad);
   }
-  nonNegative(errs, spec.startingDeadlineSeconds, "spec.startingDeadlineSeconds");
+  nonNegative(errs, "spec.startingDeadlineSeconds", spec.startingDeadlineSeconds);
   const policy = str(spec.concurrencyPolicy, "spec.concurrencyPolicy");
   if (policy && !CONCURRENCY_POLICIES.includes(policy)) errs.notSupported("spec.concurrencyPolicy", policy, CONCURRENCY_POLICIES);
   const jobSpec = obj(obj(spec.jobTemplate, "spec.jobTemplate").spec, "spec.jobTemplate.spec");
   validateJobSpecCommon(errs, jobSpec, "spec.jobTemplate.spec");
   if (jobSpec.selector !== undefined && jobSpec.selector !== null) errs.invalid("spec.jobTemplate.spec.selector", new Printed(goSelector(jobSpec.selector)), "`selector` will be auto-generated");
   if (jobSpec.manualSelector === true) errs.notSupported("spec.jobTemplate.spec.manualSelector", true, ["nil", "false"]);
-  nonNegative(errs, spec.successfulJobsHistoryLimit, "spec.successfulJobsHistoryLimit");
-  nonNegative(errs, spec.failedJobsHistoryLimit, "spec.failedJobsHistoryLimit");
+  nonNegative(errs, "spec.successfulJobsHistoryLimit", spec.successfulJobsHistoryLimit);
+  nonNegative(errs, "spec.failedJobsHistoryLimit", spec.failedJobsHistoryLimit);
   // The controller names each job `<cronjob>-<11 characters>`; older, longer names may still be updated.
   if (!old && String(o.metadata.name ?? "").length > 52) errs.invalid("metadata.name", o.metadata.name, "must be no more than 52 characters");
 }

@@ -1,26 +1,19 @@
 // Small cluster-policy kinds: PodDisruptionBudget, PriorityClass, RuntimeClass, Lease, HorizontalPodAutoscaler.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import { NEGATIVE, dns1123Label, each, empty, has, immutable, isMap, labelSelector, pathSegmentName, quantity, run } from "./rules.ts";
-
-/** %#v of an IntOrString, as upstream prints a bad one. */
-const showIntOrString = (v: unknown) =>
-  typeof v === "number" ? `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}` : `intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}`;
-
-/** ValidatePositiveIntOrPercent and IsNotMoreThan100Percent. */
-function intOrPercent(e: Errs, field: string, v: unknown) {
-  const bad = (msg: string) => e.causes.push({ field, reason: "FieldValueInvalid", message: `Invalid value: ${showIntOrString(v)}: ${msg}` });
-  if (typeof v === "string") {
-    if (!/^[0-9]+%$/.test(v)) bad("a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')");
-    else if (Number(v.slice(0, -1)) > 100) bad("must not be greater than 100%");
-  } else if (typeof v === "number" && v < 0) e.invalid(field, v, NEGATIVE);
-}
+import { empty, has, immutable, isMap, run } from "./rules.ts";
+import { dns1123Label, pathSegmentName } from "./names.ts";
+import { labelSelector } from "./labels.ts";
+import { nonNegative, notMoreThan100Percent, positiveIntOrPercent } from "./numbers.ts";
+import { nonNegativeQuantity } from "./quantity.ts";
 
 export const podDisruptionBudget = (o: Obj) => run((e) => {
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   if (has(sp.minAvailable) && has(sp.maxUnavailable)) e.invalid("spec", sp, "minAvailable and maxUnavailable cannot be both set");
-  if (has(sp.minAvailable)) intOrPercent(e, "spec.minAvailable", sp.minAvailable);
-  if (has(sp.maxUnavailable)) intOrPercent(e, "spec.maxUnavailable", sp.maxUnavailable);
+  for (const f of ["minAvailable", "maxUnavailable"]) {
+    if (!has(sp[f])) continue;
+    positiveIntOrPercent(e, `spec.${f}`, sp[f]);
+    notMoreThan100Percent(e, `spec.${f}`, sp[f]);
+  }
   labelSelector(e, "spec.selector", sp.selector);
 });
 
@@ -53,15 +46,15 @@ export const priorityClass = (o: Obj, old?: Obj) => run((e) => {
 
 export const runtimeClass = (o: Obj, old?: Obj) => run((e) => {
   const handler = String(o.handler ?? "");
-  each(e, "handler", handler, dns1123Label(handler));
-  for (const [k, v] of Object.entries(isMap(o.overhead?.podFixed) ? o.overhead.podFixed : {})) quantity(e, `overhead.podFixed[${k}]`, v);
+  e.invalidEach("handler", handler, dns1123Label(handler));
+  for (const [k, v] of Object.entries(isMap(o.overhead?.podFixed) ? o.overhead.podFixed : {})) nonNegativeQuantity(e, `overhead.podFixed[${k}]`, v);
   if (old) immutable(e, "handler", o.handler, old.handler);
 });
 
 export const lease = (o: Obj) => run((e) => {
   const d = o.spec?.leaseDurationSeconds, t = o.spec?.leaseTransitions;
   if (typeof d === "number" && d <= 0) e.invalid("spec.leaseDurationSeconds", d, "must be greater than 0");
-  if (typeof t === "number" && t < 0) e.invalid("spec.leaseTransitions", t, NEGATIVE);
+  nonNegative(e, "spec.leaseTransitions", t);
 });
 
 /** autoscaling/v1: the bounds, the target reference, and the CPU target (upstream's metrics[0] once converted). */
@@ -74,7 +67,7 @@ export const horizontalPodAutoscaler = (o: Obj) => run((e) => {
   for (const f of ["kind", "name"]) {
     const v = sp.scaleTargetRef?.[f];
     if (empty(v)) e.required(`spec.scaleTargetRef.${f}`);
-    else each(e, `spec.scaleTargetRef.${f}`, v, pathSegmentName(String(v)));
+    else e.invalidEach(`spec.scaleTargetRef.${f}`, v, pathSegmentName(String(v)));
   }
   const cpu = sp.targetCPUUtilizationPercentage;
   if (typeof cpu === "number" && cpu < 1) e.invalid("spec.metrics[0].resource.target.averageUtilization", cpu, "must be greater than 0");

@@ -2,29 +2,12 @@
 import { badRequest } from "../api/status.ts";
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
-import { each, same, run } from "./rules.ts";
+import { configKey } from "./names.ts";
+import { run, same } from "./rules.ts";
 
 /** Secrets and ConfigMaps hold at most 1 MiB. */
 const MAX_SIZE = 1024 * 1024;
 const IMMUTABLE = "field is immutable when `immutable` is set";
-
-/** IsConfigMapKey: the messages for a key of data, binaryData or stringData. */
-const KEY = /^[-._a-zA-Z0-9]+$/;
-const NONE: string[] = [];
-
-export function configKey(k: string): string[] {
-  // the common case, cheaply: objects with tens of thousands of keys are read
-  if (k.length <= 253 && KEY.test(k) && !k.startsWith("..") && k !== ".") return NONE;
-  const errs: string[] = [];
-  if (k.length > 253) errs.push("must be no more than 253 characters");
-  if (!KEY.test(k)) {
-    errs.push("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
-  }
-  if (k === ".") errs.push("must not be '.'");
-  else if (k === "..") errs.push("must not be '..'");
-  else if (k.startsWith("..")) errs.push("must not start with '..'");
-  return errs;
-}
 
 /** A map that upstream could not even decode (a value that is not a string) is a 400, not a 422. */
 function stringMap(o: Obj, field: string): Record<string, string> {
@@ -43,8 +26,7 @@ const decodedSize = (v: string) => Buffer.from(v, "base64").length;
 function keysAndSize(e: Errs, field: string, m: Record<string, string>, size: (v: string) => number): number {
   let total = 0;
   for (const k in m) {
-    const bad = configKey(k);
-    if (bad.length) each(e, `${field}[${k}]`, k, bad);
+    e.invalidEach(`${field}[${k}]`, k, configKey(k));
     total += size(m[k]);
   }
   return total;

@@ -1,14 +1,13 @@
 // Containers of a pod spec: names, images, ports, env, mounts, probes, resources.
 import type { Obj } from "../registry/types.ts";
-import { nameErrors } from "../registry/validation.ts";
 import type { Errs } from "./field.ts";
 import { int, list, obj, str } from "./decode.ts";
-import { PORT_RANGE, portNameErrors, validPort } from "./ports.ts";
+import { configKey, dns1123Label, dns1123Subdomain, envVarName } from "./names.ts";
+import { PROTOCOLS, portName, portNum } from "./ports.ts";
 import { validateLifecycle, validateProbe } from "./probe.ts";
 import { validateResources } from "./resources.ts";
-import { validateLocalDescendingPath } from "./volume.ts";
+import { validateLocalDescendingPath } from "./pod-volumes.ts";
 
-const PROTOCOLS = ["SCTP", "TCP", "UDP"];
 const PULL_POLICIES = ["Always", "IfNotPresent", "Never"];
 const MESSAGE_POLICIES = "must be 'File' or 'FallbackToLogsOnError'";
 
@@ -17,28 +16,19 @@ function validatePorts(errs: Errs, ports: unknown, path: string) {
   errs.each<Obj>(path, list(ports, path), (port, p) => {
     const name = str(port?.name, `${p}.name`);
     if (name) {
-      const bad = portNameErrors(name);
-      for (const m of bad) errs.invalid(`${p}.name`, name, m);
+      const bad = portName(name);
+      errs.invalidEach(`${p}.name`, name, bad);
       if (!bad.length && names.has(name)) errs.duplicate(`${p}.name`, name);
       names.add(name);
     }
     const containerPort = int(port?.containerPort, `${p}.containerPort`);
     if (!containerPort) errs.required(`${p}.containerPort`);
-    else if (!validPort(containerPort)) errs.invalid(`${p}.containerPort`, containerPort, PORT_RANGE);
+    else errs.invalidEach(`${p}.containerPort`, containerPort, portNum(containerPort));
     const hostPort = int(port?.hostPort, `${p}.hostPort`);
-    if (hostPort && !validPort(hostPort)) errs.invalid(`${p}.hostPort`, hostPort, PORT_RANGE);
+    if (hostPort) errs.invalidEach(`${p}.hostPort`, hostPort, portNum(hostPort));
     const protocol = str(port?.protocol, `${p}.protocol`);
     if (protocol && !PROTOCOLS.includes(protocol)) errs.notSupported(`${p}.protocol`, protocol, PROTOCOLS);
   });
-}
-
-const ENV_NAME = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
-
-function envNameErrors(name: string): string[] {
-  const errs = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(name) ? [] : [ENV_NAME];
-  if (name === "." || name === "..") errs.push(`must not be '${name}'`);
-  else if (name.startsWith("..")) errs.push("must not start with '..'");
-  return errs;
 }
 
 const FIELD_PATHS = ["metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.podIP", "status.podIPs"];
@@ -64,14 +54,14 @@ function keySelector(errs: Errs, s: Obj, path: string) {
   if (!str(s.name, `${path}.name`)) errs.required(`${path}.name`);
   const key = str(s.key, `${path}.key`);
   if (!key) errs.required(`${path}.key`);
-  else if (!/^[-._a-zA-Z0-9]+$/.test(key) || key.length > 253) errs.invalid(`${path}.key`, key, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+  else errs.invalidEach(`${path}.key`, key, configKey(key));
 }
 
 function validateEnv(errs: Errs, env: unknown, path: string) {
   errs.each<Obj>(path, list(env, path), (ev, p) => {
     const name = str(ev?.name, `${p}.name`);
     if (!name) errs.required(`${p}.name`);
-    else for (const m of envNameErrors(name)) errs.invalid(`${p}.name`, name, m);
+    else errs.invalidEach(`${p}.name`, name, envVarName(name));
     if (ev?.valueFrom === undefined || ev?.valueFrom === null) return;
     const from = obj(ev.valueFrom, `${p}.valueFrom`);
     const present = VALUE_SOURCES.filter(([k]) => from[k] !== undefined && from[k] !== null);
@@ -85,12 +75,12 @@ function validateEnv(errs: Errs, env: unknown, path: string) {
 function validateEnvFrom(errs: Errs, envFrom: unknown, path: string) {
   errs.each<Obj>(path, list(envFrom, path), (ef, p) => {
     const prefix = str(ef?.prefix, `${p}.prefix`);
-    if (prefix) for (const m of envNameErrors(prefix)) errs.invalid(`${p}.prefix`, prefix, m);
+    if (prefix) errs.invalidEach(`${p}.prefix`, prefix, envVarName(prefix));
     const refs = ["configMapRef", "secretRef"].filter((k) => ef?.[k] !== undefined && ef?.[k] !== null);
     for (const k of refs) {
       const name = str(obj(ef[k], `${p}.${k}`).name, `${p}.${k}.name`);
       if (!name) errs.required(`${p}.${k}.name`);
-      else for (const m of nameErrors(name, "subdomain")) errs.invalid(`${p}.${k}.name`, name, m);
+      else errs.invalidEach(`${p}.${k}.name`, name, dns1123Subdomain(name));
     }
     if (!refs.length) errs.invalid(path, "", "must specify one of: `configMapRef` or `secretRef`");
     else if (refs.length > 1) errs.invalid(path, "", "may not have more than one field specified at a time");
@@ -130,7 +120,7 @@ function validateDefaulted(errs: Errs, c: Obj, p: string) {
 function validateContainer(errs: Errs, c: Obj, p: string, names: Set<string>, volumes: Set<string>) {
   const name = str(c.name, `${p}.name`);
   if (!name) errs.required(`${p}.name`);
-  else for (const m of nameErrors(name, "label")) errs.invalid(`${p}.name`, name, m);
+  else errs.invalidEach(`${p}.name`, name, dns1123Label(name));
   if (names.has(name ?? "")) errs.duplicate(`${p}.name`, name ?? "");
   else names.add(name ?? "");
   if (!str(c.image, `${p}.image`)) errs.required(`${p}.image`);

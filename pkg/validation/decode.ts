@@ -1,7 +1,6 @@
 // Values upstream could not even decode into its Go types: a 400, not a 422 cause.
 import { badRequest } from "../api/status.ts";
 import type { Obj } from "../registry/types.ts";
-import { parseQuantity, QUANTITY_FORMAT } from "./quantity.ts";
 
 /** Thrown deep inside a validator; the kind's entry point turns it into upstream's 400. */
 export class Undecodable extends Error {}
@@ -43,19 +42,4 @@ export function obj(v: unknown, path: string): Obj {
   if (v === undefined || v === null) return {};
   if (typeof v !== "object" || Array.isArray(v)) throw unmarshal(v, path, "struct");
   return v as Obj;
-}
-
-/** Parsed quantities: manifests repeat a few strings ("100m", "128Mi") endlessly. */
-const parsed = new Map<unknown, number | null>();
-
-/** A resource quantity's value; a string upstream cannot parse fails the decode. */
-export function quantity(v: unknown): number {
-  let q = parsed.get(v);
-  if (q === undefined) {
-    q = parseQuantity(v);
-    if (parsed.size >= 4096) parsed.clear();
-    parsed.set(v, q);
-  }
-  if (q === null) throw new Undecodable(QUANTITY_FORMAT);
-  return q;
 }

@@ -3,7 +3,8 @@
 import { eventsV1Codec } from "../registry/strategies.ts";
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
-import { dns1123Subdomain, each, empty, has, immutable, qualifiedName, run, same } from "./rules.ts";
+import { empty, has, immutable, run, same } from "./rules.ts";
+import { dns1123Subdomain, qualifiedName } from "./names.ts";
 
 const LIMITS: [string, number][] = [["reportingInstance", 128], ["action", 128], ["reason", 128], ["message", 1024]];
 
@@ -19,11 +20,11 @@ function legacy(e: Errs, ev: Obj) {
     if (!involved && ns !== "default" && ns !== "kube-system") mismatch();
     for (const f of ["reportingController", "reportingInstance", "action", "reason"]) {
       if (empty(field(ev, f))) e.required(f);
-      if (f === "reportingController") each(e, f, field(ev, f) ?? "", qualifiedName(String(field(ev, f) ?? "")));
+      if (f === "reportingController") e.invalidEach(f, field(ev, f) ?? "", qualifiedName(String(field(ev, f) ?? "")));
     }
     for (const [f, max] of LIMITS) if (String(ev[f] ?? "").length > max) e.invalid(f, "", `can have at most ${max} characters`);
   }
-  each(e, "namespace", ns, dns1123Subdomain(ns));
+  e.invalidEach("namespace", ns, dns1123Subdomain(ns));
 }
 
 function series(e: Errs, ev: Obj) {
@@ -34,7 +35,7 @@ function series(e: Errs, ev: Obj) {
 
 /** What events.k8s.io/v1 adds on create: the event is new-style, so its legacy fields stay unset. */
 function strict(e: Errs, ev: Obj) {
-  each(e, "metadata.name", ev.metadata?.name, dns1123Subdomain(String(ev.metadata?.name ?? "")));
+  e.invalidEach("metadata.name", ev.metadata?.name, dns1123Subdomain(String(ev.metadata?.name ?? "")));
   series(e, ev);
   if (empty(ev.eventTime)) e.required("eventTime");
   if (ev.type !== "Normal" && ev.type !== "Warning") e.invalid("type", "", `has invalid value: ${ev.type ?? ""}`);

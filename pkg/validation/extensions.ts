@@ -1,9 +1,11 @@
 // Cluster extension points: CertificateSigningRequests, admission webhook configurations, CustomResourceDefinitions.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import {
-  dns1035Label, dns1123Label, dns1123Subdomain, empty, has, immutable, invalidShown, isMap, labelSelector, list, oneOf, portNum, run,
-} from "./rules.ts";
+import { goStrings, Printed, type Errs } from "./field.ts";
+import { validateCsrStatus } from "./csr-status.ts";
+import { empty, has, immutable, isMap, list, oneOf, run } from "./rules.ts";
+import { dns1035Label, dns1123Label, dns1123Subdomain } from "./names.ts";
+import { labelSelector } from "./labels.ts";
+import { portNum } from "./ports.ts";
 
 const USAGES = [
   "any", "cert sign", "client auth", "code signing", "content commitment", "crl sign", "data encipherment", "decipher only",
@@ -36,11 +38,11 @@ function signerName(e: Errs, field: string, v: string) {
   if (path.length > 63) e.tooLong(field, 63);
 }
 
-export const certificateSigningRequest = (o: Obj) => run((e) => {
+export const certificateSigningRequest = (o: Obj, old?: Obj) => run((e) => {
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   const req = Buffer.from(String(sp.request ?? ""), "base64");
   if (!/-----BEGIN CERTIFICATE REQUEST-----[\s\S]+-----END CERTIFICATE REQUEST-----/.test(req.toString("latin1"))) {
-    invalidShown(e, "spec.request", showBytes(req), "PEM block type must be CERTIFICATE REQUEST");
+    e.invalid("spec.request", new Printed(showBytes(req)), "PEM block type must be CERTIFICATE REQUEST");
   }
   if (empty(sp.usages)) e.required("spec.usages", "usages must be provided");
   const seen = new Set<string>();
@@ -52,6 +54,7 @@ export const certificateSigningRequest = (o: Obj) => run((e) => {
   const signer = String(sp.signerName ?? "");
   if (signer === "kubernetes.io/legacy-unknown") e.invalid("spec.signerName", signer, "the legacy signerName is not allowed via this API version");
   else signerName(e, "spec.signerName", signer);
+  validateCsrStatus(e, o, old);
 });
 
 const OPERATIONS = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
@@ -60,12 +63,12 @@ const REVIEW_VERSIONS = ["v1", "v1beta1"];
 function webhookRule(e: Errs, r: Obj, path: string) {
   const ops = list(r?.operations);
   if (!ops.length) e.required(`${path}.operations`);
-  if (ops.length > 1 && ops.includes("*")) invalidShown(e, `${path}.operations`, `[]admissionregistration.OperationType{${ops.map((x) => JSON.stringify(x)).join(", ")}}`, "if '*' is present, must not specify other operations");
+  if (ops.length > 1 && ops.includes("*")) e.invalid(`${path}.operations`, new Printed(goStrings(ops, "admissionregistration.OperationType")), "if '*' is present, must not specify other operations");
   ops.forEach((op, i) => { if (!OPERATIONS.includes(op)) e.notSupported(`${path}.operations[${i}]`, op, OPERATIONS); });
   for (const [f, what] of [["apiGroups", "API groups"], ["apiVersions", "API versions"]]) {
     const v = list(r?.[f]);
     if (!v.length) e.required(`${path}.${f}`);
-    if (v.length > 1 && v.includes("*")) invalidShown(e, `${path}.${f}`, `[]string{${v.map((x) => JSON.stringify(x)).join(", ")}}`, `if '*' is present, must not specify other ${what}`);
+    if (v.length > 1 && v.includes("*")) e.invalid(`${path}.${f}`, new Printed(goStrings(v)), `if '*' is present, must not specify other ${what}`);
   }
   list(r?.apiVersions).forEach((v, i) => { if (!v) e.required(`${path}.apiVersions[${i}]`); });
   if (empty(r?.resources)) e.required(`${path}.resources`);
@@ -131,7 +134,7 @@ function reviewVersions(e: Errs, versions: unknown, path: string) {
     for (const m of dns1035Label(String(v))) e.invalid(`${path}[${i}]`, v, m);
   });
   if (!vs.some((v) => REVIEW_VERSIONS.includes(v))) {
-    invalidShown(e, path, `[]string{${vs.map((x) => JSON.stringify(x)).join(", ")}}`, `must include at least one of ${REVIEW_VERSIONS.join(", ")}`);
+    e.invalid(path, new Printed(goStrings(vs)), `must include at least one of ${REVIEW_VERSIONS.join(", ")}`);
   }
 }
 
@@ -177,8 +180,8 @@ export const customResourceDefinition = (o: Obj, old?: Obj) => run((e) => {
     if (!isMap(v?.schema?.openAPIV3Schema)) e.required(`spec.versions[${i}].schema.openAPIV3Schema`, "schemas are required");
   });
   const shown = versions.length ? JSON.stringify(versions) : "[]apiextensions.CustomResourceDefinitionVersion(nil)";
-  if (!unique) invalidShown(e, "spec.versions", shown, "must contain unique version names");
-  if (storage !== 1) invalidShown(e, "spec.versions", shown, "must have exactly one version marked as storage version");
+  if (!unique) e.invalid("spec.versions", new Printed(shown), "must contain unique version names");
+  if (storage !== 1) e.invalid("spec.versions", new Printed(shown), "must have exactly one version marked as storage version");
   for (const f of ["plural", "kind"]) if (empty(names[f])) e.required(`spec.names.${f}`);
   crdNames(e, names);
   if (!old) return;

@@ -13,6 +13,20 @@ export function showValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** `[]string{"a", "b"}`, as %#v prints a string slice (`[]string(nil)` when absent). */
+export const goStrings = (v: unknown, type = "string") =>
+  Array.isArray(v) ? `[]${type}{${v.map((s) => JSON.stringify(s)).join(", ")}}` : `[]${type}(nil)`;
+
+/** A label map as %#v prints it: `map[string]string{"app":"web"}`, keys sorted. */
+export function goStringMap(m: Record<string, string> | undefined): string {
+  if (!m) return "map[string]string(nil)";
+  return `map[string]string{${Object.keys(m).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`).join(", ")}}`;
+}
+
+/** An IntOrString as %#v prints it. */
+export const goIntOrString = (v: unknown) =>
+  new Printed(typeof v === "string" ? `intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}` : `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}`);
+
 /** Collects the causes of one object's validation; paths are written as upstream writes them. */
 export class Errs {
   readonly causes: FieldCause[] = [];
@@ -29,6 +43,8 @@ export class Errs {
   tooLong(field: string, max: number) { this.add(field, "FieldValueTooLong", `Too long: must have at most ${max} bytes`); }
   tooMany(field: string, actual: number, max: number) { this.add(field, "FieldValueTooMany", `Too many: ${actual}: must have at most ${max} items`); }
   immutable(field: string, value: unknown) { this.invalid(field, value, "field is immutable"); }
+  /** One Invalid cause per message of a check (`dns1123Label(v)`, ...). */
+  invalidEach(field: string, value: unknown, messages: string[]) { for (const m of messages) this.invalid(field, value, m); }
 
   /** Runs `fn` on every error list item under a sub-path (`spec.containers[0]`). */
   each<T>(field: string, items: unknown, fn: (item: T, path: string, i: number) => void) {

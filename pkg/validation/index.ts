@@ -2,6 +2,7 @@
 import type { FieldCause, Obj } from "../registry/types.ts";
 import { WORKLOAD_KINDS } from "./kinds-workloads.ts";
 import { OTHER_KINDS } from "./kinds-other.ts";
+import { decodeFailure, Undecodable } from "./decode.ts";
 
 /** Validates a new object (old undefined) or an update; returns 422 causes. May throw a 400 for what upstream could not decode. */
 export type KindValidator = (obj: Obj, old?: Obj) => FieldCause[];
@@ -9,6 +10,12 @@ export type KindValidator = (obj: Obj, old?: Obj) => FieldCause[];
 /** Keyed `Kind` for the core group, `Kind.group` for the others (`Deployment.apps`). */
 const BY_KIND: Record<string, KindValidator> = { ...WORKLOAD_KINDS, ...OTHER_KINDS };
 
+/** A value upstream could not even decode (a string where a number goes, a bad quantity) is a 400, not a cause. */
 export function validateKind(group: string, kind: string, obj: Obj, old?: Obj): FieldCause[] {
-  return BY_KIND[group ? `${kind}.${group}` : kind]?.(obj, old) ?? [];
+  try {
+    return BY_KIND[group ? `${kind}.${group}` : kind]?.(obj, old) ?? [];
+  } catch (e) {
+    if (e instanceof Undecodable) throw decodeFailure(obj, e.message);
+    throw e;
+  }
 }

@@ -10,7 +10,7 @@ import * as q from "./quota.ts";
 import * as rbac from "./rbac.ts";
 import * as svc from "./service.ts";
 import * as st from "./storage.ts";
-import * as vol from "./volumes.ts";
+import * as vol from "./persistent-volumes.ts";
 
 const RBAC = "rbac.authorization.k8s.io";
 

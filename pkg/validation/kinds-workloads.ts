@@ -2,10 +2,10 @@
 import type { Obj } from "../registry/types.ts";
 import type { KindValidator } from "./index.ts";
 import { Errs } from "./field.ts";
-import { decodeFailure, obj, Undecodable } from "./decode.ts";
+import { obj } from "./decode.ts";
 import { validatePodSpec, validatePodTemplateSpec, validatePodUpdate } from "./podspec.ts";
 import { checkTemplateLabels, validateAlwaysTemplate } from "./template.ts";
-import { nonNegative } from "./probe.ts";
+import { nonNegative } from "./numbers.ts";
 import { validateDaemonSet, validateDeployment, validateReplicaSet, validateStatefulSet } from "./apps.ts";
 import { validateCronJob, validateJob } from "./batch.ts";
 
@@ -13,18 +13,13 @@ type Rules = (errs: Errs, o: Obj, old?: Obj) => void;
 
 /**
  * A kind's rules as a validator. An update that leaves the spec as it was (a status or metadata write)
- * is not checked again, as upstream's status strategies do not; a value upstream could not decode is a 400.
+ * is not checked again, as upstream's status strategies do not.
  */
 function kind(rules: Rules, part = "spec"): KindValidator {
   return (o, old) => {
     if (old && Bun.deepEquals(o[part], old[part])) return [];
     const errs = new Errs();
-    try {
-      rules(errs, o, old);
-    } catch (e) {
-      if (e instanceof Undecodable) throw decodeFailure(o, e.message);
-      throw e;
-    }
+    rules(errs, o, old);
     return errs.causes;
   };
 }
@@ -37,8 +32,8 @@ function validatePod(errs: Errs, o: Obj, old?: Obj) {
 
 function validateReplicationController(errs: Errs, o: Obj) {
   const spec = obj(o.spec, "spec");
-  nonNegative(errs, spec.minReadySeconds, "spec.minReadySeconds");
-  nonNegative(errs, spec.replicas, "spec.replicas");
+  nonNegative(errs, "spec.minReadySeconds", spec.minReadySeconds);
+  nonNegative(errs, "spec.replicas", spec.replicas);
   if (spec.template === undefined || spec.template === null) {
     // an empty selector is defaulted from the template's labels, so with no template there is neither
     if (!Object.keys(obj(spec.selector, "spec.selector")).length) errs.required("spec.selector");

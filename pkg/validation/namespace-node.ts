@@ -1,11 +1,14 @@
 // Namespaces and Nodes: spec finalizers, taints, pod CIDRs and the Node fields set once.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import { each, empty, goStrings, isCIDR, isMap, labelValue, list, qualifiedName, run, same } from "./rules.ts";
+import { goStrings, Printed, type Errs } from "./field.ts";
+import { empty, isMap, list, run, same } from "./rules.ts";
+import { qualifiedName } from "./names.ts";
+import { labelValue } from "./labels.ts";
+import { isCIDR } from "./network.ts";
 
 /** validateFinalizerName: qualified, and fully qualified unless it is one of the standard ones. */
 export function finalizerName(e: Errs, field: string, f: string) {
-  each(e, field, f, qualifiedName(f));
+  e.invalidEach(field, f, qualifiedName(f));
   if (!f.includes("/") && f !== "kubernetes") e.invalid(field, f, "name is neither a standard finalizer name nor is it fully qualified");
 }
 
@@ -13,17 +16,17 @@ export const namespace = (o: Obj) => run((e) => {
   for (const f of list(o.spec?.finalizers)) finalizerName(e, "spec.finalizers", String(f));
 });
 
-const EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
 function taints(e: Errs, items: unknown) {
   const seen = new Set<string>();
   e.each<Obj>("spec.taints", items, (t, path) => {
     const key = String(t?.key ?? "");
-    each(e, `${path}.key`, key, qualifiedName(key));
+    e.invalidEach(`${path}.key`, key, qualifiedName(key));
     const bad = labelValue(String(t?.value ?? ""));
     if (bad.length) e.invalid(`${path}.value`, t.value, bad.join(";"));
     if (empty(t?.effect)) e.required(`${path}.effect`);
-    else if (!EFFECTS.includes(t.effect)) e.notSupported(`${path}.effect`, t.effect, EFFECTS);
+    else if (!TAINT_EFFECTS.includes(t.effect)) e.notSupported(`${path}.effect`, t.effect, TAINT_EFFECTS);
     const id = `${t?.effect}\u0000${key}`;
     if (seen.has(id)) {
       e.causes.push({ field: path, reason: "FieldValueDuplicate", message: `Duplicate value: ${JSON.stringify(t)}: taints must be unique by key and effect pair` });
@@ -37,7 +40,7 @@ export const node = (o: Obj, old?: Obj) => run((e) => {
   taints(e, sp.taints);
   const cidrs = list(sp.podCIDRs);
   cidrs.forEach((c, i) => { if (!isCIDR(String(c))) e.invalid(`spec.podCIDRs[${i}]`, c, "must be a valid CIDR"); });
-  if (cidrs.length > 2) e.invalid("spec.podCIDRs", goStrings(cidrs), "may specify no more than one CIDR for each IP family");
+  if (cidrs.length > 2) e.invalid("spec.podCIDRs", new Printed(goStrings(cidrs)), "may specify no more than one CIDR for each IP family");
   if (sp.podCIDR && cidrs.length && cidrs[0] !== sp.podCIDR) e.invalid("spec.podCIDR", sp.podCIDR, "must match the first element of spec.podCIDRs");
   if (!old) return;
   const was: Obj = old.spec ?? {};

@@ -1,20 +1,18 @@
 // networking.k8s.io (Ingress, IngressClass, NetworkPolicy) and discovery.k8s.io EndpointSlices.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import {
-  PROTOCOLS, dns1035Label, dns1123Label, dns1123Subdomain, domainPrefixedPath, each, empty, has, immutable, invalidShown,
-  goStrings, isCIDR, isIP, isIPv4, isIPv6, isMap, labelSelector, labels, list, nonSpecialIP, oneOf, portName, portNum, qualifiedName, run,
-} from "./rules.ts";
+import { goStrings, Printed, type Errs } from "./field.ts";
+import { empty, has, immutable, isMap, list, oneOf, run } from "./rules.ts";
+import { dns1035Label, dns1123Label, dns1123Subdomain, domainPrefixedPath, qualifiedName, wildcardDNS1123Subdomain } from "./names.ts";
+import { labelSelector, labels } from "./labels.ts";
+import { PROTOCOLS, portName, portNum } from "./ports.ts";
+import { isCIDR, isIP, isIPv4, isIPv6, nonSpecialIP } from "./network.ts";
 
 const PATH_TYPES = ["Exact", "ImplementationSpecific", "Prefix"];
-const WILDCARD_MSG = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 /** A rule or TLS host: a DNS name (`*.` allowed in front), never an IP. */
 function host(e: Errs, field: string, h: string) {
   if (isIP(h)) e.invalid(field, h, "must be a DNS name, not an IP address");
-  if (h.includes("*")) {
-    if (!/^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(h) || h.length > 253) e.invalid(field, h, WILDCARD_MSG);
-  } else each(e, field, h, dns1123Subdomain(h));
+  e.invalidEach(field, h, h.includes("*") ? wildcardDNS1123Subdomain(h) : dns1123Subdomain(h));
 }
 
 function backend(e: Errs, b: Obj, field: string) {
@@ -27,11 +25,11 @@ function backend(e: Errs, b: Obj, field: string) {
   }
   if (!has(svc)) return e.invalid(field, "", "resource or service backend is required");
   if (empty(svc.name)) e.required(`${field}.service.name`);
-  else each(e, `${field}.service.name`, svc.name, dns1035Label(String(svc.name)));
+  else e.invalidEach(`${field}.service.name`, svc.name, dns1035Label(String(svc.name)));
   const name = svc.port?.name, num = svc.port?.number;
   if (!empty(name) && !empty(num)) e.invalid(field, "", "cannot set both port name & port number");
-  else if (!empty(name)) each(e, `${field}.service.port.name`, name, portName(String(name)));
-  else if (!empty(num)) each(e, `${field}.service.port.number`, num, portNum(num));
+  else if (!empty(name)) e.invalidEach(`${field}.service.port.name`, name, portName(String(name)));
+  else if (!empty(num)) e.invalidEach(`${field}.service.port.number`, num, portNum(num));
   else e.required(field, "port name or number is required");
 }
 
@@ -51,7 +49,7 @@ function httpPath(e: Errs, p: Obj, field: string) {
 export const ingress = (o: Obj) => run((e) => {
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   if (empty(sp.rules) && !has(sp.defaultBackend)) {
-    invalidShown(e, "spec", "[]networking.IngressRule(nil)", "either `defaultBackend` or `rules` must be specified");
+    e.invalid("spec", new Printed("[]networking.IngressRule(nil)"), "either `defaultBackend` or `rules` must be specified");
   }
   if (has(sp.defaultBackend)) backend(e, sp.defaultBackend, "spec.defaultBackend");
   e.each<Obj>("spec.rules", sp.rules, (r, path) => {
@@ -63,7 +61,7 @@ export const ingress = (o: Obj) => run((e) => {
   e.each<Obj>("spec.tls", sp.tls, (t, path) => {
     e.each<string>(`${path}.hosts`, t?.hosts, (h, hp) => host(e, hp, String(h)));
   });
-  if (typeof sp.ingressClassName === "string") each(e, "spec.ingressClassName", sp.ingressClassName, dns1123Subdomain(sp.ingressClassName));
+  if (typeof sp.ingressClassName === "string") e.invalidEach("spec.ingressClassName", sp.ingressClassName, dns1123Subdomain(sp.ingressClassName));
 });
 
 export const ingressClass = (o: Obj, old?: Obj) => run((e) => {
@@ -84,14 +82,14 @@ function policyPort(e: Errs, p: Obj, path: string) {
   oneOf(e, `${path}.protocol`, p?.protocol, ["TCP", "UDP", "SCTP"]);
   const port = p?.port, end = p?.endPort;
   if (typeof port === "number") {
-    each(e, `${path}.port`, port, portNum(port));
+    e.invalidEach(`${path}.port`, port, portNum(port));
     if (has(end)) {
       if (end < port) e.invalid(`${path}.endPort`, end, "must be greater than or equal to `port`");
-      each(e, `${path}.endPort`, end, portNum(end));
+      e.invalidEach(`${path}.endPort`, end, portNum(end));
     }
   } else if (typeof port === "string") {
     if (has(end)) e.invalid(`${path}.endPort`, end, "may not be specified when `port` is non-numeric");
-    each(e, `${path}.port`, port, portName(port));
+    e.invalidEach(`${path}.port`, port, portName(port));
   } else if (has(end)) e.invalid(`${path}.endPort`, end, "may not be specified when `port` is not specified");
 }
 
@@ -136,7 +134,7 @@ export const networkPolicy = (o: Obj) => run((e) => {
     });
   }
   const types = list(sp.policyTypes);
-  if (types.length > 2) return invalidShown(e, "spec.policyTypes", goStrings(types, "networking.PolicyType"), "may not specify more than two policyTypes");
+  if (types.length > 2) return e.invalid("spec.policyTypes", new Printed(goStrings(types, "networking.PolicyType")), "may not specify more than two policyTypes");
   types.forEach((t, i) => { if (t !== "Ingress" && t !== "Egress") e.notSupported(`spec.policyTypes[${i}]`, t, ["Ingress", "Egress"]); });
 });
 
@@ -155,22 +153,22 @@ export const endpointSlice = (o: Obj, old?: Obj) => run((e) => {
       if (o.addressType === "IPv4" && !isIPv4(s)) e.invalid(p, a, "must be a valid IPv4 address");
       if (o.addressType === "IPv6" && !isIPv6(s)) e.invalid(p, a, "must be a valid IPv6 address");
       if (o.addressType === "IPv4" || o.addressType === "IPv6") nonSpecialIP(e, p, s);
-      if (o.addressType === "FQDN") each(e, p, a, dns1123Subdomain(s));
+      if (o.addressType === "FQDN") e.invalidEach(p, a, dns1123Subdomain(s));
     });
-    if (typeof ep?.nodeName === "string") each(e, `${path}.nodeName`, ep.nodeName, dns1123Subdomain(ep.nodeName));
+    if (typeof ep?.nodeName === "string") e.invalidEach(`${path}.nodeName`, ep.nodeName, dns1123Subdomain(ep.nodeName));
     labels(e, `${path}.deprecatedTopology`, ep?.deprecatedTopology);
-    if (typeof ep?.hostname === "string") each(e, `${path}.hostname`, ep.hostname, dns1123Label(ep.hostname));
+    if (typeof ep?.hostname === "string") e.invalidEach(`${path}.hostname`, ep.hostname, dns1123Label(ep.hostname));
   });
   const ports = list(o.ports);
   if (ports.length > 100) e.tooMany("ports", ports.length, 100);
   const names = new Set<string>();
   e.each<Obj>("ports", ports, (p, path) => {
     const name = String(p?.name ?? "");
-    if (name) each(e, `${path}.name`, name, dns1123Label(name));
+    if (name) e.invalidEach(`${path}.name`, name, dns1123Label(name));
     if (names.has(name)) e.duplicate(`${path}.name`, name);
     names.add(name);
     oneOf(e, `${path}.protocol`, p?.protocol, PROTOCOLS, { required: true, defaulted: true });
-    if (typeof p?.appProtocol === "string") each(e, `${path}.appProtocol`, p.appProtocol, qualifiedName(p.appProtocol));
+    if (typeof p?.appProtocol === "string") e.invalidEach(`${path}.appProtocol`, p.appProtocol, qualifiedName(p.appProtocol));
   });
   if (old) immutable(e, "addressType", o.addressType, old.addressType);
 });

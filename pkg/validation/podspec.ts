@@ -1,15 +1,15 @@
 // A pod spec, a pod template, and what a pod update may change.
 import type { Obj } from "../registry/types.ts";
-import { keyErrors, labelValueErrors, nameErrors } from "../registry/validation.ts";
 import type { Errs } from "./field.ts";
 import { int, list, obj, str } from "./decode.ts";
 import { validateContainers } from "./container.ts";
-import { validateLabels } from "./selector.ts";
-import { validateVolumes } from "./volume.ts";
+import { annotationKeys, labels, labelValue } from "./labels.ts";
+import { dns1123Label, dns1123Subdomain, qualifiedName } from "./names.ts";
+import { TAINT_EFFECTS } from "./namespace-node.ts";
+import { validateVolumes } from "./pod-volumes.ts";
 
 export const RESTART_POLICIES = ["Always", "OnFailure", "Never"];
 const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
-const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 const MAX_INT32 = 2147483647;
 
 /** A pod's restart policy after defaulting (an absent one is Always). */
@@ -21,11 +21,11 @@ function validateTolerations(errs: Errs, tolerations: unknown, path: string) {
     const operator = str(t?.operator, `${p}.operator`) ?? "";
     const value = str(t?.value, `${p}.value`) ?? "";
     const effect = str(t?.effect, `${p}.effect`) ?? "";
-    if (key) for (const m of keyErrors(key)) errs.invalid(`${p}.key`, key, m);
+    if (key) errs.invalidEach(`${p}.key`, key, qualifiedName(key));
     if (!key && operator !== "Exists") errs.invalid(`${p}.operator`, operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
     if (int(t?.tolerationSeconds, `${p}.tolerationSeconds`) !== undefined && effect !== "NoExecute") errs.invalid(`${p}.effect`, effect, "effect must be 'NoExecute' when `tolerationSeconds` is set");
     if (operator === "Equal" || operator === "") {
-      const bad = labelValueErrors(value);
+      const bad = labelValue(value);
       if (bad.length) errs.invalid(`${p}.operator`, value, bad.join(";"));
     } else if (operator === "Exists") {
       if (value) errs.invalid(`${p}.operator`, t, "value must be empty when `operator` is 'Exists'");
@@ -35,9 +35,9 @@ function validateTolerations(errs: Errs, tolerations: unknown, path: string) {
 }
 
 /** Names in the spec that must be DNS names of one rule or the other. */
-const NAMED: [string, "label" | "subdomain"][] = [
-  ["serviceAccountName", "subdomain"], ["nodeName", "subdomain"], ["priorityClassName", "subdomain"],
-  ["hostname", "label"], ["subdomain", "label"],
+const NAMED: [string, (v: string) => string[]][] = [
+  ["serviceAccountName", dns1123Subdomain], ["nodeName", dns1123Subdomain], ["priorityClassName", dns1123Subdomain],
+  ["hostname", dns1123Label], ["subdomain", dns1123Label],
 ];
 
 export function validatePodSpec(errs: Errs, spec: Obj, path: string) {
@@ -48,25 +48,26 @@ export function validatePodSpec(errs: Errs, spec: Obj, path: string) {
   const dns = str(spec.dnsPolicy, `${path}.dnsPolicy`);
   if (dns && !DNS_POLICIES.includes(dns)) errs.notSupported(`${path}.dnsPolicy`, dns, DNS_POLICIES);
   if (dns === "None" && !spec.dnsConfig) errs.required(`${path}.dnsConfig`, "must provide `dnsConfig` when `dnsPolicy` is None");
-  validateLabels(errs, spec.nodeSelector, `${path}.nodeSelector`);
-  for (const [field, rule] of NAMED) {
+  labels(errs, `${path}.nodeSelector`, obj(spec.nodeSelector, `${path}.nodeSelector`));
+  for (const [field, check] of NAMED) {
     const name = str(spec[field], `${path}.${field}`);
-    if (name) for (const m of nameErrors(name, rule)) errs.invalid(`${path}.${field}`, name, m);
+    if (name) errs.invalidEach(`${path}.${field}`, name, check(name));
   }
   const deadline = int(spec.activeDeadlineSeconds, `${path}.activeDeadlineSeconds`);
   if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32)) errs.invalid(`${path}.activeDeadlineSeconds`, deadline, `must be between 1 and ${MAX_INT32}, inclusive`);
   validateTolerations(errs, spec.tolerations, `${path}.tolerations`);
 }
 
-export function validateAnnotationKeys(errs: Errs, annotations: unknown, path: string) {
-  for (const k of Object.keys(obj(annotations, path))) for (const m of keyErrors(k.toLowerCase())) errs.invalid(path, k, m);
+/** A template's labels and annotation keys; upstream reports them at `template.labels` (not `template.metadata.labels`). */
+export function validateTemplateMeta(errs: Errs, template: Obj, path: string) {
+  const meta = obj(template.metadata, `${path}.metadata`);
+  labels(errs, `${path}.labels`, obj(meta.labels, `${path}.labels`));
+  annotationKeys(errs, `${path}.annotations`, obj(meta.annotations, `${path}.annotations`));
 }
 
-/** A workload's pod template; upstream reports its labels at `template.labels` (not `template.metadata.labels`). */
+/** A workload's pod template. */
 export function validatePodTemplateSpec(errs: Errs, template: Obj, path: string) {
-  const meta = obj(template.metadata, `${path}.metadata`);
-  validateLabels(errs, meta.labels, `${path}.labels`);
-  validateAnnotationKeys(errs, meta.annotations, `${path}.annotations`);
+  validateTemplateMeta(errs, template, path);
   validatePodSpec(errs, obj(template.spec, `${path}.spec`), `${path}.spec`);
 }
 

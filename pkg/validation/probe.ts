@@ -2,27 +2,20 @@
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
 import { int, list, obj, str } from "./decode.ts";
-import { validatePortNumOrName } from "./ports.ts";
-
-export const NONNEGATIVE = "must be greater than or equal to 0";
-
-/** Upstream's ValidateNonnegativeField for an optional integer. */
-export function nonNegative(errs: Errs, v: unknown, path: string) {
-  const n = int(v, path);
-  if (n !== undefined && n < 0) errs.invalid(path, n, NONNEGATIVE);
-}
+import { nonNegative } from "./numbers.ts";
+import { portNumOrName } from "./ports.ts";
 
 const HANDLERS: [string, (errs: Errs, h: Obj, path: string) => void][] = [
   ["exec", (errs, h, path) => { if (list(h.command, `${path}.command`).length === 0) errs.required(`${path}.command`); }],
   ["httpGet", (errs, h, path) => {
-    validatePortNumOrName(errs, h.port, `${path}.port`);
+    portNumOrName(errs, `${path}.port`, h.port);
     const scheme = str(h.scheme, `${path}.scheme`);
     if (scheme && scheme !== "HTTP" && scheme !== "HTTPS") errs.notSupported(`${path}.scheme`, scheme, ["HTTP", "HTTPS"]);
     for (const hd of list<Obj>(h.httpHeaders, `${path}.httpHeaders`)) {
       if (!/^[-A-Za-z0-9]+$/.test(String(hd?.name ?? ""))) errs.invalid(`${path}.httpHeaders`, hd?.name ?? "", "a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')");
     }
   }],
-  ["tcpSocket", (errs, h, path) => validatePortNumOrName(errs, h.port, `${path}.port`)],
+  ["tcpSocket", (errs, h, path) => portNumOrName(errs, `${path}.port`, h.port)],
 ];
 
 /** A handler (probe or lifecycle hook) names exactly one action. */
@@ -40,7 +33,7 @@ export function validateProbe(errs: Errs, probe: unknown, path: string) {
   if (probe === undefined || probe === null) return;
   const p = obj(probe, path);
   validateHandler(errs, p, path);
-  for (const f of ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"]) nonNegative(errs, p[f], `${path}.${f}`);
+  for (const f of ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"]) nonNegative(errs, `${path}.${f}`, p[f]);
   const grace = int(p.terminationGracePeriodSeconds, `${path}.terminationGracePeriodSeconds`);
   if (grace !== undefined && grace <= 0) errs.invalid(`${path}.terminationGracePeriodSeconds`, grace, "must be greater than 0");
 }

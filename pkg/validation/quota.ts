@@ -1,42 +1,25 @@
 // ResourceQuotas and LimitRanges: resource names and quantities, as upstream's core validation has them.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import { each, goStrings, invalidShown, isMap, qualifiedName, quantity, run } from "./rules.ts";
+import { goStrings, Printed } from "./field.ts";
+import { isMap, run } from "./rules.ts";
+import { isQuotaResource, isStandardResource, resourceName } from "./resources.ts";
+import { nonNegativeQuantity } from "./quantity.ts";
 
-const QUOTA_NAMES = [
-  "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage", "requests.ephemeral-storage",
-  "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services", "replicationcontrollers",
-  "secrets", "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers",
-];
-const RESOURCE_NAMES = new Set([...QUOTA_NAMES, "storage"]);
 const INTEGER_NAMES = new Set(["pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"]);
-const hugePages = (n: string) => /^(requests\.)?hugepages-/.test(n);
-
-/** validateResourceName: a qualified name, and a standard one unless it has a domain. */
-function resourceName(e: Errs, field: string, name: string, standard: (n: string) => boolean, what = "resource type"): boolean {
-  const bad = qualifiedName(name);
-  each(e, field, name, bad);
-  if (bad.length) return false;
-  if (!name.includes("/") && !standard(name)) {
-    e.invalid(field, name, `must be a standard ${what} or fully qualified`);
-    return false;
-  }
-  return true;
-}
 
 export const resourceQuota = (o: Obj) => run((e) => {
   for (const [k, v] of Object.entries(isMap(o.spec?.hard) ? o.spec.hard : {})) {
     const path = `spec.hard[${k}]`;
-    if (resourceName(e, path, k, (n) => RESOURCE_NAMES.has(n) || hugePages(n)) && !k.includes("/") && !QUOTA_NAMES.includes(k) && !hugePages(k)) {
+    if (resourceName(e, path, k, isStandardResource) && !k.includes("/") && !isQuotaResource(k)) {
       e.invalid(path, k, "must be a standard resource for quota");
     }
-    const n = quantity(e, path, v);
+    const n = nonNegativeQuantity(e, path, v);
     if (n !== null && n >= 0 && INTEGER_NAMES.has(k) && !Number.isInteger(n)) e.invalid(path, String(v), "must be an integer");
   }
   const scopes = ["BestEffort", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "CrossNamespacePodAffinity"];
   const given = o.spec?.scopes;
   for (const s of Array.isArray(given) ? given : []) {
-    if (!scopes.includes(s)) invalidShown(e, "spec.scopes", goStrings(given, "core.ResourceQuotaScope"), "unsupported scope");
+    if (!scopes.includes(s)) e.invalid("spec.scopes", new Printed(goStrings(given, "core.ResourceQuotaScope")), "unsupported scope");
   }
 });
 
@@ -69,8 +52,8 @@ export const limitRange = (o: Obj) => run((e) => {
         continue;
       }
       for (const [k, v] of entries) {
-        resourceName(e, `${path}.${m}[${k}]`, k, (n) => RESOURCE_NAMES.has(n) || hugePages(n));
-        values[m][k] = quantity(e, `${path}.${m}[${k}]`, v);
+        resourceName(e, `${path}.${m}[${k}]`, k, isStandardResource);
+        values[m][k] = nonNegativeQuantity(e, `${path}.${m}[${k}]`, v);
       }
     }
     if (type === "PersistentVolumeClaim" && !("storage" in values.min) && !("storage" in values.max)) {

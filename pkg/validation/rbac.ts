@@ -1,7 +1,9 @@
 // rbac.authorization.k8s.io: rules of Roles and ClusterRoles, roleRef and subjects of bindings.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import { dns1123Subdomain, each, empty, goStrings, has, invalidShown, isMap, labelSelector, list, pathSegmentName, run } from "./rules.ts";
+import { goStrings, Printed, type Errs } from "./field.ts";
+import { empty, has, isMap, list, run } from "./rules.ts";
+import { dns1123Subdomain, pathSegmentName } from "./names.ts";
+import { labelSelector } from "./labels.ts";
 
 const RBAC = "rbac.authorization.k8s.io";
 
@@ -9,9 +11,9 @@ function rule(e: Errs, r: Obj, path: string, namespaced: boolean) {
   if (empty(r?.verbs)) e.required(`${path}.verbs`, "verbs must contain at least one value");
   if (!empty(r?.nonResourceURLs)) {
     const urls = goStrings(r.nonResourceURLs);
-    if (namespaced) invalidShown(e, `${path}.nonResourceURLs`, urls, "namespaced rules cannot apply to non-resource URLs");
+    if (namespaced) e.invalid(`${path}.nonResourceURLs`, new Printed(urls), "namespaced rules cannot apply to non-resource URLs");
     if (!empty(r.apiGroups) || !empty(r.resources) || !empty(r.resourceNames)) {
-      invalidShown(e, `${path}.nonResourceURLs`, urls, "rules cannot apply to both regular resources and non-resource URLs");
+      e.invalid(`${path}.nonResourceURLs`, new Printed(urls), "rules cannot apply to both regular resources and non-resource URLs");
     }
     return;
   }
@@ -36,7 +38,7 @@ function subject(e: Errs, s: Obj, path: string, namespaced: boolean) {
   if (!name) e.required(`${path}.name`);
   switch (s?.kind) {
     case "ServiceAccount":
-      if (name) each(e, `${path}.name`, name, dns1123Subdomain(name));
+      if (name) e.invalidEach(`${path}.name`, name, dns1123Subdomain(name));
       if (!empty(s.apiGroup)) e.notSupported(`${path}.apiGroup`, s.apiGroup, [""]);
       if (!namespaced && empty(s.namespace)) e.required(`${path}.namespace`);
       break;
@@ -59,9 +61,9 @@ const binding = (kinds: string[], namespaced: boolean) => (o: Obj, old?: Obj) =>
   if (ref.apiGroup !== RBAC) e.notSupported("roleRef.apiGroup", ref.apiGroup ?? "", [RBAC]);
   if (!kinds.includes(ref.kind)) e.notSupported("roleRef.kind", ref.kind ?? "", kinds);
   if (empty(ref.name)) e.required("roleRef.name");
-  else each(e, "roleRef.name", ref.name, pathSegmentName(String(ref.name)));
+  else e.invalidEach("roleRef.name", ref.name, pathSegmentName(String(ref.name)));
   e.each<Obj>("subjects", o.subjects, (s, p) => subject(e, s, p, namespaced));
-  if (old && !sameRef(ref, old.roleRef)) invalidShown(e, "roleRef", showRef(ref), "cannot change roleRef");
+  if (old && !sameRef(ref, old.roleRef)) e.invalid("roleRef", new Printed(showRef(ref)), "cannot change roleRef");
 });
 
 export const roleBinding = binding(["Role", "ClusterRole"], true);

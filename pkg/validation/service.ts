@@ -1,10 +1,11 @@
 // Services and Endpoints, as upstream's ValidateService(Update) and ValidateEndpoints check them.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import {
-  PROTOCOLS, dns1123Label, dns1123Subdomain, each, empty, goStrings, has, invalidShown, ipErrors, isMap, labels, list,
-  nonSpecialIP, oneOf, portNum, portNumOrName, qualifiedName, run,
-} from "./rules.ts";
+import { goStrings, Printed, type Errs } from "./field.ts";
+import { empty, has, isMap, list, oneOf, run } from "./rules.ts";
+import { dns1123Label, dns1123Subdomain, qualifiedName } from "./names.ts";
+import { labels } from "./labels.ts";
+import { PROTOCOLS, portNum, portNumOrName } from "./ports.ts";
+import { ipErrors, nonSpecialIP } from "./network.ts";
 
 const TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 const KUBELET_PORT = 10250;
@@ -16,22 +17,22 @@ const portKey = (p: Obj) =>
 function servicePort(e: Errs, p: Obj, path: string, needName: boolean, names: Set<string>) {
   if (needName && empty(p.name)) e.required(`${path}.name`);
   else if (!empty(p.name)) {
-    each(e, `${path}.name`, p.name, dns1123Label(String(p.name)));
+    e.invalidEach(`${path}.name`, p.name, dns1123Label(String(p.name)));
     if (names.has(p.name)) e.duplicate(`${path}.name`, p.name);
     names.add(p.name);
   }
-  each(e, `${path}.port`, p.port ?? 0, portNum(p.port));
+  e.invalidEach(`${path}.port`, p.port ?? 0, portNum(p.port));
   oneOf(e, `${path}.protocol`, p.protocol, PROTOCOLS, { required: true, defaulted: true });
   if (has(p.targetPort)) portNumOrName(e, `${path}.targetPort`, p.targetPort);
-  if (typeof p.appProtocol === "string") each(e, `${path}.appProtocol`, p.appProtocol, qualifiedName(p.appProtocol));
+  if (typeof p.appProtocol === "string") e.invalidEach(`${path}.appProtocol`, p.appProtocol, qualifiedName(p.appProtocol));
 }
 
 function clusterIPs(e: Errs, sp: Obj) {
   const ip = sp.clusterIP ?? "", ips = list(sp.clusterIPs);
   if (ip) {
     if (!ips.length) e.required("spec.clusterIPs");
-    else if (ips[0] !== ip) invalidShown(e, "spec.clusterIPs", goStrings(ips), "element [0] must match clusterIP");
-  } else if (ips.length) invalidShown(e, "spec.clusterIPs", goStrings(ips), "must be empty when clusterIP is empty");
+    else if (ips[0] !== ip) e.invalid("spec.clusterIPs", new Printed(goStrings(ips)), "element [0] must match clusterIP");
+  } else if (ips.length) e.invalid("spec.clusterIPs", new Printed(goStrings(ips)), "must be empty when clusterIP is empty");
   const seen = new Set<string>();
   e.each<string>("spec.ipFamilies", sp.ipFamilies, (f, p) => {
     if (!["IPv4", "IPv6"].includes(f)) e.notSupported(p, f, ["IPv4", "IPv6"]);
@@ -41,12 +42,12 @@ function clusterIPs(e: Errs, sp: Obj) {
   oneOf(e, "spec.ipFamilyPolicy", sp.ipFamilyPolicy, ["PreferDualStack", "RequireDualStack", "SingleStack"]);
   ips.forEach((a: string, i: number) => {
     if (i === 0 && a === "None") {
-      if (ips.length > 1) invalidShown(e, "spec.clusterIPs", goStrings(ips), "'None' must be the first and only value");
+      if (ips.length > 1) e.invalid("spec.clusterIPs", new Printed(goStrings(ips)), "'None' must be the first and only value");
       return;
     }
-    each(e, `spec.clusterIPs[${i}]`, a, ipErrors(String(a)));
+    e.invalidEach(`spec.clusterIPs[${i}]`, a, ipErrors(String(a)));
   });
-  if (ips.length > 2) invalidShown(e, "spec.clusterIPs", goStrings(ips), "may only hold up to 2 values");
+  if (ips.length > 2) e.invalid("spec.clusterIPs", new Printed(goStrings(ips)), "may only hold up to 2 values");
 }
 
 function validateService(o: Obj, e: Errs) {
@@ -65,7 +66,7 @@ function validateService(o: Obj, e: Errs) {
     if (list(sp.ipFamilies).length) e.forbidden("spec.ipFamilies", "may not be set for ExternalName services");
     if (has(sp.ipFamilyPolicy)) e.forbidden("spec.ipFamilyPolicy", "may not be set for ExternalName services");
     const cname = String(sp.externalName ?? "").replace(/\.$/, "");
-    if (cname) each(e, "spec.externalName", cname, dns1123Subdomain(cname));
+    if (cname) e.invalidEach("spec.externalName", cname, dns1123Subdomain(cname));
     else e.required("spec.externalName");
   }
   const names = new Set<string>();
@@ -80,7 +81,7 @@ function validateService(o: Obj, e: Errs) {
   if (sp.type !== "ExternalName") clusterIPs(e, sp);
   e.each<string>("spec.externalIPs", sp.externalIPs, (ip, p) => {
     const bad = ipErrors(String(ip));
-    if (bad.length) each(e, p, ip, bad);
+    if (bad.length) e.invalidEach(p, ip, bad);
     else nonSpecialIP(e, p, ip);
   });
   oneOf(e, "spec.type", sp.type, TYPES, { required: true, defaulted: true });
@@ -96,7 +97,7 @@ function validateService(o: Obj, e: Errs) {
       nodePorts.add(k);
     }
     const k = `${p.protocol}/${p.port}`;
-    if (seen.has(k)) e.causes.push({ field: `spec.ports[${i}]`, reason: "FieldValueDuplicate", message: `Duplicate value: ${portKey(p)}` });
+    if (seen.has(k)) e.duplicate(`spec.ports[${i}]`, new Printed(portKey(p)));
     seen.add(k);
   });
   oneOf(e, "spec.externalTrafficPolicy", sp.externalTrafficPolicy, ["Cluster", "Local"]);
@@ -106,7 +107,7 @@ function validateService(o: Obj, e: Errs) {
 function validateServiceUpdate(o: Obj, old: Obj, e: Errs) {
   if (o.spec?.type === "ExternalName" || old.spec?.type === "ExternalName") return;
   const now = list(o.spec?.clusterIPs), was = list(old.spec?.clusterIPs);
-  if (was.some((ip, i) => i < now.length && ip !== now[i])) invalidShown(e, "spec.clusterIPs[0]", goStrings(now), "may not change once set");
+  if (was.some((ip, i) => i < now.length && ip !== now[i])) e.invalid("spec.clusterIPs[0]", new Printed(goStrings(now)), "may not change once set");
   if (now.length < was.length && o.spec?.ipFamilyPolicy !== "SingleStack") {
     e.invalid("spec.ipFamilyPolicy", o.spec?.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP");
   }
@@ -119,9 +120,9 @@ export const service = (o: Obj, old?: Obj) => run((e) => {
 
 function endpointAddress(e: Errs, a: Obj, path: string) {
   const ip = String(a?.ip ?? "");
-  each(e, `${path}.ip`, ip, ipErrors(ip));
-  if (!empty(a?.hostname)) each(e, `${path}.hostname`, a.hostname, dns1123Label(String(a.hostname)));
-  if (typeof a?.nodeName === "string") each(e, `${path}.nodeName`, a.nodeName, dns1123Subdomain(a.nodeName));
+  e.invalidEach(`${path}.ip`, ip, ipErrors(ip));
+  if (!empty(a?.hostname)) e.invalidEach(`${path}.hostname`, a.hostname, dns1123Label(String(a.hostname)));
+  if (typeof a?.nodeName === "string") e.invalidEach(`${path}.nodeName`, a.nodeName, dns1123Subdomain(a.nodeName));
   nonSpecialIP(e, `${path}.ip`, ip);
 }
 
@@ -133,10 +134,10 @@ export const endpoints = (o: Obj) => run((e) => {
     const ports = list(ss?.ports);
     e.each<Obj>(`${path}.ports`, ports, (p, pp) => {
       if (ports.length > 1 && empty(p?.name)) e.required(`${pp}.name`);
-      else if (!empty(p?.name)) each(e, `${pp}.name`, p.name, dns1123Label(String(p.name)));
-      each(e, `${pp}.port`, p?.port ?? 0, portNum(p?.port));
+      else if (!empty(p?.name)) e.invalidEach(`${pp}.name`, p.name, dns1123Label(String(p.name)));
+      e.invalidEach(`${pp}.port`, p?.port ?? 0, portNum(p?.port));
       oneOf(e, `${pp}.protocol`, p?.protocol, PROTOCOLS, { required: true, defaulted: true });
-      if (typeof p?.appProtocol === "string") each(e, `${pp}.appProtocol`, p.appProtocol, qualifiedName(p.appProtocol));
+      if (typeof p?.appProtocol === "string") e.invalidEach(`${pp}.appProtocol`, p.appProtocol, qualifiedName(p.appProtocol));
     });
   });
 });

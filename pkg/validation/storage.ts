@@ -1,12 +1,15 @@
 // storage.k8s.io: StorageClasses, CSIDrivers, CSINodes and VolumeAttachments.
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
-import { dns1123Subdomain, each, empty, has, immutable, isMap, labelValue, list, nonNegative, oneOf, qualifiedName, run, same } from "./rules.ts";
+import { empty, has, immutable, isMap, list, oneOf, run, same } from "./rules.ts";
+import { dns1123Subdomain, qualifiedName } from "./names.ts";
+import { labelValue } from "./labels.ts";
+import { nonNegative } from "./numbers.ts";
 
 function provisioner(e: Errs, v: unknown) {
   const s = String(v ?? "");
   if (!s) return e.required("provisioner");
-  each(e, "provisioner", s, qualifiedName(s.toLowerCase()));
+  e.invalidEach("provisioner", s, qualifiedName(s.toLowerCase()));
 }
 
 export const storageClass = (o: Obj, old?: Obj) => run((e) => {
@@ -23,9 +26,9 @@ export const storageClass = (o: Obj, old?: Obj) => run((e) => {
   e.each<Obj>("allowedTopologies", o.allowedTopologies, (t, path) => {
     if (empty(t?.matchLabelExpressions)) e.required(`${path}.matchLabelExpressions`, "must have at least one label selector requirement");
     e.each<Obj>(`${path}.matchLabelExpressions`, t?.matchLabelExpressions, (r, p) => {
-      each(e, `${p}.key`, r?.key ?? "", qualifiedName(String(r?.key ?? "")));
+      e.invalidEach(`${p}.key`, r?.key ?? "", qualifiedName(String(r?.key ?? "")));
       if (empty(r?.values)) e.required(`${p}.values`, "must specify as least one value");
-      list(r?.values).forEach((v, i) => each(e, `${p}.values[${i}]`, v, labelValue(String(v))));
+      list(r?.values).forEach((v, i) => e.invalidEach(`${p}.values[${i}]`, v, labelValue(String(v))));
     });
   });
   if (!old) return;
@@ -40,7 +43,7 @@ function driverName(e: Errs, field: string, v: unknown) {
   const s = String(v ?? "");
   if (!s) e.required(field);
   if (s.length > 63) e.tooLong(field, 63);
-  each(e, field, s, dns1123Subdomain(s.toLowerCase()));
+  e.invalidEach(field, s, dns1123Subdomain(s.toLowerCase()));
 }
 
 export const csiDriver = (o: Obj, old?: Obj) => run((e) => {
@@ -95,6 +98,6 @@ export const volumeAttachment = (o: Obj, old?: Obj) => run((e) => {
   else if (has(pv) && !pv) e.required("spec.source.persistentVolumeName", "must specify non empty persistentVolumeName");
   if (empty(sp.nodeName)) e.required("spec.nodeName");
   if (!empty(sp.attacher)) driverName(e, "spec.attacher", sp.attacher);
-  if (typeof pv === "string" && pv) each(e, "spec.source.persistentVolumeName", pv, dns1123Subdomain(pv));
+  if (typeof pv === "string" && pv) e.invalidEach("spec.source.persistentVolumeName", pv, dns1123Subdomain(pv));
   if (old && !same(sp, old.spec)) e.invalid("spec", sp, "field is immutable");
 });

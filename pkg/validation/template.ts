@@ -1,9 +1,9 @@
 // Rules shared by the workloads that run pods from a template under a selector.
 import type { Obj } from "../registry/types.ts";
-import { Printed, type Errs } from "./field.ts";
+import { goStringMap, Printed, type Errs } from "./field.ts";
 import { obj } from "./decode.ts";
 import { restartPolicy, validatePodTemplateSpec } from "./podspec.ts";
-import { goSelector, goStringMap, isEmptySelector, selects, validateLabelSelector } from "./selector.ts";
+import { goSelector, isEmptySelector, labelSelector, selects } from "./labels.ts";
 
 /** How a kind words its selector faults; a DaemonSet may omit its selector and never reports it unparsable. */
 export interface SelectorRules { empty: string; unparsable?: string; daemonSet?: boolean }
@@ -18,7 +18,7 @@ export function validateSelector(errs: Errs, spec: Obj, rules: SelectorRules): b
     if (!rules.daemonSet) errs.required("spec.selector");
     return true;
   }
-  validateLabelSelector(errs, sel, "spec.selector");
+  labelSelector(errs, "spec.selector", sel);
   if (isEmptySelector(sel)) errs.invalid("spec.selector", new Printed(goSelector(sel)), rules.empty);
   if (selects(sel, {}) === undefined) {
     if (!rules.daemonSet) errs.invalid("spec.selector", new Printed(goSelector(sel)), rules.unparsable ?? "invalid label selector");

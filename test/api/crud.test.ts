@@ -20,7 +20,8 @@ beforeAll(async () => {
 afterAll(async () => { await s?.stop(); }, 30_000);
 
 describe("lifecycle of every built-in type", () => {
-  for (const d of BUILTIN) {
+  // Computed types (componentstatuses) are read-only: builtin-objects.test.ts reads them.
+  for (const d of BUILTIN.filter((x) => !x.computed)) {
     test(typeLabel(d), async () => {
       const label = typeLabel(d);
       const body = minimalBody(d, `crud-${d.group.split(".")[0] || "core"}-${d.singular.replace(/[^a-z0-9]/g, "")}`, NS);

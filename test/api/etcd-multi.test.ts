@@ -152,4 +152,18 @@ describe("two API servers on one etcd", () => {
     expectStatus(del, 409, "Conflict", "DELETE through B with a stale resourceVersion precondition");
     expectCode(await a.call("GET", `${base}/stale`), 200, "GET stale after the refused delete");
   });
+
+  test("one of them keeps the built-in objects (the kite-bootstrap lease holder); they do not rewrite each other's", async () => {
+    const lease = (await a.call("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kite-bootstrap")).body;
+    expect(typeof lease.spec.holderIdentity).toBe("string");
+    const kept = async () => Promise.all([
+      `/api/v1/namespaces/${NS}/configmaps/kube-root-ca.crt`, "/api/v1/namespaces/default/endpoints/kubernetes", "/api/v1/namespaces/default/services/kubernetes",
+    ].map(async (p) => (await b.call("GET", p)).body));
+    const before = await kept();
+    const leader = [a, b].find((x) => x.port === before[1].subsets[0].ports[0].port)!;
+    expect(leader).toBeDefined();
+    expect(before[0].data["ca.crt"]).toBe(leader.ca.replace(/\r\n/g, "\n"));
+    await Bun.sleep(1500);
+    expect((await kept()).map((o) => o.metadata.resourceVersion)).toEqual(before.map((o) => o.metadata.resourceVersion));
+  });
 });

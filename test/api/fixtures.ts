@@ -68,9 +68,16 @@ export async function until<T>(fn: () => Promise<T>, what: string, ms = 10_000, 
   }
 }
 
+/** The objects the server puts in every namespace (builtin-objects.test.ts): ServiceAccount default, ConfigMap kube-root-ca.crt. */
+export const NAMESPACE_BUILTINS = { serviceaccounts: "default", configmaps: "kube-root-ca.crt" } as const;
+
+/** Creates a namespace and waits for its built-in objects, so tests that count objects see them settled. */
 export async function createNamespace(s: TestServer, name: string): Promise<void> {
   const r = await s.call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   expectCode(r, 201, `create namespace ${name}`);
+  for (const [resource, obj] of Object.entries(NAMESPACE_BUILTINS)) {
+    await until(async () => (await s.call("GET", `/api/v1/namespaces/${name}/${resource}/${obj}`)).status === 200, `${resource}/${obj} in namespace ${name}`);
+  }
 }
 
 const podSpec = (restartPolicy?: string) => ({

@@ -7,7 +7,7 @@ import YAML from "yaml";
 import { decodeObject, decodeWatchFrames, encodeObject, type WatchEvent } from "../../pkg/protobuf/index.ts";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { apiVersionOf, createNamespace, expectCode, expectStatus, minimalBody, pathFor, typeLabel } from "./fixtures.ts";
+import { NAMESPACE_BUILTINS, apiVersionOf, createNamespace, expectCode, expectStatus, minimalBody, pathFor, typeLabel } from "./fixtures.ts";
 
 // Watches below have their own deadlines; a test timeout would kill the server for the tests after it.
 setDefaultTimeout(30_000);
@@ -21,7 +21,11 @@ const CMS = `/api/v1/namespaces/${NS}/configmaps`;
 const WCMS = `/api/v1/namespaces/${W}/configmaps`;
 const BIG = `/api/v1/namespaces/${BIG_NS}/configmaps`;
 const NAMES = ["a", "b", "c", "d", "e"];
+/** What a list of CMS holds: the suite's configmaps and the kube-root-ca.crt the server keeps in every namespace. */
+const LISTED = [...NAMES, NAMESPACE_BUILTINS.configmaps].sort();
 const BIG_COUNT = 40;
+/** A list of BIG holds the big configmaps and kube-root-ca.crt. */
+const BIG_LISTED = BIG_COUNT + 1;
 const BIG_VALUE = "x".repeat(4096);
 const PB_K8S = "application/vnd.kubernetes.protobuf";
 const PB_PLATFORM = "application/vnd.platform.protobuf";
@@ -194,7 +198,7 @@ describe("Table", () => {
       expect(t.apiVersion).toBe(`${g}/${v}`);
       expect(Number(t.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(plain.metadata.resourceVersion));
       expect(t.columnDefinitions.map((c: any) => c.name)).toEqual(["Name", "Data", "Age"]);
-      expect(t.rows.map((r: any) => r.cells[0]).sort()).toEqual(NAMES);
+      expect(t.rows.map((r: any) => r.cells[0]).sort()).toEqual(LISTED);
       for (const row of t.rows) {
         expect(row.cells).toHaveLength(t.columnDefinitions.length);
         expect(row.object.kind).toBe("PartialObjectMetadata");
@@ -371,7 +375,8 @@ describe("Table", () => {
       const plain = (await getJSON(`${CMS}/a`, "application/json")).body;
       const { body: one } = await getJSON(`${CMS}/a?includeObject=Object`, table("meta.k8s.io", "v1"));
       expect(one.rows[0].object).toEqual(plain);
-      const { body: all } = await getJSON(`${CMS}?includeObject=Object`, table("meta.k8s.io", "v1"));
+      const { body: all } = await getJSON(`${CMS}?includeObject=Object&labelSelector=app%3Drepr`, table("meta.k8s.io", "v1"));
+      expect(all.rows).toHaveLength(NAMES.length);
       for (const row of all.rows) {
         expect(row.object.kind).toBe("ConfigMap");
         expect(row.object.apiVersion).toBe("v1");
@@ -405,7 +410,7 @@ describe("Table", () => {
     expect(first.metadata.resourceVersion).toBe(plain.metadata.resourceVersion);
     expect(typeof first.metadata.continue).toBe("string");
     expect(first.metadata.continue.length).toBeGreaterThan(0);
-    expect(first.metadata.remainingItemCount).toBe(NAMES.length - 2);
+    expect(first.metadata.remainingItemCount).toBe(LISTED.length - 2);
     expect(first.metadata.remainingItemCount).toBe(plain.metadata.remainingItemCount);
     // Follow the token: every page is a Table, the last without continue or remainingItemCount.
     const seen: string[] = first.rows.map((r: any) => r.cells[0]);
@@ -416,7 +421,7 @@ describe("Table", () => {
       expect(page.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
       seen.push(...page.rows.map((r: any) => r.cells[0]));
     }
-    expect(seen).toEqual(NAMES);
+    expect(seen).toEqual(LISTED);
     expect(page.metadata.continue ?? "").toBe("");
     expect(page.metadata.remainingItemCount).toBeUndefined();
   });
@@ -509,7 +514,7 @@ describe("PartialObjectMetadata", () => {
       expect(body.kind).toBe("PartialObjectMetadataList");
       expect(body.apiVersion).toBe(`${g}/${v}`);
       expect(body.metadata.resourceVersion).toMatch(/^\d+$/);
-      expect(body.items.map((i: any) => i.metadata.name).sort()).toEqual(NAMES);
+      expect(body.items.map((i: any) => i.metadata.name).sort()).toEqual(LISTED);
       for (const item of body.items) {
         expect(Object.keys(item).sort()).toEqual(["apiVersion", "kind", "metadata"]);
         expect(item.kind).toBe("PartialObjectMetadata");
@@ -523,7 +528,7 @@ describe("PartialObjectMetadata", () => {
     const { body } = await getJSON(`${CMS}?limit=2`, pomList("meta.k8s.io", "v1"));
     expect(body.items).toHaveLength(2);
     expect(body.metadata.continue).toBeTruthy();
-    expect(body.metadata.remainingItemCount).toBe(NAMES.length - 2);
+    expect(body.metadata.remainingItemCount).toBe(LISTED.length - 2);
   });
 
   // client-go's metadata client (garbage collector, quota controller) asks binary first, then JSON.
@@ -536,7 +541,7 @@ describe("PartialObjectMetadata", () => {
     if (ct.type === "application/json") list = JSON.parse(l.text);
     else { expect(ct.type).toBe(PB_K8S); list = decodeObject(l.bytes); }
     expect(list.kind).toBe("PartialObjectMetadataList");
-    expect(list.items.map((i: any) => i.metadata.name).sort()).toEqual(NAMES);
+    expect(list.items.map((i: any) => i.metadata.name).sort()).toEqual(LISTED);
 
     const watchAccept = `${PB_K8S};as=PartialObjectMetadata;g=meta.k8s.io;v=v1,${pom("meta.k8s.io", "v1")},application/json`;
     const path = `${WCMS}?watch=true&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=20`;
@@ -606,7 +611,7 @@ describe("gzip (APIResponseCompression)", () => {
     expect(prefixOf(r.bytes).slice(0, 2)).toEqual([0x1f, 0x8b]);
     const list = parseGunzipped(r.bytes);
     expect(list.kind).toBe("ConfigMapList");
-    expect(list.items).toHaveLength(BIG_COUNT);
+    expect(list.items).toHaveLength(BIG_LISTED);
     expect(Bun.gunzipSync(r.bytes as Uint8Array<ArrayBuffer>).length).toBeGreaterThan(128 * 1024);
     expect(r.bytes.length).toBeLessThan(128 * 1024);
   });
@@ -616,7 +621,7 @@ describe("gzip (APIResponseCompression)", () => {
     expectRaw(r, 200, what("GET", BIG));
     expect(r.headers.get("content-encoding")).toBeNull();
     expect(r.bytes.length).toBeGreaterThan(128 * 1024);
-    expect(JSON.parse(r.text).items).toHaveLength(BIG_COUNT);
+    expect(JSON.parse(r.text).items).toHaveLength(BIG_LISTED);
   });
 
   test("a small response is not gzipped", async () => {
@@ -632,7 +637,7 @@ describe("gzip (APIResponseCompression)", () => {
     const y = await raw("GET", BIG, { Accept: "application/yaml", "Accept-Encoding": "gzip" }, undefined, { decompress: false });
     expectRaw(y, 200, what("GET", BIG, "application/yaml"));
     expect(y.headers.get("content-encoding")).toBe("gzip");
-    expect(YAML.parse(new TextDecoder().decode(Bun.gunzipSync(y.bytes as Uint8Array<ArrayBuffer>))).items).toHaveLength(BIG_COUNT);
+    expect(YAML.parse(new TextDecoder().decode(Bun.gunzipSync(y.bytes as Uint8Array<ArrayBuffer>))).items).toHaveLength(BIG_LISTED);
 
     const p = await raw("GET", BIG, { Accept: PB_K8S, "Accept-Encoding": "gzip" }, undefined, { decompress: false });
     expectRaw(p, 200, what("GET", BIG, PB_K8S));
@@ -640,7 +645,7 @@ describe("gzip (APIResponseCompression)", () => {
     expect(p.headers.get("content-type")).toBe(PB_K8S);
     const bytes = Bun.gunzipSync(p.bytes as Uint8Array<ArrayBuffer>);
     expect(prefixOf(bytes)).toEqual(PREFIX);
-    expect(decodeObject(bytes).items).toHaveLength(BIG_COUNT);
+    expect(decodeObject(bytes).items).toHaveLength(BIG_LISTED);
   });
 });
 
@@ -664,7 +669,7 @@ describe("protobuf", () => {
       expect(list.kind).toBe("ConfigMapList");
       expect(list.apiVersion).toBe("v1");
       expect(list.metadata.resourceVersion).toMatch(/^\d+$/);
-      expect(list.items.map((i: any) => i.metadata.name).sort()).toEqual(NAMES);
+      expect(list.items.map((i: any) => i.metadata.name).sort()).toEqual(LISTED);
     });
 
     test(`watch with Accept: ${type}: length-prefixed frames`, async () => {

@@ -1,6 +1,7 @@
 // Spec §4.6, cell by cell: get, list and watch by resourceVersion, resourceVersionMatch and paging.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { NAMESPACE_BUILTINS, createNamespace } from "./fixtures.ts";
 
 let s: TestServer;
 const NS = "rv";
@@ -8,12 +9,13 @@ const base = `/api/v1/namespaces/${NS}/configmaps`;
 let rvOld = 0; // revision after a0..a2 exist, before b is created and a0 is changed
 let rvNow = 0;
 
-const names = (list: any) => list.items.map((i: any) => i.metadata.name);
+/** This suite's configmaps in a list (the namespace's kube-root-ca.crt, which sorts last, left out). */
+const names = (list: any) => list.items.map((i: any) => i.metadata.name).filter((n: string) => n !== NAMESPACE_BUILTINS.configmaps);
 const mk = (name: string) => s.call("POST", base, { metadata: { name }, data: { v: "1" } });
 
 beforeAll(async () => {
   s = await startServer();
-  await s.call("POST", "/api/v1/namespaces", { metadata: { name: NS } });
+  await createNamespace(s, NS);
   for (const n of ["a0", "a1", "a2"]) await mk(n);
   rvOld = Number((await s.call("GET", base)).body.metadata.resourceVersion);
   await mk("b");
@@ -94,9 +96,9 @@ describe("list", () => {
     const p1 = await s.call("GET", `${base}?limit=2`);
     const tok = p1.body.metadata.continue;
     expect(tok).toBeTruthy();
-    expect(p1.body.metadata.remainingItemCount).toBe(2);
+    expect(p1.body.metadata.remainingItemCount).toBe(3); // a2, b and kube-root-ca.crt
     await mk("a15"); // sorts between a1 and a2: must not show up in the snapshot
-    const p2 = await s.call("GET", `${base}?limit=2&continue=${tok}`);
+    const p2 = await s.call("GET", `${base}?limit=3&continue=${tok}`);
     expect(p2.status).toBe(200);
     expect(names(p2.body)).toEqual(["a2", "b"]);
     expect(p2.body.metadata.resourceVersion).toBe(p1.body.metadata.resourceVersion);
@@ -198,10 +200,11 @@ describe("watch", () => {
 
 test("a compacted revision: list Exact and watch answer 410 Gone (Expired)", async () => {
   const c = await startServer(["--etcd-compaction-interval=1s"]);
-  const ns = "/api/v1/namespaces/default/configmaps";
+  // Secrets: the server itself watches configmaps (kube-root-ca.crt), so their watch cache is running.
+  const ns = "/api/v1/namespaces/default/secrets";
   // The create's revision; nothing has read the collection yet, so the watch cache's window starts later.
   const old = (await c.call("POST", ns, { metadata: { name: "x" } })).body.metadata.resourceVersion;
-  for (let i = 0; i < 3; i++) await c.call("PATCH", `${ns}/x`, { data: { i: String(i) } }, { "content-type": "application/merge-patch+json" });
+  for (let i = 0; i < 3; i++) await c.call("PATCH", `${ns}/x`, { metadata: { labels: { i: String(i) } } }, { "content-type": "application/merge-patch+json" });
   await Bun.sleep(2500);
   const l = await c.call("GET", `${ns}?resourceVersion=${old}&resourceVersionMatch=Exact`);
   expect(l.status).toBe(410);

@@ -1,12 +1,17 @@
 // What validating a workload costs (issue 13): the validator's own time per typical Deployment, in
-// process, and POST creates/s of that Deployment against a live `kite apiserver`.
-// Run: bun test/bench/validation.bench.ts  (N_VALIDATE, N_CREATE to change the counts)
+// process, and POST creates/s of that Deployment against a live `kite apiserver`. With KITE_REF_DIR (a
+// checkout of a commit from before validation and defaulting, e.g. `git worktree add /tmp/kite-ref 67f5f97`
+// with node_modules linked), the same creates run against that server too, rounds alternating, same run.
+// Run: bun test/bench/validation.bench.ts  (N_VALIDATE, N_CREATE, ROUNDS to change the counts)
 import { validateKind } from "../../pkg/validation/index.ts";
-import { startServer } from "../helpers/server.ts";
-import { load, progress } from "./load.ts";
+import { join } from "node:path";
+import { KITE, startServer } from "../helpers/server.ts";
+import { cpuOf, load, progress } from "./load.ts";
 
 const N_VALIDATE = Number(process.env.N_VALIDATE ?? 10000);
 const N_CREATE = Number(process.env.N_CREATE ?? 3000);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const REF = process.env.KITE_REF_DIR;
 
 /** A Deployment as real manifests write one: two containers, ports, env, probes, resources, volumes. */
 const deployment = (name: string) => ({
@@ -51,30 +56,46 @@ function inProcess() {
   return { median: rounds[2], best: rounds[0] };
 }
 
-async function live() {
-  const s = await startServer(["--etcd-compaction-interval=0"]);
+/** Creates/s at concurrency 1 and 64, and the server's CPU per create at 64, of one server. */
+async function live(launcher: string[], from: number) {
+  const s = await startServer(["--etcd-compaction-interval=0"], undefined, launcher);
   await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
   const post = (i: number) => s.req("/apis/apps/v1/namespaces/bench/deployments", { method: "POST", json: JSON.stringify(deployment(`web-${i}`)) }).then(async (r) => {
     if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${await r.text()}`);
   });
-  progress("Deployment creates, concurrency 1");
-  const c1 = await load(Math.min(1000, N_CREATE), 1, (i) => post(1_000_000 + i));
-  progress("Deployment creates, concurrency 64");
-  const c64 = await load(N_CREATE, 64, post);
+  const c1 = await load(Math.min(1000, N_CREATE), 1, (i) => post(from + 1_000_000 + i));
+  const cpu0 = cpuOf(s.proc.pid);
+  const c64 = await load(N_CREATE, 64, (i) => post(from + i));
+  const cpuUs = ((cpuOf(s.proc.pid) - cpu0) * 1e6) / N_CREATE;
   await s.stop();
-  return { c1, c64 };
+  return { c1, c64, cpuUs };
 }
+
+type Figures = Awaited<ReturnType<typeof live>>;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const summary = (rs: Figures[]) => ({ c1: median(rs.map((r) => r.c1)), c64: median(rs.map((r) => r.c64)), cpuUs: median(rs.map((r) => r.cpuUs)) });
 
 progress(`validator, ${N_VALIDATE} calls`);
 const us = inProcess();
-const r = await live();
+const now: Figures[] = [], ref: Figures[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  progress(`round ${r + 1}/${ROUNDS}: Deployment creates, this tree`);
+  now.push(await live(KITE, r * 10_000_000));
+  if (REF) {
+    progress(`round ${r + 1}/${ROUNDS}: Deployment creates, reference ${REF}`);
+    ref.push(await live([process.execPath, join(REF, "cmd/main.ts")], r * 10_000_000));
+  }
+}
+const a = summary(now), b = REF ? summary(ref) : undefined;
 const f = (n: number) => Math.round(n).toLocaleString("en-US");
+const vs = (x: number, y?: number) => (y ? `${f(x)} (reference ${f(y)}, ${((x / y) * 100).toFixed(0)} %)` : f(x));
 console.log(`
-| measure | value |
+| measure (medians of ${ROUNDS} rounds) | value |
 |---|---|
 | validation of one typical Deployment (in process; median of 5 rounds of ${f(N_VALIDATE)}, best) | ${us.median.toFixed(1)} µs (best ${us.best.toFixed(1)} µs) |
-| Deployment creates/s, concurrency 1 | ${f(r.c1)} |
-| Deployment creates/s, concurrency 64 | ${f(r.c64)} |
-| validation's share of a create at concurrency 64 (µs × creates/s, one core) | ${((us.median * r.c64) / 1e4).toFixed(1)} % |
+| Deployment creates/s, concurrency 1 | ${vs(a.c1, b?.c1)} |
+| Deployment creates/s, concurrency 64 | ${vs(a.c64, b?.c64)} |
+| server CPU per create at concurrency 64 | ${vs(a.cpuUs, b?.cpuUs)} µs |
+| validation's share of a create at concurrency 64 (µs × creates/s, one core) | ${((us.median * a.c64) / 1e4).toFixed(1)} % |
 `);
 process.exit(0);

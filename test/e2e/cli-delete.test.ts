@@ -24,7 +24,8 @@ const kubectl = (args: string[]) => run(["kubectl", `--kubeconfig=${s.kubeconfig
 const cm = (ns: string, name: string, labels: Record<string, string> = {}, finalizers?: string[]) =>
   s.call("POST", `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels, ...(finalizers ? { finalizers } : {}) } });
 const exists = async (path: string) => (await s.call("GET", path)).status === 200;
-const names = async (ns: string) => ((await s.call("GET", `/api/v1/namespaces/${ns}/configmaps`)).body.items as any[]).map((i) => i.metadata.name).sort();
+/** This suite's configmaps in a namespace (the kube-root-ca.crt the server keeps there left out). */
+const names = async (ns: string) => ((await s.call("GET", `/api/v1/namespaces/${ns}/configmaps`)).body.items as any[]).map((i) => i.metadata.name).filter((n) => n !== "kube-root-ca.crt").sort();
 const dropFinalizers = (ns: string, name: string) => s.req(`/api/v1/namespaces/${ns}/configmaps/${name}`, {
   method: "PATCH", headers: { "Content-Type": "application/merge-patch+json" }, body: JSON.stringify({ metadata: { finalizers: null } }),
 });

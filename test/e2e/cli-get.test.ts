@@ -58,7 +58,14 @@ beforeAll(async () => {
     const r = await s.call("POST", path, body);
     if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
   };
-  for (const ns of ["demo", "other", "chunk", "watched"]) await post("/api/v1/namespaces", { metadata: { name: ns } });
+  for (const ns of ["demo", "other", "chunk", "watched"]) {
+    await post("/api/v1/namespaces", { metadata: { name: ns } });
+    // The server puts kube-root-ca.crt in every namespace: the lists below show it, as kubectl's do.
+    for (let i = 0; (await s.call("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status !== 200; i++) {
+      if (i > 200) throw new Error(`no kube-root-ca.crt in ${ns}`);
+      await Bun.sleep(25);
+    }
+  }
   await post("/api/v1/namespaces/demo/pods", pod("web-a", { app: "web", tier: "front" }));
   await post("/api/v1/namespaces/demo/pods", pod("web-b", { app: "web", tier: "front" }, "nginx:1.27"));
   await post("/api/v1/namespaces/demo/pods", pod("db-a", { app: "db" }, "postgres:16"));
@@ -145,7 +152,7 @@ describe("kite get on its own", () => {
 
   test("type names resolve by plural, singular, short name, kind and group", async () => {
     const want = (await kite(["get", "configmaps", "-n", "demo", "-o", "name"])).out;
-    expect(want).toBe("configmap/cfg\nconfigmap/other-cfg\n");
+    expect(want).toBe("configmap/cfg\nconfigmap/kube-root-ca.crt\nconfigmap/other-cfg\n");
     for (const t of ["configmap", "cm", "ConfigMap", "CONFIGMAPS"]) {
       expect((await kite(["get", t, "-n", "demo", "-o", "name"])).out).toBe(want);
     }
@@ -160,7 +167,7 @@ describe("kite get on its own", () => {
     const whole = await kite(["get", "cm", "-n", "chunk", "-o", "name", "--chunk-size=0"]);
     const paged = await kite(["get", "cm", "-n", "chunk", "-o", "name", "--chunk-size=5"]);
     expect(paged.out).toBe(whole.out);
-    expect(paged.out.trim().split("\n")).toHaveLength(12);
+    expect(paged.out.trim().split("\n")).toHaveLength(13); // 12 and kube-root-ca.crt
   });
 
   test("-o yaml of one named object prints the object; of a list, a List", async () => {
@@ -169,7 +176,7 @@ describe("kite get on its own", () => {
     const list = await kite(["get", "cm", "-n", "demo", "-o", "json"]);
     const doc = JSON.parse(list.out);
     expect(doc.kind).toBe("List");
-    expect(doc.items.map((i: any) => `${i.kind}/${i.metadata.name}`)).toEqual(["ConfigMap/cfg", "ConfigMap/other-cfg"]);
+    expect(doc.items.map((i: any) => `${i.kind}/${i.metadata.name}`)).toEqual(["ConfigMap/cfg", "ConfigMap/kube-root-ca.crt", "ConfigMap/other-cfg"]);
     expect(list.out).toStartWith('{\n    "apiVersion": "v1",\n    "items": [\n');
   });
 
@@ -364,7 +371,7 @@ contexts: [{name: c, context: {cluster: k, user: u, namespace: other}}]
     cached.resources = cached.resources.filter((r: any) => r.resource !== "configmaps");
     cached.resources.push({ group: "", version: "v1", resource: "gadgets", kind: "Gadget", singular: "gadget", shortNames: [], categories: [], namespaced: true, verbs: ["list"], preferred: true });
     writeFileSync(file, JSON.stringify(cached));
-    expect((await kite(["get", "cm", "-n", "demo", "-o", "name"], { HOME: h })).out).toBe("configmap/cfg\nconfigmap/other-cfg\n");
+    expect((await kite(["get", "cm", "-n", "demo", "-o", "name"], { HOME: h })).out).toBe("configmap/cfg\nconfigmap/kube-root-ca.crt\nconfigmap/other-cfg\n");
     const stale = JSON.parse(readFileSync(file, "utf8"));
     expect(stale.resources.some((r: any) => r.resource === "configmaps")).toBe(true);
     stale.resources.push({ group: "", version: "v1", resource: "gadgets", kind: "Gadget", singular: "gadget", shortNames: [], categories: [], namespaced: true, verbs: ["list"], preferred: true });

@@ -615,7 +615,9 @@ const queryClass: FuzzClass = {
       // Sometimes a second parameter, so combinations (limit with continue, watch with timeouts) occur.
       if (r.chance(0.4)) { const [p, vs] = r.pick(PARAMS); extra.push(`${p}=${targetSafe(r.pick(vs))}`); }
       req.path += (req.path.includes("?") ? "&" : "?") + extra.join("&");
-      req.stream ||= /(^|[?&])watch=(1|true|t|TRUE|yes|2)(&|$)/.test(req.path.split("?")[1] ?? "");
+      // upstream's rule: a first `watch` value other than "0" or "false" (any case), even empty, is a watch
+      const watch = new URLSearchParams(req.path.split("?")[1] ?? "").getAll("watch")[0];
+      req.stream ||= watch !== undefined && watch !== "0" && watch.toLowerCase() !== "false";
       return req;
     },
   }))),

@@ -6,11 +6,11 @@ import { breather } from "../../registry/generic.ts";
 import { jsonPatch, PatchFailure, PatchTooLarge } from "../../patch/jsonpatch.ts";
 import { mergePatch } from "../../patch/merge.ts";
 import { PatchError, strategicMergePatch } from "../../patch/strategic.ts";
-import { apiVersionOf, type Obj } from "../../registry/types.ts";
+import { apiVersionOf, type Obj, type UpdateTarget } from "../../registry/types.ts";
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
 import { boolParam } from "../queryparams.ts";
 import { StatusError, badRequest, invalidOptions, tooLarge, unsupportedMediaType } from "../status.ts";
-import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond } from "./context.ts";
+import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond, writeAdmission } from "./context.ts";
 import { type FieldCheck, newRepeats, yamlRepeat, yamlRepeatsError } from "../../fieldvalidation/index.ts";
 import { undeclaredFields } from "../../fieldvalidation/apply.ts";
 import { patchProblems } from "../../fieldvalidation/patch.ts";
@@ -26,6 +26,9 @@ const PATCHERS: Record<string, Patcher> = {
 
 const APPLY = "application/apply-patch+yaml";
 
+/** What a patch writes: the object, or its status-like subresource. */
+const target = (ctx: HandlerContext): UpdateTarget => (ctx.info.subresource === "status" || ctx.info.subresource === "approval" ? ctx.info.subresource : "");
+
 /** `force` is for apply only: upstream refuses it on any other patch, whatever its value. */
 function force(ctx: HandlerContext, apply: boolean): boolean {
   const on = boolParam(ctx.url.searchParams, "force");
@@ -35,36 +38,48 @@ function force(ctx: HandlerContext, apply: boolean): boolean {
 
 export async function patch(ctx: HandlerContext): Promise<Response> {
   const { info, rs, req } = ctx;
-  const type = parseMediaTypes(req.headers.get("content-type"))[0]?.type ?? "";
-  const ssa = ctx.features.ServerSideApply;
-  if (type === APPLY && ssa) return apply(ctx);
-  const patcher = PATCHERS[type];
-  if (!patcher) throw unsupportedMediaType([...Object.keys(PATCHERS), ...(ssa ? [APPLY] : [])].join(", "));
+  const type = patchType(ctx);
+  if (type === APPLY && ctx.features.ServerSideApply) return apply(ctx);
+  const { body, fields } = await readPatch(ctx, type, ctx.features.ServerSideApply);
+  const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => patchObject(type, cur, body, rs.def.kind),
+    { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: target(ctx), large: isHeavy(req), fields, admit: writeAdmission(ctx) });
+  ctx.warnings.push(...fields.warnings);
+  return respond(ctx, obj);
+}
+
+export const patchType = (ctx: HandlerContext) => parseMediaTypes(ctx.req.headers.get("content-type"))[0]?.type ?? "";
+
+/**
+ * The body of a merge, JSON or strategic merge patch (415 for another type; `apply` lists apply among the
+ * accepted), with what the fieldValidation parameter asks of it.
+ */
+export async function readPatch(ctx: HandlerContext, type: string, apply: boolean): Promise<{ body: unknown; fields: FieldCheck }> {
+  if (!PATCHERS[type]) throw unsupportedMediaType([...Object.keys(PATCHERS), ...(apply ? [APPLY] : [])].join(", "));
   force(ctx, false);
   const directive = fieldValidation(ctx);
   const repeats = directive === "Ignore" ? undefined : newRepeats(false);
-  const body = parseText(text(await readBody(req)), false, repeats);
+  const body = parseText(text(await readBody(ctx.req)), false, repeats);
   const isJsonPatch = type === "application/json-patch+json";
   if (isJsonPatch && !Array.isArray(body)) throw badRequest("the body of a JSON patch must be a list of operations");
-  const fields: FieldCheck = { directive, patch: true, before: repeats ? patchProblems(body, repeats, isJsonPatch) : [], warnings: [] };
-  const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => {
-    let out;
-    try {
-      out = patcher(cur, body, rs.def.kind) as Record<string, any>;
-    } catch (e) {
-      if (e instanceof PatchTooLarge) throw new StatusError(413, "RequestEntityTooLarge", `Request entity too large: ${e.message}`);
-      if (e instanceof PatchFailure || e instanceof PatchError) {
-        throw new StatusError(422, "Invalid", `the server rejected our request due to an error in our request: ${e.message}`);
-      }
-      throw e;
+  return { body, fields: { directive, patch: true, before: repeats ? patchProblems(body, repeats, isJsonPatch) : [], warnings: [] } };
+}
+
+/** cur patched by a body of `type`, with upstream's answers to a patch that cannot apply or grows too large. */
+export function patchObject(type: string, cur: Obj, body: unknown, kind: string): Obj {
+  let out;
+  try {
+    out = PATCHERS[type](cur, body, kind) as Obj;
+  } catch (e) {
+    if (e instanceof PatchTooLarge) throw new StatusError(413, "RequestEntityTooLarge", `Request entity too large: ${e.message}`);
+    if (e instanceof PatchFailure || e instanceof PatchError) {
+      throw new StatusError(422, "Invalid", `the server rejected our request due to an error in our request: ${e.message}`);
     }
-    // A patch may not make an object larger than a request may carry.
-    if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
-    checkPatched(out, body, type === "application/strategic-merge-patch+json");
-    return out;
-  }, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: info.subresource === "status" ? "status" : "", large: isHeavy(req), fields });
-  ctx.warnings.push(...fields.warnings);
-  return respond(ctx, obj);
+    throw e;
+  }
+  // A patch may not make an object larger than a request may carry.
+  if (JSON.stringify(out ?? null).length > MAX_BODY) throw tooLarge();
+  checkPatched(out, body, type === "application/strategic-merge-patch+json");
+  return out;
 }
 
 /** Server-side apply (spec §9.1): merge the applied configuration, track ownership, refuse conflicts. */
@@ -101,7 +116,7 @@ async function apply(ctx: HandlerContext): Promise<Response> {
     return r.object;
   };
   const dry = dryRun(ctx);
-  const sub = info.subresource === "status" ? "status" : "";
+  const sub = target(ctx);
   const large = isHeavy(ctx.req);
   // The merge of a large configuration is the costliest step of a write: others run before and after it.
   const mergeLarge = async (live: Obj | undefined) => {
@@ -116,8 +131,8 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
     try {
-      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large }), 201);
-      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large }));
+      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user }), 201);
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, admit: writeAdmission(ctx) }));
     } catch (e) {
       const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
       if (!raced || attempt >= 100) throw e;

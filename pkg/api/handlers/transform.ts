@@ -24,13 +24,13 @@ function includeObject(ctx: HandlerContext): "None" | "Metadata" | "Object" | un
   return v as "None";
 }
 
-/** Turns a got object or a list into the negotiated representation. */
-export function represent(ctx: HandlerContext, out: Obj): Obj {
+/** Turns a got object or a list into the negotiated representation; `kind` is what a subresource serves. */
+export function represent(ctx: HandlerContext, out: Obj, kind: { group: string; kind: string } = ctx.rs.def): Obj {
   const rep = ctx.rep;
   if (!rep.as) return out;
   const isList = Array.isArray(out.items);
   if (rep.as === "Table") {
-    return tableFor(ctx.rs.def, isList ? out.items : [out], {
+    return tableFor(kind, isList ? out.items : [out], {
       group: rep.group, version: rep.version, includeObject: includeObject(ctx),
       listMeta: isList ? out.metadata : { resourceVersion: out.metadata?.resourceVersion },
     });

@@ -66,6 +66,15 @@ const core: Table = {
   }),
   PortStatus: obj("State of a port.", { port: int("Port."), protocol: str("Protocol."), error: str("Problem, if any.") }, ["port", "protocol"]),
 
+  ComponentStatus: kind("Deprecated: the health of a component of the control plane.", {
+    conditions: arr("core.ComponentCondition", "Conditions of the component.", { "x-kubernetes-patch-merge-key": "type", "x-kubernetes-patch-strategy": "merge" }),
+  }),
+  ComponentCondition: obj("One condition of a component.", {
+    type: str("Type of condition: Healthy."),
+    status: str("True, False or Unknown."),
+    message: str("What the component answered."),
+    error: str("The error reaching the component, if any."),
+  }, ["type", "status"]),
   ConfigMap: kind("Non-secret configuration data as key/value pairs.", {
     data: strMap("UTF-8 values by key."),
     binaryData: map({ type: "string", format: "byte" }, "Binary values by key, base64 in JSON."),

@@ -4,12 +4,13 @@ import { CORE_SCHEMAS } from "./core.ts";
 import type { Table } from "./dsl.ts";
 import { META_SCHEMAS } from "./meta.ts";
 import { POD_SCHEMAS } from "./pod.ts";
+import { TOKEN_REQUEST_SCHEMAS } from "./tokenrequest.ts";
 import { WORKLOAD_SCHEMAS } from "./workloads.ts";
 
 export type { Schema, Table } from "./dsl.ts";
 export { REF_PREFIX, full } from "./dsl.ts";
 
-export const SCHEMAS: Table = { ...META_SCHEMAS, ...POD_SCHEMAS, ...CORE_SCHEMAS, ...WORKLOAD_SCHEMAS, ...CLUSTER_SCHEMAS };
+export const SCHEMAS: Table = { ...META_SCHEMAS, ...POD_SCHEMAS, ...CORE_SCHEMAS, ...WORKLOAD_SCHEMAS, ...CLUSTER_SCHEMAS, ...TOKEN_REQUEST_SCHEMAS };
 
 /** Upstream's schema name of a kind: io.k8s.api.<group>.<version>.<Kind>, CRD-style for other groups. */
 export function schemaName(group: string, version: string, kind: string): string {

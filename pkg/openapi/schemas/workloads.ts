@@ -188,6 +188,12 @@ const autoscaling: Table = {
     desiredReplicas: count("Desired replicas."),
     currentCPUUtilizationPercentage: int("Current average CPU use, as a percentage of requests."),
   }, ["currentReplicas", "desiredReplicas"]),
+  Scale: specStatus("The scale subresource of a workload: its replicas and selector.", "autoscaling.ScaleSpec", "autoscaling.ScaleStatus"),
+  ScaleSpec: obj("Desired scale.", { replicas: int("Desired number of instances of the scaled object.") }),
+  ScaleStatus: obj("Observed scale.", {
+    replicas: count("Actual number of observed instances of the scaled object."),
+    selector: str("The label selector of the pods the scaled object counts, as a selector string."),
+  }, ["replicas"]),
   CrossVersionObjectReference: obj("Names an object of any kind in the same namespace.", {
     kind: str("Kind."), name: str("Name."), apiVersion: str("API version."),
   }, ["kind", "name"], MAP_ATOMIC),

@@ -1,13 +1,19 @@
 // A pod's volumes: unique DNS-1123 names, at most one source each, and each source's own fields.
 import type { Obj } from "../registry/types.ts";
-import { nameErrors } from "../registry/validation.ts";
 import type { Errs } from "./field.ts";
-import { int, list, obj, quantity, str } from "./decode.ts";
+import { int, list, obj, str } from "./decode.ts";
+import { dns1123Label } from "./names.ts";
+import { quantity } from "./quantity.ts";
 
 /** A path inside the volume: relative, without `..` steps. */
 export function validateLocalDescendingPath(errs: Errs, p: string, path: string) {
   if (p.startsWith("/")) errs.invalid(path, p, "must be a relative path");
   if (p.split(/[\\/]/).includes("..")) errs.invalid(path, p, "must not contain '..'");
+}
+
+/** A host path may not step up with `..`. */
+export function validateNoBacksteps(errs: Errs, p: string, path: string) {
+  if (p.split("/").includes("..")) errs.invalid(path, p, "must not contain '..'");
 }
 
 function validateLocalNonReservedPath(errs: Errs, p: string, path: string) {
@@ -41,7 +47,7 @@ const SOURCES: Record<string, (errs: Errs, s: Obj, path: string) => void> = {
   hostPath(errs, s, path) {
     const p = str(s.path, `${path}.path`);
     if (!p) return errs.required(`${path}.path`);
-    if (p.split("/").includes("..")) errs.invalid(`${path}.path`, p, "must not contain '..'");
+    validateNoBacksteps(errs, p, `${path}.path`);
     const type = str(s.type, `${path}.type`);
     if (type !== undefined && !HOST_PATH_TYPES.includes(type)) errs.notSupported(`${path}.type`, type, HOST_PATH_TYPES);
   },
@@ -89,7 +95,7 @@ export function validateVolumes(errs: Errs, volumes: unknown, path: string): Set
     // No source at all is defaulted to emptyDir before validation, as upstream's defaulter does.
     const name = str(vol.name, `${p}.name`);
     if (!name) errs.required(`${p}.name`);
-    else for (const m of nameErrors(name, "label")) errs.invalid(`${p}.name`, name, m);
+    else errs.invalidEach(`${p}.name`, name, dns1123Label(name));
     if (name !== undefined && names.has(name)) errs.duplicate(`${p}.name`, name);
     if (errs.causes.length === before && name) names.add(name);
   });

@@ -1,8 +1,11 @@
 // PersistentVolumes and PersistentVolumeClaims, as upstream's core validation checks them.
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
-import { parseQuantity } from "./quantity.ts";
-import { dns1123Subdomain, each, empty, has, isMap, labelSelector, list, oneOf, quantity, run, same } from "./rules.ts";
+import { validateNoBacksteps } from "./pod-volumes.ts";
+import { empty, has, isMap, list, oneOf, run, same } from "./rules.ts";
+import { dns1123Subdomain } from "./names.ts";
+import { labelSelector } from "./labels.ts";
+import { nonNegativeQuantity, parseQuantity } from "./quantity.ts";
 
 const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce"];
 const VOLUME_MODES = ["Block", "Filesystem"];
@@ -19,7 +22,7 @@ function accessModes(e: Errs, field: string, modes: unknown) {
 }
 
 function className(e: Errs, field: string, v: unknown) {
-  if (typeof v === "string" && v) each(e, field, v, dns1123Subdomain(v));
+  if (typeof v === "string" && v) e.invalidEach(field, v, dns1123Subdomain(v));
 }
 
 export const persistentVolume = (o: Obj, old?: Obj) => run((e) => {
@@ -28,13 +31,11 @@ export const persistentVolume = (o: Obj, old?: Obj) => run((e) => {
   const cap = isMap(sp.capacity) ? sp.capacity : {};
   if (!Object.keys(cap).length) e.required("spec.capacity");
   else if (!("storage" in cap) || Object.keys(cap).length > 1) e.notSupported("spec.capacity", cap, ["storage"]);
-  for (const [k, v] of Object.entries(cap)) quantity(e, `spec.capacity[${k}]`, v, true);
+  for (const [k, v] of Object.entries(cap)) nonNegativeQuantity(e, `spec.capacity[${k}]`, v, true);
   const sources = PV_SOURCES.filter((s) => has(sp[s]));
   if (!sources.length) e.required("spec", "must specify a volume type");
   for (const s of sources.slice(1)) e.forbidden(`spec.${s}`, "may not specify more than 1 volume type");
-  if (sp.hostPath && typeof sp.hostPath.path === "string" && sp.hostPath.path.split("/").includes("..")) {
-    e.invalid("spec.hostPath.path", sp.hostPath.path, "must not contain '..'");
-  }
+  if (typeof sp.hostPath?.path === "string") validateNoBacksteps(e, sp.hostPath.path, "spec.hostPath.path");
   oneOf(e, "spec.persistentVolumeReclaimPolicy", sp.persistentVolumeReclaimPolicy, ["Delete", "Recycle", "Retain"]);
   className(e, "spec.storageClassName", sp.storageClassName);
   oneOf(e, "spec.volumeMode", sp.volumeMode, VOLUME_MODES);
@@ -49,7 +50,7 @@ function claimSpec(e: Errs, sp: Obj) {
   labelSelector(e, "spec.selector", sp.selector);
   const storage = sp.resources?.requests?.storage;
   if (!has(storage)) e.required("spec.resources[storage]");
-  else quantity(e, "spec.resources[storage]", storage, true);
+  else nonNegativeQuantity(e, "spec.resources[storage]", storage, true);
   className(e, "spec.storageClassName", sp.storageClassName);
   oneOf(e, "spec.volumeMode", sp.volumeMode, VOLUME_MODES);
 }
