@@ -176,7 +176,7 @@ console.log(JSON.stringify((await api.listNamespacedConfigMap({ namespace: "defa
     await call(s, "/api/v1/namespaces", alice, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ metadata: { name: "big" } }) });
     await createBig(s, "big", 24, 128);
     for (const enc of ["identity", "gzip"]) {
-      const r = await fetch(`${s.url}/api/v1/namespaces/big/configmaps`, { headers: { "Accept-Encoding": enc }, tls: { ca: s.ca, cert: alice.cert, key: alice.key } } as RequestInit);
+      const r = await fetch(`${s.url}/api/v1/namespaces/big/configmaps?labelSelector=app%3Dbig`, { headers: { "Accept-Encoding": enc }, tls: { ca: s.ca, cert: alice.cert, key: alice.key } } as RequestInit);
       expect(r.status).toBe(200);
       if (enc === "gzip") expect(r.headers.get("content-encoding")).toBe("gzip");
       const text = await r.text();
