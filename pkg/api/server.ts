@@ -13,6 +13,7 @@ import { del, deleteCollection } from "./handlers/delete.ts";
 import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
+import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
 import { type Subresource, apiVersionOf } from "../registry/types.ts";
@@ -41,6 +42,8 @@ export interface ServerOptions {
   auth?: AuthFilters;
   /** The verified client certificate chain of the connection a request came on, if any. */
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
+  /** The kinds answered instead of stored (TokenReview, SubjectAccessReview, ...), by group/resource. */
+  reviews?: Reviews;
   /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
   tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
 }
@@ -185,6 +188,8 @@ export class ApiHandler {
     }
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
+    const answer = this.opts.reviews?.get(`${info.group}/${info.resource}`);
+    if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);
     if (info.subresource) {
       if (info.subresource === "token") {

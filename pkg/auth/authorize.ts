@@ -1,5 +1,5 @@
 // Authorization: the authorizers of --authorization-mode in order; the first to allow or deny decides,
-// one without an opinion passes the request on, and no decision at all is a denial.
+// one without an opinion passes the request on, and no decision at all (no opinion) is not an allow.
 import type { UserInfo } from "./user.ts";
 
 /** What is asked (upstream's authorizer.Attributes). */
@@ -42,7 +42,8 @@ export class AuthorizerChain {
       if (d.error) errors.push(d.error);
     }
     const error = errors.length > 1 ? `[${errors.join(", ")}]` : errors[0];
-    return { decision: "deny", reason: reasons.join("\n"), ...(error ? { error } : {}) };
+    // no opinion, as upstream's union says it: the filter refuses it, a SubjectAccessReview says denied: false
+    return { decision: "noOpinion", reason: reasons.join("\n"), ...(error ? { error } : {}) };
   }
 }
 

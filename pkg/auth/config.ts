@@ -5,6 +5,8 @@ import type { AuthFilters } from "./filter.ts";
 import { OidcAuthenticator, oidcBearerAuthenticator } from "./oidc.ts";
 import type { OidcOptions } from "./oidc-options.ts";
 import type { Registry } from "../registry/registry.ts";
+import { privilegedGroups } from "./privileged.ts";
+import type { Rbac } from "./rbac/service.ts";
 import { AbacAuthorizer } from "./abac.ts";
 import { WebhookAuthorizer, type WebhookAuthzOptions } from "./webhook-authz.ts";
 import { NodeAuthorizer } from "./node-authz/authorizer.ts";
@@ -16,6 +18,8 @@ import { ChainVerifier, X509Authenticator, readCABundle } from "./x509.ts";
 /** What authenticators and authorizers read from the server itself (Secrets, ServiceAccounts, RBAC objects). */
 export interface AuthDeps {
   registry: Registry;
+  /** The RBAC index and authorizer (the RBAC mode). */
+  rbac?: Rbac;
   /** The service-account token issuer, built from AuthOptions.serviceAccounts. */
   serviceAccounts?: ServiceAccountIssuer;
 }
@@ -66,6 +70,9 @@ function authorizer(mode: AuthorizationMode, o: AuthOptions, deps: AuthDeps): Au
     case "ABAC": return AbacAuthorizer.fromFile(o.authzFiles!.policyFile!);
     case "Webhook": return WebhookAuthorizer.fromOptions(o.authzFiles!.webhook!);
     case "Node": return new NodeAuthorizer(deps.registry);
+    case "RBAC":
+      if (!deps.rbac) throw new Error("authorization mode RBAC needs the RBAC index");
+      return deps.rbac.authorizer;
     default: throw new Error(`authorization mode ${mode} is not available yet`);
   }
 }
@@ -73,7 +80,8 @@ function authorizer(mode: AuthorizationMode, o: AuthOptions, deps: AuthDeps): Au
 export function buildAuthFilters(o: AuthOptions, deps: AuthDeps): AuthFilters {
   return {
     authn: new AuthenticatorChain(authenticators(o, deps), o.anonymous),
-    authz: new AuthorizerChain(o.authorizationModes.map((m) => authorizer(m, o, deps))),
+    // system:masters is allowed in front of every mode, as upstream puts its privileged-group authorizer
+    authz: new AuthorizerChain([privilegedGroups, ...o.authorizationModes.map((m) => authorizer(m, o, deps))]),
     alwaysAllowPaths: o.alwaysAllowPaths,
   };
 }

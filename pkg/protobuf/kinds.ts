@@ -20,6 +20,7 @@ const GROUP_PACKAGES: Record<string, string> = {
   "certificates.k8s.io": "k8s.io.api.certificates",
   "admissionregistration.k8s.io": "k8s.io.api.admissionregistration",
   "authentication.k8s.io": "k8s.io.api.authentication",
+  "authorization.k8s.io": "k8s.io.api.authorization",
   "apiextensions.k8s.io": "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions",
   "meta.k8s.io": `${META}`,
   "meta.platform.io": `${META}`,

@@ -3,6 +3,8 @@
 import admissionregistrationV1 from "../../proto/api/admissionregistration_v1.proto" with { type: "text" };
 import appsV1 from "../../proto/api/apps_v1.proto" with { type: "text" };
 import authenticationV1 from "../../proto/api/authentication_v1.proto" with { type: "text" };
+import authenticationV1beta1 from "../../proto/api/authentication_v1beta1.proto" with { type: "text" };
+import authorizationV1 from "../../proto/api/authorization_v1.proto" with { type: "text" };
 import autoscalingV1 from "../../proto/api/autoscaling_v1.proto" with { type: "text" };
 import batchV1 from "../../proto/api/batch_v1.proto" with { type: "text" };
 import certificatesV1 from "../../proto/api/certificates_v1.proto" with { type: "text" };
@@ -47,6 +49,8 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/certificates_v1.proto": certificatesV1,
   "api/admissionregistration_v1.proto": admissionregistrationV1,
   "api/authentication_v1.proto": authenticationV1,
+  "api/authentication_v1beta1.proto": authenticationV1beta1,
+  "api/authorization_v1.proto": authorizationV1,
   "apiextensions/apiextensions_v1.proto": apiextensionsV1,
 };
 
@@ -206,6 +210,7 @@ const SPECIALS: Record<string, Special> = {
   "k8s.io.apimachinery.pkg.runtime.RawExtension": "rawext",
   "k8s.io.api.certificates.v1.ExtraValue": "strlist",
   "k8s.io.api.authentication.v1.ExtraValue": "strlist",
+  "k8s.io.api.authorization.v1.ExtraValue": "strlist",
   [`${APIEXT}.JSON`]: "rawjson",
   [`${APIEXT}.JSONSchemaPropsOrBool`]: "orbool",
   [`${APIEXT}.JSONSchemaPropsOrArray`]: "orarray",

@@ -12,6 +12,8 @@ function gv(group: string, version: string, rows: Row[]): ResourceDef[] {
 const ns = true;
 const cluster = false;
 const status: ResourceDef["subresources"] = ["status"];
+/** The review kinds: answered on create (pkg/auth/reviews), never stored. */
+const review = { verbs: ["create"] as ResourceDef["verbs"], computed: true };
 const scalable: ResourceDef["subresources"] = ["status", "scale"];
 
 export const BUILTIN: ResourceDef[] = [
@@ -54,6 +56,14 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "RoleBinding", plural: "rolebindings", namespaced: ns, nameRule: "segment" },
     { kind: "ClusterRole", plural: "clusterroles", namespaced: cluster, nameRule: "segment" },
     { kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: cluster, nameRule: "segment" },
+  ]),
+  ...gv("authentication.k8s.io", "v1", [{ kind: "SelfSubjectReview", plural: "selfsubjectreviews", namespaced: cluster, ...review }]),
+  ...gv("authentication.k8s.io", "v1beta1", [{ kind: "SelfSubjectReview", plural: "selfsubjectreviews", namespaced: cluster, ...review }]),
+  ...gv("authorization.k8s.io", "v1", [
+    { kind: "SubjectAccessReview", plural: "subjectaccessreviews", namespaced: cluster, ...review },
+    { kind: "LocalSubjectAccessReview", plural: "localsubjectaccessreviews", namespaced: ns, ...review },
+    { kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", namespaced: cluster, ...review },
+    { kind: "SelfSubjectRulesReview", plural: "selfsubjectrulesreviews", namespaced: cluster, ...review },
   ]),
   ...gv("networking.k8s.io", "v1", [
     { kind: "Ingress", plural: "ingresses", namespaced: ns, shortNames: ["ing"], subresources: status, generation: true, storageResource: "ingress" },

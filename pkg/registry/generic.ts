@@ -32,7 +32,10 @@ export interface WriteOptions {
   large?: boolean;
   /** How unknown and repeated fields are treated (the fieldValidation parameter); unset: dropped silently. */
   fields?: FieldCheck;
-  /** Who asks: strategies that record the requester (a CSR's spec.username) read it on create. */
+  /**
+   * Who asks: strategies that record the requester (a CSR's spec.username) read it on create, and the
+   * store's caller check (RBAC's escalation checks) on create and update; unset for the server's own writes.
+   */
   user?: UserInfo;
   /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
   admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
@@ -99,6 +102,8 @@ export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
  * returns is called once the write is done (stored or failed), to release what the write held.
  */
 export type Admit = (obj: Obj, old: Obj | undefined, dryRun: boolean) => Promise<() => void>;
+/** Refuses (by throwing a Status) a valid create (old undefined) or update a client may not make (RBAC's escalation checks). */
+export type CallerCheck = (obj: Obj, old: Obj | undefined, user: UserInfo) => Promise<void> | void;
 
 /** The time as Kubernetes writes it (RFC 3339, whole seconds); formatted once per second. */
 let nowSecond = 0, nowText = "";
@@ -131,6 +136,8 @@ export class ResourceStore {
   private cacheConfig: CacheConfig;
   readonly namespaceCheck?: NamespaceCheck;
   private admit?: Admit;
+  /** Checks of who writes, run after validation on the writes of clients. */
+  callerCheck?: CallerCheck;
   /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
   private binary: boolean;
 
@@ -277,6 +284,7 @@ export class ResourceStore {
     this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
     this.validate(obj, undefined, "", o.serverOwned);
+    if (o.user) await this.callerCheck?.(obj, undefined, o.user);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
@@ -388,6 +396,7 @@ export class ResourceStore {
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
     this.validate(next, old, sub, o.serverOwned);
+    if (!sub && o.user) await this.callerCheck?.(next, old, o.user);
     await o.admit?.(next, old, sub);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {

@@ -83,7 +83,10 @@ export interface ResourceDef {
   codec?: Codec;
   /** The release that deprecated this type: every request gets upstream's Warning (`v1 ComponentStatus is deprecated in v1.19+`). */
   deprecatedIn?: string;
-  /** Objects the server computes on each read instead of storing (componentstatuses): read-only, never watched. */
+  /**
+   * Objects the server computes instead of storing, never watched: on each read (componentstatuses,
+   * read-only), or as the answer to a create (the review kinds, create-only).
+   */
   computed?: boolean;
 }
 

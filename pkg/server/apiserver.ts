@@ -8,6 +8,8 @@ import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters, clientCAFiles } from "../auth/config.ts";
 import { publishAuthentication } from "../auth/trustconfigmap.ts";
+import { Rbac } from "../auth/rbac/service.ts";
+import { authReviews } from "../auth/reviews/index.ts";
 import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts";
 import { issuerDiscoveryRoute } from "../auth/serviceaccount-discovery.ts";
 import { LegacyTokensController } from "../auth/serviceaccount-legacy.ts";
@@ -157,9 +159,14 @@ export class ApiServer {
     health.add({ name: "poststarthook/start-kite-controllers", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (controllersStarted ? null : "not finished") });
     health.add({ name: "shutdown", in: ["readyz"], run: async () => (this.shuttingDown ? "process is shutting down" : null) });
 
+    const rbac = new Rbac(this.registry);
+    this.controllers.push(rbac);
+    await step("rbac", () => rbac.start());
+    health.add({ name: "poststarthook/rbac/bootstrap-roles", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (rbac.bootstrapped ? null : "not finished") });
     const sa = o.auth.serviceAccounts;
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts }));
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac }));
+    rbac.guardWrites(auth.authz);
     const caFiles = clientCAFiles(o.auth);
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
@@ -174,6 +181,7 @@ export class ApiServer {
       features: o.features,
       closeConnections: () => this.descriptors.high(),
       auth,
+      reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
@@ -211,6 +219,7 @@ export class ApiServer {
       this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls }, (req, server, raw) => handler.handle(req, server, raw)));
     }
     this.lock?.record(this.port);
+    void rbac.bootstrap();
 
     const ns = new NamespaceController(this.registry);
     await ns.start();

@@ -57,6 +57,11 @@ function withoutNulls(v: any): any {
   return v;
 }
 
+/** Kinds served with a list verb (all but the create-only review kinds). */
+function listable(apiVersion: string, kind: string): boolean {
+  const d = BUILTIN.find((r) => `${r.group ? `${r.group}/` : ""}${r.version}` === apiVersion && r.kind === kind);
+  return !d?.verbs || d.verbs.includes("list");
+}
 const examples: Any[] = parseAllDocuments(readFileSync(join(FIXTURES, "examples.yaml"), "utf8")).map((d) => d.toJSON());
 
 describe("upstream bytes", () => {
@@ -227,6 +232,8 @@ describe("round trip of every built-in kind", () => {
       expect(decodeObject(bytes)).toStrictEqual(example);
     });
 
+    // the review kinds are answered, never listed: they have no list message
+    if (!listable(example.apiVersion, example.kind)) continue;
     test(`${example.apiVersion} ${example.kind}List`, () => {
       // list items carry no apiVersion/kind in protobuf (nor in upstream's JSON lists)
       const { apiVersion, kind, ...item } = example;
@@ -290,7 +297,8 @@ describe("envelope", () => {
     expect(canEncode("meta.platform.io/v1", "PartialObjectMetadataList")).toBe(true);
     for (const r of BUILTIN) {
       const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
-      expect(`${apiVersion} ${r.kind} ${canEncode(apiVersion, r.kind)} ${canEncode(apiVersion, `${r.kind}List`)}`).toBe(`${apiVersion} ${r.kind} true true`);
+      const listed = listable(apiVersion, r.kind);
+      expect(`${apiVersion} ${r.kind} ${canEncode(apiVersion, r.kind)} ${canEncode(apiVersion, `${r.kind}List`)}`).toBe(`${apiVersion} ${r.kind} true ${listed}`);
     }
   });
 

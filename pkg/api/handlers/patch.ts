@@ -132,7 +132,7 @@ async function apply(ctx: HandlerContext): Promise<Response> {
     const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
     try {
       if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user }), 201);
-      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, admit: writeAdmission(ctx) }));
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, user: ctx.user, admit: writeAdmission(ctx) }));
     } catch (e) {
       const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
       if (!raced || attempt >= 100) throw e;

@@ -9,7 +9,7 @@ export async function update(ctx: HandlerContext): Promise<Response> {
   const { fields, repeats } = bodyCheck(fieldValidation(ctx));
   const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"), repeats, ctx.rs.def.kind);
   const sub = info.subresource as UpdateTarget;
-  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), large: isHeavy(ctx.req), fields, admit: writeAdmission(ctx) });
+  const { obj, created } = await rs.update(info.namespace, info.name, body as Record<string, unknown>, sub, { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), large: isHeavy(ctx.req), fields, user: ctx.user, admit: writeAdmission(ctx) });
   ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj, created ? 201 : 200);
 }

@@ -1,4 +1,5 @@
 // Every hand-written schema, by upstream's full name, and how a kind maps to its schema name.
+import { ACCESS_SCHEMAS } from "./access.ts";
 import { CLUSTER_SCHEMAS } from "./cluster.ts";
 import { CORE_SCHEMAS } from "./core.ts";
 import type { Table } from "./dsl.ts";
@@ -10,7 +11,7 @@ import { WORKLOAD_SCHEMAS } from "./workloads.ts";
 export type { Schema, Table } from "./dsl.ts";
 export { REF_PREFIX, full } from "./dsl.ts";
 
-export const SCHEMAS: Table = { ...META_SCHEMAS, ...POD_SCHEMAS, ...CORE_SCHEMAS, ...WORKLOAD_SCHEMAS, ...CLUSTER_SCHEMAS, ...TOKEN_REQUEST_SCHEMAS };
+export const SCHEMAS: Table = { ...META_SCHEMAS, ...POD_SCHEMAS, ...CORE_SCHEMAS, ...WORKLOAD_SCHEMAS, ...CLUSTER_SCHEMAS, ...TOKEN_REQUEST_SCHEMAS, ...ACCESS_SCHEMAS };
 
 /** Upstream's schema name of a kind: io.k8s.api.<group>.<version>.<Kind>, CRD-style for other groups. */
 export function schemaName(group: string, version: string, kind: string): string {
