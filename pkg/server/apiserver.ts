@@ -112,7 +112,15 @@ export class ApiServer {
   private lock?: DataDirLock;
   caPem = "";
 
+  private health?: Health;
+
   constructor(readonly opts: ApiServerOptions) {}
+
+  /** Resolves once /readyz passes (start-up hooks such as the RBAC bootstrap policy are done). */
+  async untilReady(): Promise<void> {
+    const readyz = new URL("https://localhost/readyz");
+    while ((await this.health?.handle(readyz))?.status !== 200) await Bun.sleep(20);
+  }
 
   /** Where clients reach this server: --advertise-address, else a specific --bind-address, else loopback. */
   get advertiseAddress(): string {
@@ -144,7 +152,7 @@ export class ApiServer {
     });
     this.registry.lookup("", "v1", "componentstatuses")!.computed = componentStatuses(() => [this.store, ...this.extraStores], o.etcdHealthcheckTimeoutMs);
 
-    const health = new Health(o.livezGraceMs);
+    const health = (this.health = new Health(o.livezGraceMs));
     health.add({ name: "ping", in: ["livez", "readyz", "healthz"], run: async () => null });
     health.add({ name: "log", in: ["livez", "readyz", "healthz"], run: async () => null });
     health.add({
