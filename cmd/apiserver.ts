@@ -220,6 +220,10 @@ export default defineCommand({
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;
+    const o = server.opts;
+    if (!/^(127\.|::1$|localhost$)/.test(o.bindAddress) && o.auth.authorizationModes[0] === "AlwaysAllow") {
+      consola.warn(`serving ${o.bindAddress}:${o.securePort} with --authorization-mode=AlwaysAllow: anyone who reaches the port may do anything (give --authorization-mode=RBAC and authenticators, or --bind-address=127.0.0.1)`);
+    }
     consola.info(`kite apiserver serving on ${server.url} (store ${where}, ready in ${Math.round(performance.now() - t0)} ms)`);
     const stop = async (sig: string) => {
       consola.info(`${sig}: shutting down`);
