@@ -64,6 +64,12 @@ export const args = {
   "authentication-token-webhook-config-file": { type: "string", description: "Kubeconfig of a webhook that authenticates bearer tokens by TokenReview" },
   "authentication-token-webhook-cache-ttl": { type: "string", default: "2m0s", description: "How long the token webhook's answers are cached" },
   "authentication-token-webhook-version": { type: "string", default: "v1beta1", description: "The authentication.k8s.io version of the TokenReview sent to the webhook: v1beta1 or v1" },
+  "client-ca-file": { type: "string", description: "A client certificate signed by an authority in this PEM file authenticates as its CommonName, with its Organizations as groups" },
+  "requestheader-client-ca-file": { type: "string", description: "Front-proxy CA: the --requestheader-username-headers are believed only from client certificates signed by it" },
+  "requestheader-allowed-names": { type: "string", description: "Comma-separated CommonNames a front-proxy certificate may have; empty allows any signed by --requestheader-client-ca-file" },
+  "requestheader-username-headers": { type: "string", description: "Comma-separated headers to read the user name from, first with a value wins (X-Remote-User is common)" },
+  "requestheader-group-headers": { type: "string", description: "Comma-separated headers to read groups from (X-Remote-Group is common)" },
+  "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
 } as const;
 
 export function toOptions(a: Record<string, any>) {
@@ -134,6 +140,7 @@ function authOptions(a: Record<string, any>): AuthOptions {
     oidc: oidcOptions(a),
     serviceAccounts: serviceAccountOptions(a, a["cert-dir"] ?? join(a["data-dir"], "pki")),
     authzFiles: authzFiles(a, modes),
+    x509: x509Options(a),
     tokens: tokenOptions(a),
   };
 }
@@ -147,6 +154,20 @@ function tokenOptions(a: Record<string, any>): AuthOptions["tokens"] {
       configFile: webhook,
       cacheTtlMs: duration("authentication-token-webhook-cache-ttl", a["authentication-token-webhook-cache-ttl"]),
       version: oneOf("authentication-token-webhook-version", a["authentication-token-webhook-version"], ["v1beta1", "v1"]) as "v1" | "v1beta1",
+    } : undefined,
+  };
+}
+
+function x509Options(a: Record<string, any>): AuthOptions["x509"] {
+  const rh = a["requestheader-client-ca-file"];
+  return {
+    clientCAFile: a["client-ca-file"] || undefined,
+    requestHeader: rh ? {
+      clientCAFile: rh,
+      allowedNames: list(a["requestheader-allowed-names"]),
+      usernameHeaders: list(a["requestheader-username-headers"]),
+      groupHeaders: list(a["requestheader-group-headers"]),
+      extraHeaderPrefixes: list(a["requestheader-extra-headers-prefix"]),
     } : undefined,
   };
 }
@@ -218,6 +239,10 @@ export default defineCommand({
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;
+    const o = server.opts;
+    if (!/^(127\.|::1$|localhost$)/.test(o.bindAddress) && o.auth.authorizationModes[0] === "AlwaysAllow") {
+      consola.warn(`serving ${o.bindAddress}:${o.securePort} with --authorization-mode=AlwaysAllow: anyone who reaches the port may do anything (give --authorization-mode=RBAC and authenticators, or --bind-address=127.0.0.1)`);
+    }
     consola.info(`kite apiserver serving on ${server.url} (store ${where}, ready in ${Math.round(performance.now() - t0)} ms)`);
     const stop = async (sig: string) => {
       consola.info(`${sig}: shutting down`);

@@ -5,8 +5,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { int, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
-import { adminToken, writeKubeconfig } from "../pkg/server/kubeconfig.ts";
-import { ensureDataDir } from "../pkg/server/datadir-lock.ts";
+import { writeKubeconfig } from "../pkg/server/kubeconfig.ts";
+import { ensureClientCert, ensureServingCerts } from "../pkg/pki/certs.ts";
 import { step } from "../pkg/server/startup-errors.ts";
 import { startOrExit, toOptions, args as serverArgs } from "./apiserver.ts";
 
@@ -22,17 +22,24 @@ export default defineCommand({
   run: strict("up", args, async ({ args: a }: { args: Record<string, any> }) => {
     const defaults = Object.fromEntries(Object.entries(serverArgs).map(([k, v]) => [k, (v as any).default]));
     const dir = a["data-dir"];
-    const opts = toOptions({ ...defaults, "data-dir": join(dir, "server"), "secure-port": String(int("secure-port", a["secure-port"], 1, 65535)), "bind-address": a["bind-address"] });
+    const pki = join(dir, "server", "pki");
+    // Secure by default: callers prove who they are with a certificate of the cluster CA, and RBAC (with
+    // the Node authorizer) decides what they may do; the admin is in system:masters.
+    const opts = toOptions({
+      ...defaults, "data-dir": join(dir, "server"), "secure-port": String(int("secure-port", a["secure-port"], 1, 65535)), "bind-address": a["bind-address"],
+      "client-ca-file": join(pki, "ca.crt"), "authorization-mode": "Node,RBAC",
+    });
     const server = new ApiServer(opts);
     const t0 = performance.now();
     const kubeconfig = join(dir, "kubeconfig.yaml");
     // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
     await startOrExit(async () => {
-      // The kubeconfig's token is the admin's: kite-admin in system:masters.
-      const token = await step(`data dir ${join(dir, "server")}`, () => (ensureDataDir(join(dir, "server")), adminToken(join(dir, "server"))));
-      opts.auth.tokens.static = [{ token, user: { name: "kite-admin", groups: ["system:masters"] } }];
+      // the CA exists before the server reads it as its client CA
+      await step(`certificates in ${pki}`, () => ensureServingCerts(pki));
       await server.start();
-      await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, token));
+      await server.untilReady();
+      const admin = await step(`admin certificate in ${pki}`, () => ensureClientCert(pki, "admin", "kite-admin", ["system:masters"]));
+      await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, admin));
     });
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.

@@ -1,5 +1,6 @@
 // Authentication: the configured authenticators in upstream's order; the first to vouch for the caller
-// wins, a credential that fails is a 401, and a request with no credentials is anonymous when allowed.
+// wins, a credential that fails is a 401 unless a later authenticator vouches, and a request with no
+// credentials is anonymous when allowed.
 import type { X509Certificate } from "node:crypto";
 import { ANONYMOUS, type UserInfo, withAuthenticatedGroup } from "./user.ts";
 
@@ -27,12 +28,23 @@ export interface Authenticator {
 export class AuthenticatorChain {
   constructor(private authenticators: Authenticator[], private anonymous: boolean) {}
 
-  /** The caller, or an AuthenticationError when a credential fails or none is given and anonymous is off. */
+  /**
+   * The caller, or an AuthenticationError when a credential failed and no later authenticator vouched
+   * for the caller (upstream's union: a client certificate the front-proxy authenticator refuses may still
+   * be a client-CA user), or when none is given and anonymous is off.
+   */
   async authenticate(c: Credentials): Promise<Authenticated> {
+    let failed: unknown;
     for (const a of this.authenticators) {
-      const r = await a.authenticate(c);
-      if (r) return { ...r, user: withAuthenticatedGroup(r.user) };
+      try {
+        const r = await a.authenticate(c);
+        if (r) return { ...r, user: withAuthenticatedGroup(r.user) };
+      } catch (e) {
+        if (!(e instanceof AuthenticationError)) throw e;
+        failed ??= e;
+      }
     }
+    if (failed) throw failed;
     if (this.anonymous) return { user: ANONYMOUS };
     throw new AuthenticationError("no credentials");
   }

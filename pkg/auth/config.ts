@@ -7,7 +7,7 @@ import type { AuthFilters } from "./filter.ts";
 import { OidcAuthenticator } from "./oidc.ts";
 import type { OidcOptions } from "./oidc-options.ts";
 import { type TokenAuthenticator, TokenUnion, audienceAgnostic } from "./token.ts";
-import { type StaticToken, readTokenFile, staticTokens } from "./tokenfile.ts";
+import { readTokenFile, staticTokens } from "./tokenfile.ts";
 import { type TokenWebhookOptions, tokenWebhook } from "./token-webhook.ts";
 import { loadWebhookConfig } from "./webhook-client.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -18,6 +18,8 @@ import { WebhookAuthorizer, type WebhookAuthzOptions } from "./webhook-authz.ts"
 import { NodeAuthorizer } from "./node-authz/authorizer.ts";
 import type { ServiceAccountIssuer } from "./serviceaccount.ts";
 import type { ServiceAccountOptions } from "./serviceaccount-options.ts";
+import { RequestHeaderAuthenticator, type RequestHeaderOptions } from "./requestheader.ts";
+import { ChainVerifier, X509Authenticator, readCABundle } from "./x509.ts";
 
 /** What authenticators and authorizers read from the server itself (Secrets, ServiceAccounts, RBAC objects). */
 export interface AuthDeps {
@@ -44,15 +46,20 @@ export interface AuthOptions {
   oidc?: OidcOptions;
   /** The service-account token flags (absent: no service-account tokens). */
   serviceAccounts?: ServiceAccountOptions;
+  /** --client-ca-file and the front proxy's --requestheader-* */
+  x509?: { clientCAFile?: string; requestHeader?: RequestHeaderOptions };
   tokens: TokenOptions;
+}
+
+/** The CA files client certificates are verified against; when there are any, the server reads certificates. */
+export function clientCAFiles(o: AuthOptions): string[] {
+  return [o.x509?.requestHeader?.clientCAFile, o.x509?.clientCAFile].filter((f): f is string => !!f);
 }
 
 /** Bearer token kinds of their own (service-account and OIDC tokens have theirs). */
 export interface TokenOptions {
   /** --token-auth-file */
   tokenAuthFile?: string;
-  /** Tokens handed over by the command that starts the server (kite up's admin token). */
-  static?: StaticToken[];
   /** --enable-bootstrap-token-auth */
   bootstrap: boolean;
   /** --authentication-token-webhook-config-file, -cache-ttl, -version */
@@ -68,8 +75,7 @@ const apiAudiences = (o: AuthOptions): string[] => o.serviceAccounts?.audiences 
 function tokenAuthenticators(o: AuthOptions, deps: AuthDeps): TokenAuthenticator[] {
   const t = o.tokens, auds = apiAudiences(o);
   const kinds: TokenAuthenticator[] = [];
-  const listed = [...(t.tokenAuthFile ? readTokenFile(t.tokenAuthFile) : []), ...(t.static ?? [])];
-  if (listed.length) kinds.push(audienceAgnostic(auds, staticTokens(listed)));
+  if (t.tokenAuthFile) kinds.push(audienceAgnostic(auds, staticTokens(readTokenFile(t.tokenAuthFile))));
   if (deps.serviceAccounts) kinds.push(deps.serviceAccounts.authenticator);
   if (t.bootstrap) kinds.push(audienceAgnostic(auds, bootstrapTokens(deps.registry)));
   if (o.oidc) kinds.push(audienceAgnostic(auds, OidcAuthenticator.start(o.oidc)));
@@ -80,6 +86,9 @@ function tokenAuthenticators(o: AuthOptions, deps: AuthDeps): TokenAuthenticator
 /** The authenticators in upstream's order (x509, request headers, tokens); each is added by its own flag. */
 function authenticators(o: AuthOptions, tokens: TokenUnion): Authenticator[] {
   const out: Authenticator[] = [];
+  const rh = o.x509?.requestHeader;
+  if (rh) out.push(new RequestHeaderAuthenticator(rh, new ChainVerifier(readCABundle(rh.clientCAFile))));
+  if (o.x509?.clientCAFile) out.push(new X509Authenticator(new ChainVerifier(readCABundle(o.x509.clientCAFile))));
   if (tokens.kinds.length) out.push(bearerAuthenticator(tokens, apiAudiences(o)), webSocketProtocolAuthenticator(tokens, apiAudiences(o)));
   return out;
 }

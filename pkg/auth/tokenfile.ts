@@ -1,6 +1,5 @@
-// Static bearer tokens: --token-auth-file (upstream's CSV, one `token,user,uid[,"group1,group2"]` per line,
-// read once at start; a file that cannot be read or parsed stops the server) and the tokens a command hands
-// the server it starts (kite up's admin token).
+// Static bearer tokens: --token-auth-file, upstream's CSV, one `token,user,uid[,"group1,group2"]` per line,
+// read once at start; a file that cannot be read or parsed stops the server.
 import { readFileSync } from "node:fs";
 import { parseCsv } from "../util/csv.ts";
 import type { UserInfo } from "./user.ts";

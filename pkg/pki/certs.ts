@@ -68,3 +68,31 @@ export function ensureServingCerts(certDir: string, extraHosts: string[] = []): 
   writeFileSync(certFile, out.cert);
   return { ...out, certFile, keyFile, caFile };
 }
+
+export interface ClientCert { cert: string; key: string }
+
+/**
+ * A client certificate (CN = user, O = groups) signed by the cert dir's CA, generated once into
+ * `certDir/NAME.crt` and `NAME.key` and reused, so kubeconfigs holding it stay valid across restarts.
+ */
+export function ensureClientCert(certDir: string, name: string, user: string, groups: string[]): ClientCert {
+  const certFile = join(certDir, `${name}.crt`), keyFile = join(certDir, `${name}.key`);
+  if (existsSync(certFile) && existsSync(keyFile)) return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
+  const ca = forge.pki.certificateFromPem(readFileSync(join(certDir, "ca.crt"), "utf8"));
+  const caKey = forge.pki.privateKeyFromPem(readFileSync(join(certDir, "ca.key"), "utf8"));
+  const key = newKey();
+  const cert = newCert(user, key, 1);
+  cert.setSubject([{ name: "commonName", value: user }, ...groups.map((g) => ({ name: "organizationName", value: g }))]);
+  cert.setIssuer(ca.subject.attributes);
+  cert.setExtensions([
+    { name: "basicConstraints", cA: false },
+    { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: "extKeyUsage", clientAuth: true },
+    { name: "authorityKeyIdentifier", keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  const out = { cert: forge.pki.certificateToPem(cert), key: forge.pki.privateKeyToPem(key) };
+  writePrivateFile(keyFile, out.key);
+  writeFileSync(certFile, out.cert);
+  return out;
+}

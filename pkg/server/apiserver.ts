@@ -4,9 +4,10 @@ import { consola } from "consola";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
-import { rawSegmentRoutes } from "../api/rawpath.ts";
+import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
-import { type AuthOptions, buildAuthFilters } from "../auth/config.ts";
+import { type AuthOptions, buildAuthFilters, clientCAFiles } from "../auth/config.ts";
+import { publishAuthentication } from "../auth/trustconfigmap.ts";
 import { Rbac } from "../auth/rbac/service.ts";
 import { authReviews } from "../auth/reviews/index.ts";
 import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts";
@@ -34,7 +35,9 @@ import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { type Peer, TlsFront } from "./tlsfront.ts";
 import type { Store } from "../storage/store.ts";
+import type { Server } from "bun";
 
 export interface ApiServerOptions {
   securePort: number;
@@ -96,6 +99,8 @@ export class ApiServer {
   private extraStores: Store[] = [];
   registry!: Registry;
   private http?: ReturnType<typeof Bun.serve>;
+  /** Terminates TLS in front of `http` when client certificates are read (see tlsfront.ts). */
+  private front?: TlsFront;
   private handler!: ApiHandler;
   private readonly descriptors = new DescriptorPressure();
   private controllers: { stop(): void | Promise<void> }[] = [];
@@ -107,7 +112,15 @@ export class ApiServer {
   private lock?: DataDirLock;
   caPem = "";
 
+  private health?: Health;
+
   constructor(readonly opts: ApiServerOptions) {}
+
+  /** Resolves once /readyz passes (start-up hooks such as the RBAC bootstrap policy are done). */
+  async untilReady(): Promise<void> {
+    const readyz = new URL("https://localhost/readyz");
+    while ((await this.health?.handle(readyz))?.status !== 200) await Bun.sleep(20);
+  }
 
   /** Where clients reach this server: --advertise-address, else a specific --bind-address, else loopback. */
   get advertiseAddress(): string {
@@ -115,7 +128,10 @@ export class ApiServer {
     return this.opts.advertiseAddress || (bind && bind !== "0.0.0.0" && bind !== "::" ? bind : "127.0.0.1");
   }
 
-  get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.http?.port ?? this.opts.securePort}`; }
+  /** The secure port clients reach. */
+  get port() { return this.front?.port ?? this.http?.port ?? this.opts.securePort; }
+
+  get url() { return `https://${this.opts.bindAddress.includes(":") ? `[${this.opts.bindAddress}]` : this.opts.bindAddress === "0.0.0.0" ? "127.0.0.1" : this.opts.bindAddress}:${this.port}`; }
 
   /** Start-up failures are StartupErrors (one line each, see startup-errors.ts). */
   async start(): Promise<void> {
@@ -136,7 +152,7 @@ export class ApiServer {
     });
     this.registry.lookup("", "v1", "componentstatuses")!.computed = componentStatuses(() => [this.store, ...this.extraStores], o.etcdHealthcheckTimeoutMs);
 
-    const health = new Health(o.livezGraceMs);
+    const health = (this.health = new Health(o.livezGraceMs));
     health.add({ name: "ping", in: ["livez", "readyz", "healthz"], run: async () => null });
     health.add({ name: "log", in: ["livez", "readyz", "healthz"], run: async () => null });
     health.add({
@@ -159,7 +175,10 @@ export class ApiServer {
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac }));
     rbac.guardWrites(auth.authz);
-    const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.http?.port ?? o.securePort}`;
+    const caFiles = clientCAFiles(o.auth);
+    /** Each request's front connection, looked up once (requestIP is a system call). */
+    const peers = new WeakMap<Request, Peer>();
+    const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
     const discovery = new Discovery(BUILTIN, externalAddress);
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     this.handler = new ApiHandler(this.registry, discovery, health, {
@@ -172,15 +191,14 @@ export class ApiServer {
       auth,
       reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
+      clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
     const handler = this.handler;
-    this.http = listening(o.bindAddress, o.securePort, () => Bun.serve({
-      port: o.securePort,
-      hostname: o.bindAddress,
-      tls,
+    const serve = (where: { hostname: string; port: number; tls?: Bun.TLSOptions }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
+      ...where,
       // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
       development: false,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
@@ -189,11 +207,26 @@ export class ApiServer {
       reusePort: false,
       // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      routes: rawSegmentRoutes((req, server, raw) => handler.handle(req, server, raw)),
-      fetch: (req, server) => handler.handle(req, server, "unmatched"),
+      routes: rawSegmentRoutes(serveRequest),
+      fetch: (req, server) => serveRequest(req, server, "unmatched"),
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
-    }));
-    this.lock?.record(this.http.port ?? null);
+    });
+    if (caFiles.length) {
+      // Client certificates: the TLS front on the secure port, the HTTP server behind it on loopback,
+      // serving only the front's connections.
+      const ca = await step("client CA files", () => caFiles.map((f) => readFileSync(f, "utf8")));
+      this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) => {
+        const peer = this.front?.peer(server.requestIP(req));
+        if (!peer) return new Response(null, { status: 403, headers: { Connection: "close" } });
+        peers.set(req, peer);
+        return handler.handle(req, server, raw);
+      }));
+      const upstreamPort = this.http.port!;
+      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort }));
+    } else {
+      this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls }, (req, server, raw) => handler.handle(req, server, raw)));
+    }
+    this.lock?.record(this.port);
     void rbac.bootstrap();
 
     const ns = new NamespaceController(this.registry);
@@ -203,7 +236,7 @@ export class ApiServer {
     const bootstrap = new Bootstrap(this.registry, {
       clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,
       advertiseAddress: this.advertiseAddress,
-      port: this.http.port!,
+      port: this.port,
       ca,
       identity: identity(o.dataDir),
     });
@@ -220,6 +253,7 @@ export class ApiServer {
       this.controllers.push(csr);
     }
     controllersStarted = true;
+    await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
     this.startPolls();
     keepServingOnEscapedErrors();
@@ -285,7 +319,9 @@ export class ApiServer {
     // (the bootstrap hands its lease back before the store closes)
     await Promise.all(this.controllers.map((c) => c.stop()));
     this.handler?.shutdown.abort();
+    this.front?.stop();
     await this.http?.stop(false);
+    await this.front?.drain();
     await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));
     this.lock?.release();
   }

@@ -1,29 +1,19 @@
-// The admin kubeconfig that `kite up` writes, with the CA embedded.
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// The admin kubeconfig that `kite up` writes: the CA and the admin's client certificate embedded.
 import YAML from "yaml";
+import type { ClientCert } from "../pki/certs.ts";
 import { writePrivateFile } from "../pki/private.ts";
 
-/** The admin kubeconfig; `token` is the admin credential kept in the data dir. */
-export function writeKubeconfig(path: string, server: string, caPem: string, token: string) {
+const b64 = (pem: string) => Buffer.from(pem).toString("base64");
+
+export function writeKubeconfig(path: string, server: string, caPem: string, admin: ClientCert) {
   const cfg = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "kite", cluster: { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") } }],
-    users: [{ name: "kite-admin", user: { token } }],
+    clusters: [{ name: "kite", cluster: { server, "certificate-authority-data": b64(caPem) } }],
+    users: [{ name: "kite-admin", user: { "client-certificate-data": b64(admin.cert), "client-key-data": b64(admin.key) } }],
     contexts: [{ name: "kite", context: { cluster: "kite", user: "kite-admin", namespace: "default" } }],
     "current-context": "kite",
     preferences: {},
   };
   writePrivateFile(path, YAML.stringify(cfg));
-}
-
-/** The admin token: generated once into the data dir and reused, so kubeconfigs stay valid across restarts. */
-export function adminToken(dir: string): string {
-  const file = join(dir, "admin.token");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const token = randomBytes(24).toString("base64url");
-  writePrivateFile(file, token + "\n");
-  return token;
 }

@@ -63,3 +63,18 @@ describe("defaults", () => {
     expect(r.status).toBe(201);
   });
 });
+
+describe("the start-up warning", () => {
+  const logOf = async (args: string[]) => {
+    const s = await startServer(args);
+    await s.stop();
+    return await new Response(s.proc.stderr as ReadableStream).text();
+  };
+
+  test("a server on every address with AlwaysAllow says so in one line; on loopback, or with RBAC, it does not", async () => {
+    const open = await logOf(["--bind-address=0.0.0.0"]);
+    expect(open.split("\n").filter((l) => l.includes("--authorization-mode=AlwaysAllow: anyone who reaches the port may do anything"))).toHaveLength(1);
+    expect(await logOf([])).not.toContain("anyone who reaches the port");
+    expect(await logOf(["--bind-address=0.0.0.0", "--authorization-mode=RBAC"])).not.toContain("anyone who reaches the port");
+  }, 60_000);
+});

@@ -52,11 +52,12 @@ export class LeanHttps {
   private waiting: ((c: Conn) => void)[] = [];
   private constructor(private host: string) {}
 
-  static async open(port: number, ca: string, n: number): Promise<LeanHttps> {
+  /** `client`: a client certificate and key to present on every connection. */
+  static async open(port: number, ca: string, n: number, client?: { cert: string; key: string }): Promise<LeanHttps> {
     const pool = new LeanHttps(`127.0.0.1:${port}`);
     // a few at a time: hundreds of simultaneous handshakes overflow the server's accept queue
     for (let i = 0; i < n; i += 16) {
-      pool.free.push(...await Promise.all(Array.from({ length: Math.min(16, n - i) }, () => Conn.open(port, ca))));
+      pool.free.push(...await Promise.all(Array.from({ length: Math.min(16, n - i) }, () => Conn.open(port, ca, client))));
     }
     return pool;
   }
@@ -85,11 +86,11 @@ class Conn {
   private pending: { resolve(r: { status: number; body: Buffer }): void; reject(e: Error): void } | null = null;
   private unsent: Buffer | null = null;
 
-  static open(port: number, ca: string): Promise<Conn> {
+  static open(port: number, ca: string, client?: { cert: string; key: string }): Promise<Conn> {
     const c = new Conn();
     return new Promise((resolve, reject) => {
       Bun.connect({
-        hostname: "127.0.0.1", port, tls: { ca },
+        hostname: "127.0.0.1", port, tls: { ca, ...client },
         socket: {
           open(sock) { c.sock = sock; resolve(c); },
           data(_s, d) { c.data(d); },

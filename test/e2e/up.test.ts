@@ -40,3 +40,27 @@ test("kite up serves kubectl through its kubeconfig, stops on SIGINT and resumes
   second.p.kill("SIGINT");
   expect(await second.p.exited).toBe(0);
 }, 60_000);
+
+test("kite up is secure by default: the kubeconfig's certificate is a cluster admin, anyone else gets only what RBAC grants", async () => {
+  const dir = tempDir("kite-up-secure-");
+  const port = await freePort();
+  const cluster = await up(dir, port);
+  const kubeconfig = join(dir, "kubeconfig.yaml");
+  try {
+    const cfg = await Bun.file(kubeconfig).text();
+    expect(cfg).toContain("client-certificate-data");
+    expect(cfg).not.toContain("token");
+    expect(kubectl(kubeconfig, ["auth", "can-i", "*", "*", "--all-namespaces"]).out.trim()).toBe("yes");
+    const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(cfg)![1], "base64").toString();
+    const anon = (path: string) => fetch(`https://127.0.0.1:${port}${path}`, { tls: { ca } } as RequestInit);
+    // system:public-info-viewer lets anyone read the version and health; nothing else
+    expect((await anon("/version")).status).toBe(200);
+    expect((await anon("/readyz")).status).toBe(200);
+    const denied = await anon("/api/v1/namespaces/default/secrets");
+    expect(denied.status).toBe(403);
+    expect(((await denied.json()) as { message: string }).message).toBe(`secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "default"`);
+  } finally {
+    cluster.p.kill("SIGINT");
+    expect(await cluster.p.exited).toBe(0);
+  }
+}, 60_000);
