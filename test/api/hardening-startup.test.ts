@@ -100,13 +100,13 @@ describe("files are private to their owner", () => {
     await again.stop();
   });
 
-  test("kite up: its data dir is 0700; kubeconfig, admin token and keys 0600, also over an older readable kubeconfig", async () => {
+  test("kite up: its data dir is 0700; kubeconfig, admin and serving keys 0600, also over an older readable kubeconfig", async () => {
     const dir = join(tempDir("kite-up-modes-"), "kite");
     const kubeconfig = join(dir, "kubeconfig.yaml");
     const first = await up(dir);
     expect(mode(dir)).toBe("700");
     expect(mode(join(dir, "server"))).toBe("700");
-    for (const f of ["kubeconfig.yaml", "server/admin.token", "server/state.db", "server/pki/ca.key", "server/pki/apiserver.key"]) {
+    for (const f of ["kubeconfig.yaml", "server/pki/admin.key", "server/state.db", "server/pki/ca.key", "server/pki/apiserver.key"]) {
       expect(`${f} ${mode(join(dir, f))}`).toBe(`${f} 600`);
     }
     first.kill("SIGINT");

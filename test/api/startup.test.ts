@@ -66,10 +66,10 @@ describe.skipIf(BACKEND === "etcd")("one server per data dir (the embedded store
     refused(await apiserver(join(dir, "server"), await freePort()), 2, /is in use by kite pid \d+ \(port \d+\)$/);
 
     // The first still serves writes through that kubeconfig.
-    const ca = readFileSync(join(dir, "server", "pki", "ca.crt"), "utf8");
-    const token = readFileSync(join(dir, "server", "admin.token"), "utf8").trim();
+    const pki = join(dir, "server", "pki");
+    const tls = { ca: readFileSync(join(pki, "ca.crt"), "utf8"), cert: readFileSync(join(pki, "admin.crt"), "utf8"), key: readFileSync(join(pki, "admin.key"), "utf8") };
     const call = (method: string, path: string, body?: unknown) =>
-      fetch(`https://127.0.0.1:${port}${path}`, { method, body: body && JSON.stringify(body), headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, tls: { ca } } as RequestInit);
+      fetch(`https://127.0.0.1:${port}${path}`, { method, body: body && JSON.stringify(body), headers: { "content-type": "application/json" }, tls } as RequestInit);
     expect((await call("POST", CMS, cm("kept"))).status).toBe(201);
 
     first.kill(9);
