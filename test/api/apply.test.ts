@@ -2,9 +2,9 @@
 // server-side apply documentation where the spec is silent): managedFields entries, ownership taken by
 // POST/PUT/PATCH and by apply, conflicts and the three ways to resolve them, controllers that force, removal
 // of fields dropped from an applied config, no-op re-applies, rule 11 and dry-run.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus, type Reply } from "./fixtures.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, type Reply, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(30_000);
 
@@ -18,12 +18,7 @@ const JSONP = "application/json-patch+json";
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 /** PATCH with application/apply-patch+yaml; `manager` undefined sends no fieldManager. */
 function apply(path: string, body: unknown, manager: string | undefined, opts: { force?: boolean; dryRun?: boolean } = {}): Promise<Reply> {

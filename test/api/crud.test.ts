@@ -1,23 +1,16 @@
 // Create, get, list, update and delete for every built-in type, plus generateName, generation and the
 // status subresource, against a real `kite apiserver`.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import {
-  apiVersionOf, createNamespace, expectCode, expectServerMeta, expectStatus, minimalBody, pathFor, typeLabel, until,
-} from "./fixtures.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { apiVersionOf, expectCode, expectServerMeta, expectStatus, minimalBody, pathFor, typeLabel, until, useServer } from "./fixtures.ts";
 
 // Polls below have their own deadlines; a test timeout would kill the server for the tests after it.
 setDefaultTimeout(30_000);
 
 const NS = "crud";
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 describe("lifecycle of every built-in type", () => {
   // Computed types (componentstatuses) are read-only: builtin-objects.test.ts reads them.

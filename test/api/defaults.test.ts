@@ -1,20 +1,15 @@
 // Issue 13 item 2: every built-in kind gets upstream v1.21's defaults, on create and on every update
 // (PUT, each patch type, apply), and a Secret's stringData is merged into data and never kept.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import type { TestServer } from "../helpers/server.ts";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
-import { createNamespace, expectCode, expectStatus, minimalBody } from "./fixtures.ts";
+import { expectCode, expectStatus, minimalBody, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(30_000);
 
 const NS = "defaults";
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 const RBAC = "rbac.authorization.k8s.io";
 const app = { app: "web" };

@@ -1,8 +1,8 @@
 // Two-phase deletion: finalizers and deletionTimestamp, DeleteOptions preconditions and propagationPolicy,
 // and deletecollection with selectors.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus } from "./fixtures.ts";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import type { TestServer } from "../helpers/server.ts";
+import { createNamespace, expectCode, expectStatus, useServer } from "./fixtures.ts";
 
 // Polls below have their own deadlines; a test timeout would kill the server for the tests after it.
 setDefaultTimeout(30_000);
@@ -11,12 +11,7 @@ const NS = "del";
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
 const merge = { "Content-Type": "application/merge-patch+json" };
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 async function cm(name: string, extra: Record<string, unknown> = {}, labels?: Record<string, string>) {
   const r = await s.call("POST", CMS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...(labels ? { labels } : {}), ...extra }, data: { k: "v" } });

@@ -2,9 +2,9 @@
 // apply, DELETE and deletecollection run every stage (defaulting, validation, admission, patch merge) and answer
 // with the would-be object and the real request's status code, while nothing is stored, no revision is consumed
 // and no watcher sees an event. Any other dryRun value is refused.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus, type Reply } from "./fixtures.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, type Reply, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(30_000);
 
@@ -19,12 +19,7 @@ const SMP = "application/strategic-merge-patch+json";
 const APPLY = "application/apply-patch+yaml";
 
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 const get = async (path: string) => {
   const r = await s.call("GET", path);

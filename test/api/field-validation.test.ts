@@ -1,21 +1,16 @@
 // The fieldValidation parameter (Ignore, Warn, Strict) on create, update, every patch type and apply, with
 // upstream's messages and warnings (its integration test's bodies), against a real `kite apiserver`.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { encodeObject } from "../../pkg/protobuf/index.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus, type Reply } from "./fixtures.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, type Reply, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(30_000);
 const NS = "fieldval";
 const DEPLOYS = `/apis/apps/v1/namespaces/${NS}/deployments`;
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 async function send(method: string, path: string, body: string | Uint8Array, type = "application/json"): Promise<Reply> {
   const r = await s.req(path, { method, body, headers: { "Content-Type": type } });

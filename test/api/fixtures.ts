@@ -1,7 +1,8 @@
 // Shared pieces of the black-box API tests: paths, minimal valid bodies per kind, and assertions that
 // say what was asked and what came back when they fail.
 import type { ResourceDef } from "../../pkg/registry/types.ts";
-import type { TestServer } from "../helpers/server.ts";
+import { afterAll, beforeAll } from "bun:test";
+import { startServer, type TestServer } from "../helpers/server.ts";
 
 export type Reply = { status: number; body: any; headers: Headers };
 
@@ -72,6 +73,20 @@ export async function until<T>(fn: () => Promise<T>, what: string, ms = 10_000, 
 export const NAMESPACE_BUILTINS = { serviceaccounts: "default", configmaps: "kube-root-ca.crt" } as const;
 
 /** Creates a namespace and waits for its built-in objects, so tests that count objects see them settled. */
+/**
+ * The server a test file talks to: started (with namespace `ns` and its built-in objects) before the
+ * file's tests, stopped after them; `set` hands it to the file's `s`.
+ */
+export function useServer(ns: string, set: (s: TestServer) => void, args: string[] = []): void {
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await startServer(args);
+    set(s);
+    await createNamespace(s, ns);
+  }, 60_000);
+  afterAll(async () => { await s?.stop(); }, 30_000);
+}
+
 export async function createNamespace(s: TestServer, name: string): Promise<void> {
   const r = await s.call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   expectCode(r, 201, `create namespace ${name}`);

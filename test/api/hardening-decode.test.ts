@@ -2,10 +2,10 @@
 // time without freezing the server, recursive anchors and alias bombs are 400s, nesting past upstream's
 // 10,000 levels is refused before it is built, and bodies over 3 MiB are 413 with or without a
 // Content-Length.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { readFileSync } from "node:fs";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { type Reply, createNamespace, expectCode, expectStatus } from "./fixtures.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, type Reply, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(60_000);
 
@@ -15,12 +15,7 @@ const YAML_CT = { "Content-Type": "application/yaml" };
 const APPLY_CT = { "Content-Type": "application/apply-patch+yaml" };
 const JSON_CT = { "Content-Type": "application/json" };
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 async function raw(method: string, path: string, body: RequestInit["body"], headers: Record<string, string>): Promise<Reply> {
   const r = await s.req(path, { method, body, headers, duplex: "half" } as RequestInit);

@@ -2,9 +2,9 @@
 // patch (RFC 7386), JSON patch (RFC 6902, `test` included), strategic merge patch with upstream's merge keys
 // and directives on a Deployment and a Service, unsupported media types, the status subresource, and the
 // rule that a patch that fails writes nothing.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus, type Reply } from "./fixtures.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, type Reply, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(30_000);
 
@@ -20,12 +20,7 @@ const SMP = "application/strategic-merge-patch+json";
 const PATCH_TYPES = "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml";
 
 let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 30_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 const patch = (path: string, type: string, body: unknown, query = ""): Promise<Reply> =>
   s.call("PATCH", `${path}${query}`, body, { "Content-Type": type });

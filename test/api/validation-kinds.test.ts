@@ -1,11 +1,11 @@
 // Validation of the built-in kinds other than Pods and workloads, table-driven: per kind a valid object
 // (201), invalid ones (422 Invalid naming upstream's field path, reason and message words), and updates that
 // upstream allows or refuses (immutable fields).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import type { ResourceDef } from "../../pkg/registry/types.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus, minimalBody, pathFor } from "./fixtures.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, minimalBody, pathFor, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(60_000);
 
@@ -459,11 +459,7 @@ function bumpIP(ip: string): string {
 }
 
 let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 60_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 const defOf = (t: Table): ResourceDef => BUILTIN.find((d) => d.kind === t.kind && d.group === (t.group ?? ""))!;
 const slug = (t: Table) => `${t.kind}${t.group ? `-${t.group.split(".")[0]}` : ""}`.toLowerCase();

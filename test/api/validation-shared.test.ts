@@ -1,9 +1,9 @@
 // The checks every kind shares (names, labels, ports, quantities, Go-printed values), seen through a few
 // kinds: one wording for each, upstream's, whichever kind a bad value comes in.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus, minimalBody, pathFor } from "./fixtures.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, minimalBody, pathFor, useServer } from "./fixtures.ts";
 
 setDefaultTimeout(60_000);
 
@@ -13,11 +13,7 @@ const SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of lower case alp
 const LABEL_VALUE = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 60_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 /** POSTs a valid object of the kind with `change` applied. */
 async function post(kind: string, name: string, change: (o: any) => void, group = "") {

@@ -1,17 +1,13 @@
 // Validation of Pods, pod templates and workloads against a real `kite apiserver`: for each kind a valid
 // object is created, and each invalid one is refused with upstream v1.21's cause (field path, reason,
 // message words); updates that upstream refuses (immutable fields) are refused too.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { createNamespace, expectCode, expectStatus } from "./fixtures.ts";
+import { describe, expect, test } from "bun:test";
+import type { TestServer } from "../helpers/server.ts";
+import { expectCode, expectStatus, useServer } from "./fixtures.ts";
 
 const NS = "valwl";
 let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-  await createNamespace(s, NS);
-}, 60_000);
-afterAll(async () => { await s?.stop(); }, 30_000);
+useServer(NS, (started) => (s = started));
 
 type Kind = "pod" | "podtemplate" | "rc" | "deploy" | "rs" | "sts" | "ds" | "job" | "cronjob";
 const PATHS: Record<Kind, [string, string, string]> = {
