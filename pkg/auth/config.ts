@@ -66,7 +66,6 @@ export interface TokenOptions {
   webhook?: TokenWebhookOptions;
 }
 
-
 /** The audiences a request's tokens must be for (--api-audiences); none: tokens are not audience-checked. */
 const apiAudiences = (o: AuthOptions): string[] => o.serviceAccounts?.audiences ?? [];
 
