@@ -200,10 +200,12 @@ describe("watch", () => {
 
 test("a compacted revision: list Exact and watch answer 410 Gone (Expired)", async () => {
   const c = await startServer(["--etcd-compaction-interval=1s"]);
-  // Secrets: the server itself watches configmaps (kube-root-ca.crt), so their watch cache is running.
-  const ns = "/api/v1/namespaces/default/secrets";
+  // PodTemplates: the server's own parts read configmaps, secrets, serviceaccounts and more (their watch
+  // caches run from the start), but nothing of its own reads pod templates.
+  const ns = "/api/v1/namespaces/default/podtemplates";
   // The create's revision; nothing has read the collection yet, so the watch cache's window starts later.
-  const old = (await c.call("POST", ns, { metadata: { name: "x" } })).body.metadata.resourceVersion;
+  const body = { metadata: { name: "x" }, template: { spec: { containers: [{ name: "c", image: "nginx:1.21" }] } } };
+  const old = (await c.call("POST", ns, body)).body.metadata.resourceVersion;
   for (let i = 0; i < 3; i++) await c.call("PATCH", `${ns}/x`, { metadata: { labels: { i: String(i) } } }, { "content-type": "application/merge-patch+json" });
   await Bun.sleep(2500);
   const l = await c.call("GET", `${ns}?resourceVersion=${old}&resourceVersionMatch=Exact`);
