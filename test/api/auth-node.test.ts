@@ -1,10 +1,11 @@
 // Issue 14: --authorization-mode=Node through the API. The decisions themselves are tested on a graph fed
 // by a real registry in test/unit/node-authz.test.ts; here, the mode in a real server: callers that are
-// not nodes get no opinion (the next authorizer decides). Requests as a node need node credentials (x509
-// client certificates, another part of issue 14): that test waits for them below.
+// not nodes get no opinion (the next authorizer decides), and a node with its client certificate reaches
+// what its pods use and nothing else.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startServer, type TestServer } from "../helpers/server.ts";
-import { expectStatus } from "./fixtures.ts";
+import { issueClient, makeCA } from "../helpers/certs.ts";
+import { TEST_TOKEN, startServer, type TestServer } from "../helpers/server.ts";
+import { expectStatus, until } from "./fixtures.ts";
 
 describe("--authorization-mode=Node,...", () => {
   let deny: TestServer, allow: TestServer;
@@ -20,11 +21,45 @@ describe("--authorization-mode=Node,...", () => {
     expect((await allow.call("GET", "/api/v1/namespaces/default/secrets")).status).toBe(200);
   });
 
-  // Enable once client certificates authenticate (authn-x509): start with --client-ca-file and
-  // --authorization-mode=Node,RBAC, create pod "web" bound to node n1 referencing Secret "s1" and pod
-  // "other" on n2 referencing "s2"; as system:node:n1 (O=system:nodes): GET secret s1 → 200, s2 → 403
-  // naming `no relationship found between node 'n1' and this object`; PATCH pods/other/status → 403
-  // `node "n1" can only update pod status for pods with spec.nodeName set to itself`; PUT its Lease in
-  // kube-node-lease → 200, n2's Lease → 403; PATCH nodes/n2/status → 403; delete pod "web" and GET s1 → 403.
-  test.todo("as system:node:n1 with a client certificate: its pods' Secrets only, its own Lease, Node and pod status");
+});
+
+describe("as system:node:n1 with a client certificate (--authorization-mode=Node,RBAC)", () => {
+  const ca = makeCA("node-client-ca");
+  const n1 = issueClient(ca, "system:node:n1", { orgs: ["system:nodes"] });
+  let s: TestServer;
+  const admin = { authorization: `Bearer ${TEST_TOKEN}` };
+  const asNode = async (method: string, path: string, body?: unknown, type = "application/json") => {
+    const r = await fetch(`${s.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": type }, tls: { ca: s.ca, cert: n1.cert, key: n1.key } } as RequestInit);
+    return { status: r.status, body: await r.json() as any };
+  };
+  const pod = (name: string, node: string, secret: string) => ({
+    metadata: { name }, spec: { nodeName: node, containers: [{ name: "c", image: "nginx:1.21", envFrom: [{ secretRef: { name: secret } }] }] },
+  });
+  beforeAll(async () => {
+    s = await startServer([`--client-ca-file=${ca.certFile}`, "--authorization-mode=Node,RBAC"]);
+    for (const [name, node, secret] of [["web", "n1", "s1"], ["other", "n2", "s2"]]) {
+      expect((await s.call("POST", "/api/v1/namespaces/default/secrets", { metadata: { name: secret }, stringData: { k: "v" } }, admin)).status).toBe(201);
+      expect((await s.call("POST", "/api/v1/namespaces/default/pods", pod(name, node, secret), admin)).status).toBe(201);
+    }
+  }, 60_000);
+  afterAll(async () => { await s?.stop(); }, 30_000);
+
+  test("a Secret its pod uses is readable; another node's pod's Secret is not", async () => {
+    await until(async () => (await asNode("GET", "/api/v1/namespaces/default/secrets/s1")).status === 200, "node n1 reads s1");
+    const r = await asNode("GET", "/api/v1/namespaces/default/secrets/s2");
+    expect(r.status).toBe(403);
+    expect(r.body.message).toContain(`User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node 'n1' and this object`);
+  });
+
+  test("it may not write another node's pod status or Node", async () => {
+    const p = await asNode("PATCH", "/api/v1/namespaces/default/pods/other/status", { status: { phase: "Running" } }, "application/merge-patch+json");
+    expect(p.status).toBe(403);
+    expect(p.body.message).toContain(`node "n1" can only update pod status for pods with spec.nodeName set to itself`);
+    expect((await asNode("PATCH", "/api/v1/nodes/n2/status", { status: {} }, "application/merge-patch+json")).status).toBe(403);
+  });
+
+  test("once its pod is deleted, the Secret is out of reach", async () => {
+    expect((await s.call("DELETE", "/api/v1/namespaces/default/pods/web?gracePeriodSeconds=0", undefined, admin)).status).toBe(200);
+    await until(async () => (await asNode("GET", "/api/v1/namespaces/default/secrets/s1")).status === 403, "node n1 loses s1");
+  });
 });
