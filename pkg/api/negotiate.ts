@@ -1,4 +1,5 @@
 // Content negotiation: which representation a client accepts, and decoding request bodies.
+import { parseJSONAsGo } from "../util/gostrings.ts";
 import { PROTOBUF_MEDIA_TYPES, ProtobufError, ProtobufUnsupported, decodeObject as decodeProtobuf } from "../protobuf/index.ts";
 import { type BodyRepeats, collectJsonRepeats } from "../fieldvalidation/index.ts";
 import { goJSONSyntaxError, goJSONType } from "../util/gojson.ts";
@@ -133,7 +134,7 @@ function decodeJSONObject(body: Uint8Array, kind: string, repeats?: BodyRepeats)
   if (mayNestTooDeep(s)) return parseText(s, false, repeats);
   let v: unknown;
   try {
-    v = JSON.parse(s);
+    v = parseJSONAsGo(s);
   } catch {
     throw unrecognized(goJSONSyntaxError(body) ?? "invalid JSON");
   }
@@ -173,7 +174,7 @@ const mayNestTooDeep = (text: string) => text.length > MAX_DEPTH && nestsDeeper(
 
 function parseJSON(text: string, repeats?: BodyRepeats): unknown {
   if (mayNestTooDeep(text)) throw tooDeep();
-  const v = JSON.parse(text);
+  const v = parseJSONAsGo(text);
   if (repeats) collectJsonRepeats(text, v, repeats);
   return v;
 }
@@ -184,7 +185,7 @@ function parseYAML(text: string, repeats?: BodyRepeats): unknown {
   if ((c === "{" || c === "[") && !mayNestTooDeep(text)) {
     let v;
     try {
-      v = JSON.parse(text);
+      v = parseJSONAsGo(text);
     } catch { /* YAML flow style, not JSON */ }
     if (v !== undefined) {
       if (repeats) collectJsonRepeats(text, v, repeats);

@@ -204,3 +204,19 @@ describe("bodies over 3 MiB → 413", () => {
     expect(r.body.data.k).toHaveLength(200_000);
   });
 });
+
+describe("escaped lone surrogates are read as Go reads them (U+FFFD)", () => {
+  test("a name and a value holding one are stored with U+FFFD, and the object stays addressable", async () => {
+    const events = `/api/v1/namespaces/${NS}/events`;
+    const body = `{"metadata":{"name":"lone-\\ud800-x"},"involvedObject":{"kind":"Pod","name":"p","namespace":"${NS}"},"message":"m\\udc00","reason":"R"}`;
+    const r = await raw("POST", events, body, JSON_CT);
+    expectCode(r, 201, "POST an event with lone surrogates");
+    expect(r.body.metadata.name).toBe("lone-\uFFFD-x");
+    expect(r.body.message).toBe("m\uFFFD");
+    const g = await s.call("GET", `${events}/${encodeURIComponent("lone-\uFFFD-x")}`);
+    expectCode(g, 200, "GET it by its name");
+    // a pair stays a pair
+    const pair = await raw("POST", CMS, `{"metadata":{"name":"pair"},"data":{"k":"\\ud83d\\ude00"}}`, JSON_CT);
+    expect(pair.body.data.k).toBe("😀");
+  });
+});
