@@ -10,6 +10,8 @@ const SUITES: Suite[] = [
   { dir: "test/storage" },
   { dir: "test/api" },
   { dir: "test/api", env: { KITE_TEST_BACKEND: "etcd" }, label: "test/api on etcd" },
+  { dir: "test/client" },
+  { dir: "test/scheduler" },
   { dir: "test/e2e" },
 ];
 const only = process.argv.slice(2);
