@@ -1,0 +1,115 @@
+// What the scheduler knows of one node: the node, the pods on it (assumed ones included), and the
+// sums the filters read (upstream's framework.NodeInfo). Every change takes a new generation so the
+// snapshot copies only the nodes that changed since the last cycle.
+import type { Node, Pod } from "./api.ts";
+import { HostPortInfo } from "./host-ports.ts";
+import { PodInfo } from "./pod-info.ts";
+import { podRequests, Resource } from "./resource.ts";
+import { podUID } from "./api.ts";
+
+let generation = 0;
+/** A number larger than every generation handed out before. */
+export const nextGeneration = () => ++generation;
+
+export interface ImageStateSummary {
+  /** Size of the image in bytes. */
+  size: number;
+  /** How many nodes hold it. */
+  numNodes: number;
+}
+
+export class NodeInfo {
+  node: Node | null = null;
+  pods: PodInfo[] = [];
+  podsWithAffinity: PodInfo[] = [];
+  podsWithRequiredAntiAffinity: PodInfo[] = [];
+  usedPorts = new HostPortInfo();
+  /** Sum of the pods' requests. */
+  requested = new Resource();
+  /** Like `requested`, counting the default CPU and memory for containers that request none. */
+  nonZeroRequested = new Resource();
+  allocatable = new Resource();
+  /** Images on the node by name (as status.images lists them), with how widely each is spread. */
+  imageStates = new Map<string, ImageStateSummary>();
+  generation = nextGeneration();
+
+  constructor(node?: Node | null, ...pods: Pod[]) {
+    if (node) this.setNode(node);
+    for (const p of pods) this.addPod(p);
+  }
+
+  get name(): string {
+    return this.node?.metadata.name ?? "";
+  }
+
+  setNode(node: Node): void {
+    this.node = node;
+    this.allocatable = Resource.fromList(node.status?.allocatable);
+    this.generation = nextGeneration();
+  }
+
+  /** Drops the node while pods may still point at it (they leave later through their own events). */
+  removeNode(): void {
+    this.node = null;
+    this.generation = nextGeneration();
+  }
+
+  addPod(pod: Pod): void {
+    this.addPodInfo(new PodInfo(pod));
+  }
+
+  addPodInfo(pi: PodInfo): void {
+    this.pods.push(pi);
+    if (pi.hasAffinity) this.podsWithAffinity.push(pi);
+    if (pi.hasRequiredAntiAffinity) this.podsWithRequiredAntiAffinity.push(pi);
+    this.account(pi.pod, 1);
+  }
+
+  /** Removes the pod with this pod's uid; false if it is not here. */
+  removePod(pod: Pod): boolean {
+    const uid = podUID(pod);
+    const i = this.pods.findIndex((p) => podUID(p.pod) === uid);
+    if (i < 0) return false;
+    const old = this.pods[i].pod;
+    this.pods[i] = this.pods[this.pods.length - 1];
+    this.pods.pop();
+    const drop = (list: PodInfo[]) => {
+      const j = list.findIndex((p) => podUID(p.pod) === uid);
+      if (j >= 0) { list[j] = list[list.length - 1]; list.pop(); }
+    };
+    drop(this.podsWithAffinity);
+    drop(this.podsWithRequiredAntiAffinity);
+    this.account(old, -1);
+    return true;
+  }
+
+  private account(pod: Pod, sign: 1 | -1): void {
+    const r = podRequests(pod, false);
+    this.requested.addResource(r.requests, sign);
+    this.nonZeroRequested.milliCPU += sign * r.nonZeroMilliCPU;
+    this.nonZeroRequested.memory += sign * r.nonZeroMemory;
+    for (const c of pod.spec.containers ?? []) {
+      for (const p of c.ports ?? []) {
+        if (sign > 0) this.usedPorts.add(p.hostIP, p.protocol, p.hostPort ?? 0);
+        else this.usedPorts.remove(p.hostIP, p.protocol, p.hostPort ?? 0);
+      }
+    }
+    this.generation = nextGeneration();
+  }
+
+  /** A copy whose lists and sums can change without touching this one (pods themselves are shared). */
+  clone(): NodeInfo {
+    const c = new NodeInfo();
+    c.node = this.node;
+    c.pods = this.pods.slice();
+    c.podsWithAffinity = this.podsWithAffinity.slice();
+    c.podsWithRequiredAntiAffinity = this.podsWithRequiredAntiAffinity.slice();
+    c.usedPorts = this.usedPorts.clone();
+    c.requested = this.requested.clone();
+    c.nonZeroRequested = this.nonZeroRequested.clone();
+    c.allocatable = this.allocatable.clone();
+    c.imageStates = this.imageStates;
+    c.generation = this.generation;
+    return c;
+  }
+}
