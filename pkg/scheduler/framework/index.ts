@@ -9,3 +9,4 @@ export * from "./pod-info.ts";
 export * from "./node-info.ts";
 export * from "./snapshot.ts";
 export * from "./interface.ts";
+export * from "./runtime.ts";
