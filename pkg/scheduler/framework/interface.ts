@@ -121,6 +121,8 @@ export interface ClusterActions {
   deletePod(pod: Pod): Promise<void>;
   /** Sets status.nominatedNodeName; "" clears it. */
   setNominatedNodeName(pod: Pod, nodeName: string): Promise<void>;
+  /** Sets an annotation on a PersistentVolumeClaim (VolumeBinding's volume.kubernetes.io/selected-node). */
+  annotateClaim(namespace: string, name: string, key: string, value: string): Promise<void>;
   /** Records an event about a pod (e.g. "Preempted"). */
   event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string): void;
 }

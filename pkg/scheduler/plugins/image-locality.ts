@@ -1,0 +1,40 @@
+// ImageLocality: favors nodes that already hold the pod's container images, weighted by image size
+// and by how widely the image is spread (an image on every node says little about this one).
+import type { Handle, NodeInfo, Plugin, ScorePlugin } from "../framework/index.ts";
+import { MAX_NODE_SCORE } from "../framework/index.ts";
+import { ImageLocality } from "./names.ts";
+
+const MB = 1024 * 1024;
+const MIN_THRESHOLD = 23 * MB;
+const MAX_CONTAINER_THRESHOLD = 1000 * MB;
+
+/** "nginx" and "nginx:latest" name the same image; status.images lists the tagged form. */
+export function normalizedImageName(name: string): string {
+  return name.lastIndexOf(":") <= name.lastIndexOf("/") ? `${name}:latest` : name;
+}
+
+function calculatePriority(sumScores: number, numContainers: number): number {
+  const maxThreshold = MAX_CONTAINER_THRESHOLD * numContainers;
+  const sum = Math.min(Math.max(sumScores, MIN_THRESHOLD), Math.max(maxThreshold, MIN_THRESHOLD));
+  if (maxThreshold <= MIN_THRESHOLD) return 0;
+  return Math.trunc((MAX_NODE_SCORE * (sum - MIN_THRESHOLD)) / (maxThreshold - MIN_THRESHOLD));
+}
+
+export function newImageLocality(_args: unknown, handle: Handle): Plugin {
+  const plugin: ScorePlugin = {
+    name: ImageLocality,
+    score(_state, pod, nodeInfo: NodeInfo) {
+      const totalNodes = handle.snapshotSharedLister().nodeInfos().list().length;
+      let sum = 0;
+      if (nodeInfo.imageStates.size > 0) {
+        for (const c of pod.spec.containers ?? []) {
+          const s = nodeInfo.imageStates.get(normalizedImageName(c.image ?? ""));
+          if (s) sum += Math.trunc(s.size * (s.numNodes / totalNodes));
+        }
+      }
+      return calculatePriority(sum, (pod.spec.containers ?? []).length);
+    },
+    scoreExtensions: () => null,
+  };
+  return plugin;
+}

@@ -1,0 +1,26 @@
+// The in-tree plugin names, as configuration spells them.
+export const PrioritySort = "PrioritySort";
+export const NodeUnschedulable = "NodeUnschedulable";
+export const NodeName = "NodeName";
+export const TaintToleration = "TaintToleration";
+export const NodeAffinity = "NodeAffinity";
+export const NodePorts = "NodePorts";
+export const NodeResourcesFit = "NodeResourcesFit";
+export const NodeResourcesLeastAllocated = "NodeResourcesLeastAllocated";
+export const NodeResourcesMostAllocated = "NodeResourcesMostAllocated";
+export const NodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation";
+export const RequestedToCapacityRatio = "RequestedToCapacityRatio";
+export const ImageLocality = "ImageLocality";
+export const NodePreferAvoidPods = "NodePreferAvoidPods";
+export const VolumeBinding = "VolumeBinding";
+export const VolumeRestrictions = "VolumeRestrictions";
+export const VolumeZone = "VolumeZone";
+export const EBSLimits = "EBSLimits";
+export const GCEPDLimits = "GCEPDLimits";
+export const AzureDiskLimits = "AzureDiskLimits";
+export const NodeVolumeLimits = "NodeVolumeLimits";
+export const PodTopologySpread = "PodTopologySpread";
+export const InterPodAffinity = "InterPodAffinity";
+export const DefaultPreemption = "DefaultPreemption";
+export const DefaultBinder = "DefaultBinder";
+export const SelectorSpread = "SelectorSpread";

@@ -1,0 +1,36 @@
+// The plugins built into Kite's scheduler by name (upstream's NewInTreeRegistry). PodTopologySpread,
+// InterPodAffinity and DefaultPreemption are registered alongside by their own module.
+import type { PluginFactory, Registry } from "../framework/index.ts";
+import { newDefaultBinder } from "./default-binder.ts";
+import { newImageLocality } from "./image-locality.ts";
+import * as names from "./names.ts";
+import { newNodeAffinity } from "./node-affinity.ts";
+import { newNodeName } from "./node-name.ts";
+import { newNodePorts } from "./node-ports.ts";
+import { newNodePreferAvoidPods } from "./node-prefer-avoid-pods.ts";
+import { newNodeUnschedulable } from "./node-unschedulable.ts";
+import { newFit } from "./noderesources/fit.ts";
+import { newBalancedAllocation, newLeastAllocated, newMostAllocated, newRequestedToCapacityRatio } from "./noderesources/scores.ts";
+import { newPrioritySort } from "./priority-sort.ts";
+import { newTaintToleration } from "./taint-toleration.ts";
+import { newVolumeBinding } from "./volume-binding.ts";
+
+export function inTreeRegistry(): Registry {
+  return new Map<string, PluginFactory>([
+    [names.PrioritySort, newPrioritySort],
+    [names.NodeUnschedulable, newNodeUnschedulable],
+    [names.NodeName, newNodeName],
+    [names.TaintToleration, newTaintToleration],
+    [names.NodeAffinity, newNodeAffinity],
+    [names.NodePorts, newNodePorts],
+    [names.NodeResourcesFit, newFit],
+    [names.NodeResourcesLeastAllocated, newLeastAllocated],
+    [names.NodeResourcesMostAllocated, newMostAllocated],
+    [names.NodeResourcesBalancedAllocation, newBalancedAllocation],
+    [names.RequestedToCapacityRatio, newRequestedToCapacityRatio],
+    [names.ImageLocality, newImageLocality],
+    [names.NodePreferAvoidPods, newNodePreferAvoidPods],
+    [names.VolumeBinding, newVolumeBinding],
+    [names.DefaultBinder, newDefaultBinder],
+  ]);
+}
