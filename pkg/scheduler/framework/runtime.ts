@@ -226,8 +226,13 @@ export class Framework implements Handle {
    * the order given, or an Error status.
    */
   runScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[]): { scores: NodeScore[]; status: Result } {
-    const totals: NodeScore[] = nodes.map((n) => ({ name: n.name, score: 0 }));
-    const scratch: NodeScore[] = nodes.map((n) => ({ name: n.name, score: 0 }));
+    const totals: NodeScore[] = new Array(nodes.length);
+    const scratch: NodeScore[] = new Array(nodes.length);
+    for (let i = 0; i < nodes.length; i++) {
+      const name = nodes[i].name;
+      totals[i] = { name, score: 0 };
+      scratch[i] = { name, score: 0 };
+    }
     for (let p = 0; p < this.score.length; p++) {
       const pl = this.score[p];
       try {

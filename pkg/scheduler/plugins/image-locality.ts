@@ -1,6 +1,6 @@
 // ImageLocality: favors nodes that already hold the pod's container images, weighted by image size
 // and by how widely the image is spread (an image on every node says little about this one).
-import type { Handle, NodeInfo, Plugin, ScorePlugin } from "../framework/index.ts";
+import type { Handle, NodeInfo, Plugin, Pod, ScorePlugin } from "../framework/index.ts";
 import { MAX_NODE_SCORE } from "../framework/index.ts";
 import { ImageLocality } from "./names.ts";
 
@@ -21,18 +21,25 @@ function calculatePriority(sumScores: number, numContainers: number): number {
 }
 
 export function newImageLocality(_args: unknown, handle: Handle): Plugin {
+  // The pod's image names, normalized once per pod rather than once per node.
+  let lastPod: Pod | null = null;
+  let images: string[] = [];
   const plugin: ScorePlugin = {
     name: ImageLocality,
     score(_state, pod, nodeInfo: NodeInfo) {
-      const totalNodes = handle.snapshotSharedLister().nodeInfos().list().length;
+      if (pod !== lastPod) {
+        images = (pod.spec.containers ?? []).map((c) => normalizedImageName(c.image ?? ""));
+        lastPod = pod;
+      }
       let sum = 0;
       if (nodeInfo.imageStates.size > 0) {
-        for (const c of pod.spec.containers ?? []) {
-          const s = nodeInfo.imageStates.get(normalizedImageName(c.image ?? ""));
+        const totalNodes = handle.snapshotSharedLister().nodeInfos().list().length;
+        for (let i = 0; i < images.length; i++) {
+          const s = nodeInfo.imageStates.get(images[i]);
           if (s) sum += Math.trunc(s.size * (s.numNodes / totalNodes));
         }
       }
-      return calculatePriority(sum, (pod.spec.containers ?? []).length);
+      return calculatePriority(sum, images.length);
     },
     scoreExtensions: () => null,
   };

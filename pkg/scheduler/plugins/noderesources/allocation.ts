@@ -28,26 +28,39 @@ export function podResourceRequest(pod: Pod, resource: string): number {
   return total;
 }
 
-/** Writes the node's allocatable and requested (the pod included) amounts of resource i into the arrays. */
-function fill(nodeInfo: NodeInfo, resource: string, podRequest: number, i: number, allocatable: number[], requested: number[]): void {
+const enum Kind { CPU, Memory, Ephemeral, Scalar, Other }
+
+function kindOf(resource: string): Kind {
   switch (resource) {
-    case CPU:
+    case CPU: return Kind.CPU;
+    case MEMORY: return Kind.Memory;
+    case EPHEMERAL_STORAGE: return Kind.Ephemeral;
+    default: return isScalarResource(resource) ? Kind.Scalar : Kind.Other;
+  }
+}
+
+/** Writes the node's allocatable and requested (the pod included) amounts of resource i into the arrays. */
+function fill(nodeInfo: NodeInfo, kind: Kind, resource: string, podRequest: number, i: number, allocatable: number[], requested: number[]): void {
+  switch (kind) {
+    case Kind.CPU:
       allocatable[i] = nodeInfo.allocatable.milliCPU;
       requested[i] = nodeInfo.nonZeroRequested.milliCPU + podRequest;
       return;
-    case MEMORY:
+    case Kind.Memory:
       allocatable[i] = nodeInfo.allocatable.memory;
       requested[i] = nodeInfo.nonZeroRequested.memory + podRequest;
       return;
-    case EPHEMERAL_STORAGE:
+    case Kind.Ephemeral:
       allocatable[i] = nodeInfo.allocatable.ephemeralStorage;
       requested[i] = nodeInfo.requested.ephemeralStorage + podRequest;
       return;
-    default: {
-      const scalar = isScalarResource(resource);
-      allocatable[i] = scalar ? nodeInfo.allocatable.scalarOf(resource) : 0;
-      requested[i] = scalar ? nodeInfo.requested.scalarOf(resource) + podRequest : 0;
-    }
+    case Kind.Scalar:
+      allocatable[i] = nodeInfo.allocatable.scalarOf(resource);
+      requested[i] = nodeInfo.requested.scalarOf(resource) + podRequest;
+      return;
+    default:
+      allocatable[i] = 0;
+      requested[i] = 0;
   }
 }
 
@@ -60,6 +73,7 @@ export type Scorer = (requested: number[], allocatable: number[]) => number;
 /** A score plugin over these resources; the pod's requests are computed once per pod. */
 export function allocationScorePlugin(name: string, resources: ResourceSpec[], scorer: Scorer): Plugin {
   const names = resources.map((r) => r.name);
+  const kinds = names.map(kindOf);
   const requested = new Array<number>(names.length).fill(0);
   const allocatable = new Array<number>(names.length).fill(0);
   let lastPod: Pod | null = null;
@@ -72,7 +86,7 @@ export function allocationScorePlugin(name: string, resources: ResourceSpec[], s
         for (let i = 0; i < names.length; i++) podReq[i] = podResourceRequest(pod, names[i]);
         lastPod = pod;
       }
-      for (let i = 0; i < names.length; i++) fill(nodeInfo, names[i], podReq[i], i, allocatable, requested);
+      for (let i = 0; i < names.length; i++) fill(nodeInfo, kinds[i], names[i], podReq[i], i, allocatable, requested);
       return scorer(requested, allocatable);
     },
     scoreExtensions: () => null,

@@ -60,6 +60,15 @@ export function fitsRequest(req: Resource, nodeInfo: NodeInfo, ignored: Set<stri
   return out;
 }
 
+/** The common case without building reasons: every checked resource fits. */
+function fits(req: Resource, nodeInfo: NodeInfo): boolean {
+  const alloc = nodeInfo.allocatable;
+  const used = nodeInfo.requested;
+  return nodeInfo.pods.length + 1 <= alloc.allowedPodNumber && req.scalar === null &&
+    alloc.milliCPU >= req.milliCPU + used.milliCPU && alloc.memory >= req.memory + used.memory &&
+    alloc.ephemeralStorage >= req.ephemeralStorage + used.ephemeralStorage;
+}
+
 export function newFit(args: unknown): Plugin {
   const a = (args ?? {}) as NodeResourcesFitArgs;
   const ignored = new Set(a.ignoredResources ?? []);
@@ -74,6 +83,7 @@ export function newFit(args: unknown): Plugin {
     filter(state: CycleState, _pod, nodeInfo) {
       const s = state.read<PodRequest>(STATE_KEY);
       if (!s) return new Status(Code.Error, `error reading "${STATE_KEY}" from cycleState: not found`);
+      if (fits(s.request, nodeInfo)) return null;
       const lacking = fitsRequest(s.request, nodeInfo, ignored, ignoredGroups);
       if (lacking.length === 0) return null;
       return new Status(Code.Unschedulable, ...lacking.map((r) => r.reason));
