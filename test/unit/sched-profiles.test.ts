@@ -1,0 +1,96 @@
+// Profiles from KubeSchedulerConfiguration v1beta1: upstream's default plugins and weights, merged
+// with each profile's disabled ("*" for all) and enabled plugins, pluginConfig args, and the errors
+// upstream gives for unknown plugins and conflicting profiles.
+import { describe, expect, test } from "bun:test";
+import {
+  buildProfiles, DEFAULT_PLUGINS, inTreeRegistry, mergePluginSet, Nominator, pluginNames as N,
+  type KubeSchedulerConfiguration, type Registry,
+} from "../../pkg/scheduler/index.ts";
+import { FakeActions, FakeListers, makeNode, makePod, runFilter } from "../helpers/sched-fixtures.ts";
+import { NodeInfo } from "../../pkg/scheduler/index.ts";
+
+const build = (config: KubeSchedulerConfiguration, registry: Registry = inTreeRegistry()) =>
+  buildProfiles(config, { registry, nominator: new Nominator(), listers: new FakeListers(), actions: new FakeActions() });
+
+describe("defaults", () => {
+  const fwk = build({}).get("default-scheduler")!;
+  test("one default-scheduler profile when none is configured", () => {
+    expect([...build({}).keys()]).toEqual(["default-scheduler"]);
+  });
+  test("upstream's v1beta1 defaults, less the plugins this build does not have", () => {
+    expect(fwk.pluginNames("filter")).toEqual([
+      N.NodeUnschedulable, N.NodeName, N.TaintToleration, N.NodeAffinity, N.NodePorts, N.NodeResourcesFit, N.VolumeBinding,
+    ]);
+    expect(fwk.pluginNames("preFilter")).toEqual([N.NodeResourcesFit, N.NodePorts, N.VolumeBinding]);
+    expect(fwk.pluginNames("score")).toEqual([
+      N.NodeResourcesBalancedAllocation, N.ImageLocality, N.NodeResourcesLeastAllocated, N.NodeAffinity, N.NodePreferAvoidPods, N.TaintToleration,
+    ]);
+    expect(fwk.scoreWeights).toEqual([1, 1, 1, 1, 10000, 1]);
+    expect(fwk.pluginNames("bind")).toEqual([N.DefaultBinder]);
+  });
+  test("the default list names every upstream default, sched-adv's plugins included", () => {
+    expect(DEFAULT_PLUGINS.score.map((p) => [p.name, p.weight])).toContainEqual([N.PodTopologySpread, 2]);
+    expect(DEFAULT_PLUGINS.score.map((p) => [p.name, p.weight])).toContainEqual([N.InterPodAffinity, 1]);
+    expect(DEFAULT_PLUGINS.postFilter).toEqual([{ name: N.DefaultPreemption }]);
+  });
+  test("plugins registered later join the defaults", () => {
+    const registry = inTreeRegistry();
+    registry.set(N.PodTopologySpread, () => ({ name: N.PodTopologySpread, preFilter: () => null, preFilterExtensions: () => null, filter: () => null, preScore: () => null, score: () => 0, scoreExtensions: () => null }) as any);
+    const f = build({}, registry).get("default-scheduler")!;
+    expect(f.pluginNames("filter")).toContain(N.PodTopologySpread);
+    expect(f.scoreWeights[f.pluginNames("score").indexOf(N.PodTopologySpread)]).toBe(2);
+  });
+});
+
+describe("merging", () => {
+  const defaults = [{ name: "A" }, { name: "B" }, { name: "C" }];
+  test.each([
+    ["nothing custom", undefined, ["A", "B", "C"]],
+    ["disable one", { disabled: [{ name: "B" }] }, ["A", "C"]],
+    ["enable appends", { enabled: [{ name: "D" }] }, ["A", "B", "C", "D"]],
+    ["'*' disables all defaults", { disabled: [{ name: "*" }], enabled: [{ name: "C" }, { name: "A" }] }, ["C", "A"]],
+    ["re-enabling a disabled default moves it last", { disabled: [{ name: "A" }], enabled: [{ name: "A" }] }, ["B", "C", "A"]],
+  ] as const)("%s", (_n, custom, want) => {
+    expect(mergePluginSet(defaults, custom as any).map((p) => p.name)).toEqual(want as any);
+  });
+
+  test("a profile's weights and pluginConfig args take effect", () => {
+    const fwk = build({
+      profiles: [{
+        schedulerName: "packer",
+        plugins: {
+          score: { disabled: [{ name: N.NodeResourcesLeastAllocated }], enabled: [{ name: N.NodeResourcesMostAllocated, weight: 5 }] },
+          filter: { disabled: [{ name: N.TaintToleration }] },
+        },
+        pluginConfig: [{ name: N.NodeResourcesFit, args: { ignoredResources: ["example.com/gpu"] } }],
+      }],
+    }).get("packer")!;
+    const score = fwk.pluginNames("score");
+    expect(score).not.toContain(N.NodeResourcesLeastAllocated);
+    expect(fwk.scoreWeights[score.indexOf(N.NodeResourcesMostAllocated)]).toBe(5);
+    expect(fwk.pluginNames("filter")).not.toContain(N.TaintToleration);
+    const fit = fwk.filter.find((p) => p.name === N.NodeResourcesFit)!;
+    const pod = makePod("p", { requests: { "example.com/gpu": "1" } });
+    expect(runFilter(fit, pod, new NodeInfo(makeNode("n")))).toBeNull();
+  });
+
+  test("several profiles, one framework each", () => {
+    const m = build({ profiles: [{ schedulerName: "default-scheduler" }, { schedulerName: "no-scoring", plugins: { score: { disabled: [{ name: "*" }] } } }] });
+    expect([...m.keys()]).toEqual(["default-scheduler", "no-scoring"]);
+    expect(m.get("no-scoring")!.pluginNames("score")).toEqual([]);
+  });
+});
+
+describe("errors", () => {
+  test.each([
+    ["an unknown plugin", { profiles: [{ schedulerName: "s", plugins: { filter: { enabled: [{ name: "Foo" }] } } }] }, 'creating profile for scheduler name s: FilterPlugin "Foo" does not exist'],
+    ["a plugin at a point it does not extend", { profiles: [{ schedulerName: "s", plugins: { score: { enabled: [{ name: N.NodeName }] } } }] }, 'creating profile for scheduler name s: plugin "NodeName" does not extend ScorePlugin plugin'],
+    ["a plugin enabled twice", { profiles: [{ schedulerName: "s", plugins: { filter: { enabled: [{ name: N.NodeName }] } } }] }, 'creating profile for scheduler name s: plugin "NodeName" already registered as "FilterPlugin"'],
+    ["no queue sort", { profiles: [{ schedulerName: "s", plugins: { queueSort: { disabled: [{ name: "*" }] } } }] }, "creating profile for scheduler name s: no queue sort plugin is enabled"],
+    ["no bind plugin", { profiles: [{ schedulerName: "s", plugins: { bind: { disabled: [{ name: "*" }] } } }] }, "creating profile for scheduler name s: at least one bind plugin is needed"],
+    ["bad plugin args", { profiles: [{ schedulerName: "s", plugins: { score: { enabled: [{ name: N.RequestedToCapacityRatio }] } } }] }, 'creating profile for scheduler name s: initializing plugin "RequestedToCapacityRatio": at least one point must be specified'],
+    ["duplicate scheduler names", { profiles: [{ schedulerName: "s" }, { schedulerName: "s" }] }, 'duplicate profile with scheduler name "s"'],
+  ] as const)("%s", (_n, config, message) => {
+    expect(() => build(config as any)).toThrow(message);
+  });
+});
