@@ -68,6 +68,7 @@ export class Framework implements Handle {
   bind: BindPlugin[] = [];
   postBind: PostBindPlugin[] = [];
   private snapshot: SharedLister = new Snapshot();
+  private readonly scratch: NodeScore[] = [];
 
   /** Builds the plugins the profile enables; throws with upstream's message when one is unknown. */
   constructor(opts: FrameworkOptions) {
@@ -227,12 +228,15 @@ export class Framework implements Handle {
    */
   runScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[]): { scores: NodeScore[]; status: Result } {
     const totals: NodeScore[] = new Array(nodes.length);
-    const scratch: NodeScore[] = new Array(nodes.length);
+    // One plugin's scores at a time; the array is kept between cycles, only its names change.
+    const scratch = this.scratch;
     for (let i = 0; i < nodes.length; i++) {
       const name = nodes[i].name;
       totals[i] = { name, score: 0 };
-      scratch[i] = { name, score: 0 };
+      if (i < scratch.length) scratch[i].name = name;
+      else scratch.push({ name, score: 0 });
     }
+    scratch.length = nodes.length;
     for (let p = 0; p < this.score.length; p++) {
       const pl = this.score[p];
       try {

@@ -21,7 +21,9 @@ export function newTaintToleration(): Plugin {
     filter(_state, pod, nodeInfo) {
       const node = nodeInfo.node;
       if (!node) return new Status(Code.Error, "invalid nodeInfo");
-      for (const taint of node.spec?.taints ?? []) {
+      const taints = node.spec?.taints;
+      if (!taints) return null;
+      for (const taint of taints) {
         if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
         if (!tolerationsTolerateTaint(pod.spec.tolerations, taint)) {
           return unresolvable(`node(s) had taint {${taint.key}: ${taint.value ?? ""}}, that the pod didn't tolerate`);
@@ -37,8 +39,10 @@ export function newTaintToleration(): Plugin {
     score(state: CycleState, _pod, nodeInfo) {
       const s = state.read<PreferredTolerations>(STATE_KEY);
       if (!s) throw new Error(`error reading "${STATE_KEY}" from cycleState`);
+      const taints = nodeInfo.node?.spec?.taints;
+      if (!taints) return 0;
       let n = 0;
-      for (const taint of nodeInfo.node?.spec?.taints ?? []) {
+      for (const taint of taints) {
         if (taint.effect === "PreferNoSchedule" && !tolerationsTolerateTaint(s.tolerations, taint)) n++;
       }
       return n;
