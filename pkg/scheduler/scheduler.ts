@@ -2,7 +2,7 @@
 // (snapshot, filters, scores, PostFilter on failure, assume, Reserve, Permit) runs synchronously;
 // the binding cycle (PreBind, Bind, PostBind) is async and may overlap the next pod's cycle. The
 // caller pops pods, publishes the outcomes (events, conditions) and feeds the cache and queue.
-import { CycleState, isSuccess, Snapshot, type Framework, type Pod, type QueuedPodInfo } from "./framework/index.ts";
+import { Code, CycleState, isSuccess, Snapshot, type Framework, type Pod, type QueuedPodInfo } from "./framework/index.ts";
 import { FitError } from "./fit-error.ts";
 import { GenericScheduler, type ScheduleResult } from "./generic-scheduler.ts";
 import { REASON_SCHEDULER_ERROR, REASON_UNSCHEDULABLE, scheduledMessage, truncateMessage } from "./failure.ts";
@@ -130,8 +130,9 @@ export class Scheduler {
     this.cache.finishBinding(assumedPod);
     if (!isSuccess(b)) {
       this.undo(fwk, state, assumedPod, host);
-      const why = b.message() || `bind plugins skipped the pod`;
-      return this.fail(s.podInfo, s.cycle, new Error(`Binding rejected: ${why}`), REASON_SCHEDULER_ERROR, "");
+      // Every bind plugin skipping the pod is reported with the status code, as upstream.
+      const why = b.code === Code.Error ? b.message() : `bind status: ${Code[b.code]}, ${b.message()}`;
+      return this.fail(s.podInfo, s.cycle, new Error(`binding rejected: ${why}`), REASON_SCHEDULER_ERROR, "");
     }
     fwk.runPostBindPlugins(state, assumedPod, host);
     return { kind: "bound", pod: assumedPod, nodeName: host, message: scheduledMessage(assumedPod, host) };

@@ -142,7 +142,7 @@ describe("scheduling and binding cycles", () => {
     const out = once(makePod("p", { requests: { cpu: "1" } }));
     if (out.kind !== "scheduled") throw new Error(out.kind);
     const r = await sched.bind(out);
-    expect(r).toMatchObject({ kind: "failed", reason: "SchedulerError", message: 'Binding rejected: running Bind plugin "DefaultBinder": pods "x" is forbidden' });
+    expect(r).toMatchObject({ kind: "failed", reason: "SchedulerError", message: 'binding rejected: running Bind plugin "DefaultBinder": pods "x" is forbidden' });
     expect(cache.isAssumedPod(out.assumedPod)).toBe(false);
     expect(queue.pendingCounts().unschedulable + queue.pendingCounts().backoff).toBe(1);
   });

@@ -89,6 +89,7 @@ describe("errors", () => {
     ["no queue sort", { profiles: [{ schedulerName: "s", plugins: { queueSort: { disabled: [{ name: "*" }] } } }] }, "creating profile for scheduler name s: no queue sort plugin is enabled"],
     ["no bind plugin", { profiles: [{ schedulerName: "s", plugins: { bind: { disabled: [{ name: "*" }] } } }] }, "creating profile for scheduler name s: at least one bind plugin is needed"],
     ["bad plugin args", { profiles: [{ schedulerName: "s", plugins: { score: { enabled: [{ name: N.RequestedToCapacityRatio }] } } }] }, 'creating profile for scheduler name s: initializing plugin "RequestedToCapacityRatio": at least one point must be specified'],
+    ["a bad addedAffinity", { profiles: [{ schedulerName: "s", pluginConfig: [{ name: N.NodeAffinity, args: { addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "a", operator: "Gt", values: ["x"] }] }] } } } }] }] }, 'creating profile for scheduler name s: initializing plugin "NodeAffinity": parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: for \'Gt\', \'Lt\' operators, the value must be an integer'],
     ["duplicate scheduler names", { profiles: [{ schedulerName: "s" }, { schedulerName: "s" }] }, 'duplicate profile with scheduler name "s"'],
   ] as const)("%s", (_n, config, message) => {
     expect(() => build(config as any)).toThrow(message);

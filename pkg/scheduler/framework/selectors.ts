@@ -111,11 +111,14 @@ export function nodeSelectorTerm(term: NodeSelectorTerm): NodeTest {
   };
 }
 
-/** A NodeSelector: its terms ORed. A term that does not parse matches nothing, as upstream skips it. */
-export function nodeSelector(sel: NodeSelector): NodeTest {
+/**
+ * A NodeSelector: its terms ORed. A term that does not parse matches nothing (a pod's own affinity,
+ * as upstream's lazy-error selector); with `strict` it throws instead (configuration).
+ */
+export function nodeSelector(sel: NodeSelector, strict = false): NodeTest {
   const terms: NodeTest[] = [];
   for (const t of sel.nodeSelectorTerms ?? []) {
-    try { terms.push(nodeSelectorTerm(t)); } catch { /* an invalid term never matches */ }
+    try { terms.push(nodeSelectorTerm(t)); } catch (e) { if (strict) throw e; }
   }
   return (n) => {
     for (let i = 0; i < terms.length; i++) if (terms[i](n)) return true;

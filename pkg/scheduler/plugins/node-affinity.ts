@@ -51,8 +51,13 @@ export function podMatchesNodeSelectorAndAffinityTerms(pod: Pod, node: Node): bo
 
 export function newNodeAffinity(args: unknown): Plugin {
   const added = (args as NodeAffinityArgs | undefined)?.addedAffinity;
-  const addedRequired = added?.requiredDuringSchedulingIgnoredDuringExecution
-    ? nodeSelector(added.requiredDuringSchedulingIgnoredDuringExecution) : null;
+  let addedRequired: NodeTest | null = null;
+  const addedReq = added?.requiredDuringSchedulingIgnoredDuringExecution;
+  try {
+    if (addedReq) addedRequired = nodeSelector(addedReq, true);
+  } catch (e) {
+    throw new Error(`parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: ${(e as Error).message}`);
+  }
   const addedPreferred = preferred(added?.preferredDuringSchedulingIgnoredDuringExecution);
   const plugin: FilterPlugin & ScorePlugin = {
     name: NodeAffinity,

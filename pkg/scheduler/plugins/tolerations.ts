@@ -4,7 +4,8 @@ import type { Taint, Toleration } from "../framework/index.ts";
 /** One toleration against one taint: effect, key and value as the Toleration type documents. */
 export function toleratesTaint(t: Toleration, taint: Taint): boolean {
   if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key !== taint.key && !(!t.key && t.operator === "Exists")) return false;
+  // An empty key matches every key (validation allows that only with Exists).
+  if (t.key && t.key !== taint.key) return false;
   switch (t.operator ?? "") {
     case "Exists": return true;
     case "": case "Equal": return (t.value ?? "") === (taint.value ?? "");
