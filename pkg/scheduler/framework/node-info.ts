@@ -20,6 +20,8 @@ export interface ImageStateSummary {
 
 export class NodeInfo {
   node: Node | null = null;
+  /** The node's name ("" without a Node object), kept as a field: the per-node loops read it often. */
+  name = "";
   pods: PodInfo[] = [];
   podsWithAffinity: PodInfo[] = [];
   podsWithRequiredAntiAffinity: PodInfo[] = [];
@@ -38,12 +40,9 @@ export class NodeInfo {
     for (const p of pods) this.addPod(p);
   }
 
-  get name(): string {
-    return this.node?.metadata.name ?? "";
-  }
-
   setNode(node: Node): void {
     this.node = node;
+    this.name = node.metadata.name ?? "";
     this.allocatable = Resource.fromList(node.status?.allocatable);
     this.generation = nextGeneration();
   }
@@ -51,6 +50,7 @@ export class NodeInfo {
   /** Drops the node while pods may still point at it (they leave later through their own events). */
   removeNode(): void {
     this.node = null;
+    this.name = "";
     this.generation = nextGeneration();
   }
 
@@ -101,6 +101,7 @@ export class NodeInfo {
   clone(): NodeInfo {
     const c = new NodeInfo();
     c.node = this.node;
+    c.name = this.name;
     c.pods = this.pods.slice();
     c.podsWithAffinity = this.podsWithAffinity.slice();
     c.podsWithRequiredAntiAffinity = this.podsWithRequiredAntiAffinity.slice();
