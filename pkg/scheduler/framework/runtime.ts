@@ -69,6 +69,7 @@ export class Framework implements Handle {
   postBind: PostBindPlugin[] = [];
   private snapshot: SharedLister = new Snapshot();
   private readonly scratch: NodeScore[] = [];
+  private readonly totals: NodeScore[] = [];
 
   /** Builds the plugins the profile enables; throws with upstream's message when one is unknown. */
   constructor(opts: FrameworkOptions) {
@@ -224,18 +225,25 @@ export class Framework implements Handle {
 
   /**
    * Scores the nodes with every Score plugin, normalizes, weighs and sums: the nodes' totals, in
-   * the order given, or an Error status.
+   * the order given (valid until the next call), or an Error status.
    */
   runScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[]): { scores: NodeScore[]; status: Result } {
-    const totals: NodeScore[] = new Array(nodes.length);
-    // One plugin's scores at a time; the array is kept between cycles, only its names change.
+    // Both arrays are kept between cycles (only names and scores change): the totals are read by
+    // the caller before the next cycle scores again.
+    const totals = this.totals;
     const scratch = this.scratch;
     for (let i = 0; i < nodes.length; i++) {
       const name = nodes[i].name;
-      totals[i] = { name, score: 0 };
-      if (i < scratch.length) scratch[i].name = name;
-      else scratch.push({ name, score: 0 });
+      if (i < totals.length) {
+        totals[i].name = name;
+        totals[i].score = 0;
+        scratch[i].name = name;
+      } else {
+        totals.push({ name, score: 0 });
+        scratch.push({ name, score: 0 });
+      }
     }
+    totals.length = nodes.length;
     scratch.length = nodes.length;
     for (let p = 0; p < this.score.length; p++) {
       const pl = this.score[p];

@@ -42,11 +42,14 @@ function requiredOf(pod: Pod): Required {
   return r;
 }
 
-/** PodMatchesNodeSelectorAndAffinityTerms: nodeSelector and required node affinity both hold. */
-export function podMatchesNodeSelectorAndAffinityTerms(pod: Pod, node: Node): boolean {
-  const r = requiredOf(pod);
+function matches(r: Required, node: Node): boolean {
   if (!r.selector.everything && !r.selector.matches(node.metadata.labels)) return false;
   return r.affinity === null || r.affinity(node);
+}
+
+/** PodMatchesNodeSelectorAndAffinityTerms: nodeSelector and required node affinity both hold. */
+export function podMatchesNodeSelectorAndAffinityTerms(pod: Pod, node: Node): boolean {
+  return matches(requiredOf(pod), node);
 }
 
 export function newNodeAffinity(args: unknown): Plugin {
@@ -59,13 +62,20 @@ export function newNodeAffinity(args: unknown): Plugin {
     throw new Error(`parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: ${(e as Error).message}`);
   }
   const addedPreferred = preferred(added?.preferredDuringSchedulingIgnoredDuringExecution);
+  // The filter runs for one pod over many nodes: its compiled terms are kept at hand.
+  let lastPod: Pod | null = null;
+  let lastRequired: Required | null = null;
   const plugin: FilterPlugin & ScorePlugin = {
     name: NodeAffinity,
     filter(_state, pod, nodeInfo) {
       const node = nodeInfo.node;
       if (!node) return new Status(Code.Error, "node not found");
       if (addedRequired && !addedRequired(node)) return unresolvable(ERR_REASON_ENFORCED);
-      return podMatchesNodeSelectorAndAffinityTerms(pod, node) ? null : unresolvable(ERR_REASON_POD);
+      if (pod !== lastPod) {
+        lastPod = pod;
+        lastRequired = requiredOf(pod);
+      }
+      return matches(lastRequired!, node) ? null : unresolvable(ERR_REASON_POD);
     },
     score(_state, pod, nodeInfo) {
       const node = nodeInfo.node;
