@@ -153,3 +153,47 @@ describe("VolumeBinding", () => {
     ["a volume whose node affinity excludes the node", using("zoned"), zoneB, [UU, ["node(s) had volume node affinity conflict"]]],
   ] as const)("%s", (_n, pod, node, want) => expect(verdict(N.VolumeBinding, pod, node, undefined, fwk)).toEqual(want as any));
 });
+
+describe("VolumeRestrictions", () => {
+  const vol = (src: object) => ({ name: "v", ...src });
+  const using = (name: string, ...volumes: object[]) => makePod(name, { spec: { volumes: volumes as any } });
+  const reason = [U, ["node(s) had no available disk"]];
+  const gce = (pdName: string, readOnly = false) => vol({ gcePersistentDisk: { pdName, readOnly } });
+  const rbd = (monitors: string[], image: string, readOnly = false) => vol({ rbd: { monitors, image, readOnly } });
+  test.each([
+    ["no volumes", makePod("p"), [using("a", gce("d1"))], FIT],
+    ["another GCE disk", using("p", gce("d2")), [using("a", gce("d1"))], FIT],
+    ["the same GCE disk", using("p", gce("d1")), [using("a", gce("d1"))], reason],
+    ["the same GCE disk read-only everywhere", using("p", gce("d1", true)), [using("a", gce("d1", true))], FIT],
+    ["the same EBS volume, even read-only", using("p", vol({ awsElasticBlockStore: { volumeID: "v1", readOnly: true } })), [using("a", vol({ awsElasticBlockStore: { volumeID: "v1", readOnly: true } }))], reason],
+    ["the same iSCSI IQN", using("p", vol({ iscsi: { iqn: "iqn.1" } })), [using("a", vol({ iscsi: { iqn: "iqn.1" } }))], reason],
+    ["the same RBD image on overlapping monitors", using("p", rbd(["m1", "m2"], "img")), [using("a", rbd(["m2"], "img"))], reason],
+    ["the same RBD image on other monitors", using("p", rbd(["m1"], "img")), [using("a", rbd(["m3"], "img"))], FIT],
+  ] as const)("%s", (_n, pod, existing, want) => {
+    expect(verdict(N.VolumeRestrictions, pod, new NodeInfo(makeNode("n"), ...existing))).toEqual(want as any);
+  });
+});
+
+describe("VolumeZone", () => {
+  const listers = new FakeListers();
+  const fwk = makeFramework({}, listers);
+  listers.pvcs.set("default/east", { metadata: { name: "east", namespace: "default" }, spec: { volumeName: "pv-east" } });
+  listers.pvcs.set("default/multi", { metadata: { name: "multi", namespace: "default" }, spec: { volumeName: "pv-multi" } });
+  listers.pvcs.set("default/late", { metadata: { name: "late", namespace: "default" }, spec: { storageClassName: "wffc" } });
+  listers.pvcs.set("default/classless", { metadata: { name: "classless", namespace: "default" }, spec: {} });
+  listers.classes.set("wffc", { metadata: { name: "wffc" }, volumeBindingMode: "WaitForFirstConsumer" });
+  listers.pvs.set("pv-east", { metadata: { name: "pv-east", labels: { "topology.kubernetes.io/zone": "east" } }, spec: {} });
+  listers.pvs.set("pv-multi", { metadata: { name: "pv-multi", labels: { "topology.kubernetes.io/zone": "east__west" } }, spec: {} });
+  const using = (claim: string) => makePod("p", { spec: { volumes: [{ name: "v", persistentVolumeClaim: { claimName: claim } }] } });
+  const inZone = (zone: string) => makeNode(zone, { labels: { "topology.kubernetes.io/zone": zone } });
+  const reason = [UU, ["node(s) had no available volume zone"]];
+  test.each([
+    ["a volume in the node's zone", using("east"), inZone("east"), FIT],
+    ["a volume in another zone", using("east"), inZone("west"), reason],
+    ["a volume in several zones", using("multi"), inZone("west"), FIT],
+    ["a node without zone labels", using("east"), makeNode("plain"), FIT],
+    ["an unbound claim waiting for its consumer", using("late"), inZone("west"), FIT],
+    ["an unbound claim without a class", using("classless"), inZone("west"), [UU, ["PersistentVolumeClaim had no pv name and storageClass name"]]],
+    ["a missing claim", using("gone"), inZone("west"), [UU, ['persistentvolumeclaim "gone" not found']]],
+  ] as const)("%s", (_n, pod, node, want) => expect(verdict(N.VolumeZone, pod, node, undefined, fwk)).toEqual(want as any));
+});

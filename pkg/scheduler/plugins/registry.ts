@@ -14,6 +14,8 @@ import { newBalancedAllocation, newLeastAllocated, newMostAllocated, newRequeste
 import { newPrioritySort } from "./priority-sort.ts";
 import { newTaintToleration } from "./taint-toleration.ts";
 import { newVolumeBinding } from "./volume-binding.ts";
+import { newVolumeRestrictions } from "./volume-restrictions.ts";
+import { newVolumeZone } from "./volume-zone.ts";
 
 export function inTreeRegistry(): Registry {
   return new Map<string, PluginFactory>([
@@ -31,6 +33,8 @@ export function inTreeRegistry(): Registry {
     [names.ImageLocality, newImageLocality],
     [names.NodePreferAvoidPods, newNodePreferAvoidPods],
     [names.VolumeBinding, newVolumeBinding],
+    [names.VolumeRestrictions, newVolumeRestrictions],
+    [names.VolumeZone, newVolumeZone],
     [names.DefaultBinder, newDefaultBinder],
   ]);
 }
