@@ -1,5 +1,15 @@
 // The scheduling algorithm without I/O: the caller feeds the cache and queue from informers and
-// publishes the outcomes through the API.
+// publishes the outcomes through the API. Wiring, as upstream's event handlers do:
+//   node added/updated/deleted   → cache.addNode/updateNode/removeNode; queue.moveAllToActiveOrBackoffQueue(event)
+//                                  (on add and on updates that could help: allocatable, labels, taints, unschedulable)
+//   bound pod added/updated      → cache.addPod/updatePod; queue.assignedPodAdded(pod)
+//   bound pod deleted            → cache.removePod; queue.moveAllToActiveOrBackoffQueue("AssignedPodDelete")
+//   pending pod of our profiles  → queue.add/update/delete
+//   loop: q = await queue.pop(); out = scheduler.scheduleOne(q);
+//         "scheduled" → scheduler.bind(out) (async) → "bound": Scheduled event | "failed": publish as below
+//         "failed"    → FailedScheduling event (out.message) and PodScheduled=False
+//                       (unscheduledCondition(out.reason, out.error.message)), status.nominatedNodeName
+//   timers: queue.run(), cache.startCleanup()
 export * from "./framework/index.ts";
 export * from "./fit-error.ts";
 export * from "./failure.ts";
