@@ -197,3 +197,24 @@ describe("VolumeZone", () => {
     ["a missing claim", using("gone"), inZone("west"), [UU, ['persistentvolumeclaim "gone" not found']]],
   ] as const)("%s", (_n, pod, node, want) => expect(verdict(N.VolumeZone, pod, node, undefined, fwk)).toEqual(want as any));
 });
+
+describe("EBSLimits, GCEPDLimits, AzureDiskLimits", () => {
+  const listers = new FakeListers();
+  const fwk = makeFramework({}, listers);
+  listers.pvcs.set("default/claim", { metadata: { name: "claim", namespace: "default" }, spec: { volumeName: "pv-ebs" } });
+  listers.pvs.set("pv-ebs", { metadata: { name: "pv-ebs" }, spec: { awsElasticBlockStore: { volumeID: "vol-pv" } } });
+  const ebs = (...ids: string[]) => ids.map((id, i) => ({ name: `e${i}`, awsElasticBlockStore: { volumeID: id } }));
+  const pod = (name: string, volumes: object[]) => makePod(name, { spec: { volumes: volumes as any } });
+  const node = (limit?: string) => makeNode("n", { allocatable: { cpu: "4", memory: "8Gi", pods: "110", ...(limit ? { "attachable-volumes-aws-ebs": limit } : {}) } });
+  const reason = [U, ["node(s) exceed max volume count"]];
+  test.each([
+    ["under the node's limit", pod("p", ebs("a")), [pod("x", ebs("b"))], node("2"), FIT],
+    ["over the node's limit", pod("p", ebs("a")), [pod("x", ebs("b", "c"))], node("2"), reason],
+    ["a disk already attached counts once", pod("p", ebs("b")), [pod("x", ebs("b", "c"))], node("2"), FIT],
+    ["a disk through a bound claim", pod("p", [{ name: "v", persistentVolumeClaim: { claimName: "claim" } }]), [pod("x", ebs("b", "c"))], node("2"), reason],
+    ["other disk types do not count", pod("p", [{ name: "g", gcePersistentDisk: { pdName: "d" } }]), [pod("x", ebs("b", "c"))], node("2"), FIT],
+    ["the default of 39 without a node limit", pod("p", ebs("a")), [pod("x", ebs(...Array.from({ length: 39 }, (_, i) => `v${i}`)))], node(), reason],
+  ] as const)("%s", (_n, p, existing, n, want) => {
+    expect(verdict(N.EBSLimits, p, new NodeInfo(n, ...existing), undefined, fwk)).toEqual(want as any);
+  });
+});

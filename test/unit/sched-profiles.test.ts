@@ -20,7 +20,7 @@ describe("defaults", () => {
   test("upstream's v1beta1 defaults, less the plugins this build does not have", () => {
     expect(fwk.pluginNames("filter")).toEqual([
       N.NodeUnschedulable, N.NodeName, N.TaintToleration, N.NodeAffinity, N.NodePorts, N.NodeResourcesFit, N.VolumeRestrictions,
-      N.VolumeBinding, N.VolumeZone,
+      N.EBSLimits, N.GCEPDLimits, N.AzureDiskLimits, N.VolumeBinding, N.VolumeZone,
     ]);
     expect(fwk.pluginNames("preFilter")).toEqual([N.NodeResourcesFit, N.NodePorts, N.VolumeBinding]);
     expect(fwk.pluginNames("score")).toEqual([

@@ -14,6 +14,7 @@ import { newBalancedAllocation, newLeastAllocated, newMostAllocated, newRequeste
 import { newPrioritySort } from "./priority-sort.ts";
 import { newTaintToleration } from "./taint-toleration.ts";
 import { newVolumeBinding } from "./volume-binding.ts";
+import { newAzureDiskLimits, newEBSLimits, newGCEPDLimits } from "./volume-limits.ts";
 import { newVolumeRestrictions } from "./volume-restrictions.ts";
 import { newVolumeZone } from "./volume-zone.ts";
 
@@ -35,6 +36,9 @@ export function inTreeRegistry(): Registry {
     [names.VolumeBinding, newVolumeBinding],
     [names.VolumeRestrictions, newVolumeRestrictions],
     [names.VolumeZone, newVolumeZone],
+    [names.EBSLimits, newEBSLimits],
+    [names.GCEPDLimits, newGCEPDLimits],
+    [names.AzureDiskLimits, newAzureDiskLimits],
     [names.DefaultBinder, newDefaultBinder],
   ]);
 }
