@@ -166,3 +166,37 @@ describe("scheduling and binding cycles", () => {
     expect(high.kind).toBe("scheduled");
   });
 });
+
+describe("every filter applies through the framework when the pod needs it", () => {
+  const nodes = () => [
+    makeNode("a", { labels: { disk: "hdd" } }),
+    makeNode("b", { labels: { disk: "ssd" } }),
+    makeNode("c", { labels: { disk: "ssd" } }),
+  ];
+  const hostPort = (name: string) => makePod(name, { spec: { containers: [{ name: "c", ports: [{ containerPort: 80, hostPort: 80 }] }] } });
+  test.each([
+    ["spec.nodeName", makePod("p", { spec: { nodeName: "c" } }), ["c"]],
+    ["nodeSelector", makePod("p", { spec: { nodeSelector: { disk: "ssd" } } }), ["b", "c"]],
+    ["required node affinity", makePod("p", { spec: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "disk", operator: "NotIn", values: ["ssd"] }] }] } } } } }), ["a"]],
+  ] as const)("%s", (_n, pod, allowed) => {
+    const { once } = cluster(nodes());
+    for (let i = 0; i < 5; i++) {
+      const out = once({ ...pod, metadata: { ...pod.metadata, name: `p${i}`, uid: `u${i}` } });
+      expect(out.kind === "scheduled" && allowed.includes(out.result.suggestedHost as never)).toBe(true);
+    }
+  });
+  test("host ports: one pod per node, then none fits", () => {
+    const { once } = cluster(nodes());
+    const hosts = [0, 1, 2].map((i) => { const o = once(hostPort(`p${i}`)); return o.kind === "scheduled" ? o.result.suggestedHost : ""; });
+    expect(hosts.sort()).toEqual(["a", "b", "c"]);
+    const out = once(hostPort("p3"));
+    expect(out.kind === "failed" && out.message).toBe("0/3 nodes are available: 3 node(s) didn't have free ports for the requested pod ports.");
+  });
+  test("a disk mounted read-write on a node keeps a second pod off it", () => {
+    const { once } = cluster([makeNode("only")]);
+    const disk = (name: string) => makePod(name, { spec: { volumes: [{ name: "d", gcePersistentDisk: { pdName: "pd" } }] } });
+    expect(once(disk("p1")).kind).toBe("scheduled");
+    const out = once(disk("p2"));
+    expect(out.kind === "failed" && out.message).toBe("0/1 nodes are available: 1 node(s) had no available disk.");
+  });
+});

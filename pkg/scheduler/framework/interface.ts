@@ -44,6 +44,11 @@ export interface PreFilterPlugin extends Plugin {
 
 export interface FilterPlugin extends Plugin {
   filter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Result;
+  /**
+   * Optional: true when Filter passes every node for this pod whatever else is on the node (no
+   * volumes, no host ports...). Asked once per cycle so the per-node loop runs only filters that matter.
+   */
+  filterSkips?(pod: Pod): boolean;
 }
 
 export interface PostFilterResult {
@@ -69,6 +74,8 @@ export interface ScorePlugin extends Plugin {
   /** The node's score; throwing is an internal error (upstream's Error status). */
   score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): number;
   scoreExtensions(): ScoreExtensions | null;
+  /** Optional: true when every node would score 0 for this pod after normalizing. */
+  scoreSkips?(pod: Pod): boolean;
 }
 
 export interface ReservePlugin extends Plugin {

@@ -1,7 +1,7 @@
 // A profile's plugins wired into their extension points and run in order (upstream's
 // frameworkImpl). The framework is also the Handle its plugins get.
 import { podUID, type Pod } from "./api.ts";
-import type { CycleState } from "./cycle-state.ts";
+import type { CycleState, StateData } from "./cycle-state.ts";
 import {
   isBind, isFilter, isPermit, isPostBind, isPostFilter, isPreBind, isPreFilter, isPreScore, isQueueSort, isReserve, isScore,
   MAX_NODE_SCORE, MAX_TOTAL_SCORE, MIN_NODE_SCORE,
@@ -49,6 +49,13 @@ export interface FrameworkOptions {
 }
 
 const priorityOf = (p: Pod) => p.spec.priority ?? 0;
+
+/** The filters that apply to the cycle's pod, chosen after PreFilter. */
+const ACTIVE_FILTERS = "framework/ActiveFilters";
+class ActiveFilters implements StateData {
+  constructor(readonly filters: FilterPlugin[]) {}
+  clone() { return this; }
+}
 
 export class Framework implements Handle {
   readonly profileName: string;
@@ -137,11 +144,12 @@ export class Framework implements Handle {
       if (s.isUnschedulable()) return s.withFailedPlugin(pl.name);
       return new Status(Code.Error, `running PreFilter plugin "${pl.name}": ${s.message()}`).withFailedPlugin(pl.name);
     }
+    state.write(ACTIVE_FILTERS, new ActiveFilters(this.filter.filter((pl) => !pl.filterSkips?.(pod))));
     return null;
   }
 
   runFilterPlugins(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Result {
-    const filters = this.filter;
+    const filters = state.read<ActiveFilters>(ACTIVE_FILTERS)?.filters ?? this.filter;
     for (let i = 0; i < filters.length; i++) {
       const pl = filters[i];
       let s: Result;
@@ -247,6 +255,7 @@ export class Framework implements Handle {
     scratch.length = nodes.length;
     for (let p = 0; p < this.score.length; p++) {
       const pl = this.score[p];
+      if (pl.scoreSkips?.(pod)) continue;
       try {
         for (let i = 0; i < nodes.length; i++) scratch[i].score = pl.score(state, pod, nodes[i]);
       } catch (e) {

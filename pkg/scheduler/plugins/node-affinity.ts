@@ -47,6 +47,15 @@ function matches(r: Required, node: Node): boolean {
   return r.affinity === null || r.affinity(node);
 }
 
+function preferredOf(pod: Pod): WeightedTest[] {
+  let terms = preferredCache.get(pod);
+  if (!terms) {
+    terms = preferred(pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+    preferredCache.set(pod, terms);
+  }
+  return terms;
+}
+
 /** PodMatchesNodeSelectorAndAffinityTerms: nodeSelector and required node affinity both hold. */
 export function podMatchesNodeSelectorAndAffinityTerms(pod: Pod, node: Node): boolean {
   return matches(requiredOf(pod), node);
@@ -67,6 +76,11 @@ export function newNodeAffinity(args: unknown): Plugin {
   let lastRequired: Required | null = null;
   const plugin: FilterPlugin & ScorePlugin = {
     name: NodeAffinity,
+    filterSkips(pod) {
+      const r = requiredOf(pod);
+      return !addedRequired && r.selector.everything && r.affinity === null;
+    },
+    scoreSkips: (pod) => addedPreferred.length === 0 && preferredOf(pod).length === 0,
     filter(_state, pod, nodeInfo) {
       const node = nodeInfo.node;
       if (!node) return new Status(Code.Error, "node not found");
@@ -80,11 +94,7 @@ export function newNodeAffinity(args: unknown): Plugin {
     score(_state, pod, nodeInfo) {
       const node = nodeInfo.node;
       if (!node) throw new Error(`getting node "${nodeInfo.name}" from Snapshot: node not found`);
-      let terms = preferredCache.get(pod);
-      if (!terms) {
-        terms = preferred(pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-        preferredCache.set(pod, terms);
-      }
+      const terms = preferredOf(pod);
       let score = 0;
       for (const t of addedPreferred) if (t.test(node)) score += t.weight;
       for (const t of terms) if (t.test(node)) score += t.weight;

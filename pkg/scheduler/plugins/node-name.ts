@@ -7,6 +7,7 @@ export const ERR_REASON_NODE_NAME = "node(s) didn't match the requested node nam
 export function newNodeName(): Plugin {
   const plugin: FilterPlugin = {
     name: NodeName,
+    filterSkips: (pod) => !pod.spec.nodeName,
     filter(_state, pod, nodeInfo) {
       if (!nodeInfo.node) return new Status(Code.Error, "node not found");
       const want = pod.spec.nodeName;

@@ -27,6 +27,7 @@ export function newNodePorts(): Plugin {
       return null;
     },
     preFilterExtensions: () => null,
+    filterSkips: (pod) => hostPortsOf(pod).length === 0,
     filter(state: CycleState, _pod, nodeInfo) {
       const want = state.read<WantPorts>(STATE_KEY);
       if (!want) throw new Error(`error reading "${STATE_KEY}" from cycleState`);

@@ -73,6 +73,7 @@ export function newVolumeBinding(_args: unknown, handle: Handle): Plugin {
       return null;
     },
     preFilterExtensions: () => null,
+    filterSkips: (pod) => claimNames(pod).length === 0,
     filter(state: CycleState, _pod, nodeInfo) {
       const s = state.read<PodVolumes>(STATE_KEY);
       if (!s) return new Status(Code.Error, `error reading "${STATE_KEY}" from cycleState: not found`);

@@ -60,6 +60,7 @@ function diskLimitPlugin(type: DiskType, handle: Handle): Plugin {
   }
   const plugin: FilterPlugin = {
     name: type.name,
+    filterSkips: (pod) => !pod.spec.volumes?.length,
     filter(_state, pod, nodeInfo) {
       const volumes = pod.spec.volumes;
       if (!volumes || volumes.length === 0) return null;

@@ -36,6 +36,7 @@ function podConflicts(v: Volume, other: Pod): boolean {
 export function newVolumeRestrictions(): Plugin {
   const plugin: FilterPlugin = {
     name: VolumeRestrictions,
+    filterSkips: (pod) => !(pod.spec.volumes ?? []).some(exclusive),
     filter(_state, pod, nodeInfo) {
       const volumes = pod.spec.volumes;
       if (!volumes) return null;

@@ -17,6 +17,7 @@ export function newVolumeZone(_args: unknown, handle: Handle): Plugin {
   const listers = handle.listers;
   const plugin: FilterPlugin = {
     name: VolumeZone,
+    filterSkips: (pod) => !(pod.spec.volumes ?? []).some((v) => v.persistentVolumeClaim),
     filter(_state, pod, nodeInfo) {
       const volumes = pod.spec.volumes;
       if (!volumes || volumes.length === 0) return null;
