@@ -66,6 +66,15 @@ describe("scores", () => {
     const fwk = frameworkWith({ X: fixed("X", { a: 10, b: 50 }), Y: fixed("Y", { a: 40, b: 0 }) }, { score: [{ name: "X", weight: 1 }, { name: "Y", weight: 3 }] });
     expect(fwk.runScorePlugins(new CycleState(), makePod("p"), nodes).scores).toEqual([{ name: "a", score: 130 }, { name: "b", score: 50 }]);
   });
+  test("a plugin that cannot change the choice for this pod is not run", () => {
+    let calls = 0;
+    const skipping: PluginFactory = () => ({ name: "S", score: () => { calls++; return 100; }, scoreExtensions: () => null, scoreSkips: (p: any) => !p.metadata.labels }) as Plugin;
+    const fwk = frameworkWith({ S: skipping }, { score: [{ name: "S" }] });
+    expect(fwk.runScorePlugins(new CycleState(), makePod("p"), nodes).scores.map((s) => s.score)).toEqual([0, 0]);
+    expect(calls).toBe(0);
+    expect(fwk.runScorePlugins(new CycleState(), makePod("p", { labels: { a: "b" } }), nodes).scores.map((s) => s.score)).toEqual([100, 100]);
+    expect(calls).toBe(2);
+  });
   test("a score outside 0..100 is an error", () => {
     const fwk = frameworkWith({ X: fixed("X", { a: 101, b: 0 }) }, { score: [{ name: "X" }] });
     const r = fwk.runScorePlugins(new CycleState(), makePod("p"), nodes);

@@ -74,7 +74,10 @@ export interface ScorePlugin extends Plugin {
   /** The node's score; throwing is an internal error (upstream's Error status). */
   score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): number;
   scoreExtensions(): ScoreExtensions | null;
-  /** Optional: true when every node would score 0 for this pod after normalizing. */
+  /**
+   * Optional: true when every node would get the same score for this pod after normalizing, so
+   * the plugin cannot change the choice; the framework then leaves it out of the cycle.
+   */
   scoreSkips?(pod: Pod): boolean;
 }
 
