@@ -1,7 +1,7 @@
 // The scheduling algorithm alone, in-process: 5,000 nodes and 10,000 pods through the cache, the
 // queue and the generic scheduler with the default in-tree plugins, each pod assumed (not bound).
 // Run: bun test/bench/scheduler-core.bench.ts   (N_NODES, N_PODS override the shape)
-import { CycleState, inTreeRegistry, Nominator, Scheduler, SchedulerCache, SchedulingQueue, buildProfiles } from "../../pkg/scheduler/index.ts";
+import { buildProfiles, inTreeRegistry, Nominator, Scheduler, SchedulerCache, SchedulingQueue } from "../../pkg/scheduler/index.ts";
 import { FakeActions, FakeListers, makeNode, makePod } from "../helpers/sched-fixtures.ts";
 
 const N_NODES = Number(process.env.N_NODES ?? 5000);
@@ -13,7 +13,6 @@ const fwk = profiles.get("default-scheduler")!;
 const cache = new SchedulerCache();
 const queue = new SchedulingQueue({ less: fwk.less, nominator });
 const sched = new Scheduler({ cache, queue, profiles });
-void CycleState;
 
 for (let i = 0; i < N_NODES; i++) {
   cache.addNode(makeNode(`node-${i}`, {
