@@ -1,6 +1,6 @@
 // Resource amounts as the scheduler counts them (upstream's framework.Resource): CPU in millicores,
 // everything else in whole units, rounded up as resource.Quantity's MilliValue/Value do.
-import { parseQuantity } from "../../validation/quantity.ts";
+import { parseQuantity } from "../../util/quantity.ts";
 import type { Container, Pod, ResourceList } from "./api.ts";
 
 export const CPU = "cpu";
