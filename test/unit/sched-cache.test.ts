@@ -102,6 +102,15 @@ describe("pods and nodes", () => {
     expect(snapshot.get("b")).toBeUndefined();
     expect(cache.nodeCount()).toBe(2);
   });
+  test("a node removed while another is added leaves the snapshot too", () => {
+    const { cache, snapshot } = setup();
+    cache.updateSnapshot(snapshot);
+    cache.removeNode(makeNode("b"));
+    cache.addNode(makeNode("d"));
+    cache.updateSnapshot(snapshot);
+    expect(snapshot.get("b")).toBeUndefined();
+    expect(snapshot.list().map((n) => n.name).sort()).toEqual(["a", "c", "d"]);
+  });
   test("a node update changes allocatable", () => {
     const { cache, snapshot } = setup();
     const old = makeNode("a");

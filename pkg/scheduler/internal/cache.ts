@@ -35,6 +35,8 @@ export class SchedulerCache {
   private readonly podStates = new Map<string, PodState>();
   private readonly assumed = new Set<string>();
   private readonly images = new Map<string, ImageState>();
+  /** A node was removed since the last snapshot update: the snapshot must drop it. */
+  private nodesRemoved = false;
 
   constructor(private readonly ttlMs = DEFAULT_ASSUMED_POD_TTL_MS, private readonly now: () => number = Date.now) {}
 
@@ -219,6 +221,7 @@ export class SchedulerCache {
     if (!it) throw new Error(`node ${name} is not found`);
     if (it.info.node) this.removeImages(it.info.node);
     this.tree.remove(node);
+    this.nodesRemoved = true;
     it.info.removeNode();
     if (it.info.pods.length === 0) this.dropItem(name, it);
     else this.moveToHead(it);
@@ -310,10 +313,11 @@ export class SchedulerCache {
       Object.assign(existing, copy);
     }
     if (this.head) snapshot.generation = this.head.info.generation;
-    if (snapshot.nodeInfoMap.size > this.tree.numNodes) {
+    if (this.nodesRemoved || snapshot.nodeInfoMap.size > this.tree.numNodes) {
       for (const name of snapshot.nodeInfoMap.keys()) {
         if (!this.nodes.get(name)?.info.node) snapshot.nodeInfoMap.delete(name);
       }
+      this.nodesRemoved = false;
       relist = true;
     }
     if (relist) {
