@@ -164,3 +164,55 @@ describe("snapshots", () => {
     expect(s.list().map((n) => n.name)).toEqual(["a1", "b1", "c1", "a2", "c2", "a3"]);
   });
 });
+
+describe("incremental snapshots match a snapshot built from scratch", () => {
+  test("over a random sequence of node and pod events", () => {
+    let seed = 42;
+    const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n; };
+    const cache = new SchedulerCache();
+    const snapshot = new Snapshot();
+    const nodes = new Map<string, ReturnType<typeof makeNode>>();
+    const pods = new Map<string, Pod>(); // bound or assumed, by name
+    const assumed = new Set<string>();
+    for (let step = 0; step < 3000; step++) {
+      const op = rand(10);
+      const nodeName = `n${rand(12)}`;
+      if (op === 0 && !nodes.has(nodeName)) {
+        const n = makeNode(nodeName, { allocatable: { cpu: `${1 + rand(8)}`, memory: "8Gi", pods: "110" } });
+        nodes.set(nodeName, n);
+        cache.addNode(n);
+      } else if (op === 1 && nodes.has(nodeName)) {
+        const n = makeNode(nodeName, { allocatable: { cpu: `${1 + rand(8)}`, memory: "8Gi", pods: "110" } });
+        cache.updateNode(nodes.get(nodeName)!, n);
+        nodes.set(nodeName, n);
+      } else if (op === 2 && nodes.has(nodeName) && rand(3) === 0) {
+        cache.removeNode(nodes.get(nodeName)!);
+        nodes.delete(nodeName);
+      } else if (op <= 5) {
+        const p = onNode(makePod(`p${step}`, { requests: { cpu: `${rand(500)}m` } }), nodeName);
+        pods.set(p.metadata.name!, p);
+        if (op === 5) { cache.assumePod(p); assumed.add(p.metadata.name!); } else cache.addPod(p);
+      } else if (pods.size > 0) {
+        const names = [...pods.keys()];
+        const name = names[rand(names.length)];
+        const p = pods.get(name)!;
+        if (assumed.has(name)) {
+          if (op === 6) cache.forgetPod(p);
+          else cache.addPod(p); // confirmed by the watch
+          assumed.delete(name);
+          if (op === 6) pods.delete(name);
+        } else {
+          cache.removePod(p);
+          pods.delete(name);
+        }
+      }
+      if (rand(4) === 0) {
+        cache.updateSnapshot(snapshot);
+        const fresh = Snapshot.of([...pods.values()], [...nodes.values()]);
+        const view = (s: Snapshot) => s.list().map((n) => `${n.name}:${n.pods.length}:${n.requested.milliCPU}/${n.allocatable.milliCPU}`).sort();
+        expect(view(snapshot)).toEqual(view(fresh));
+        expect(snapshot.nodeInfoMap.size).toBe(nodes.size);
+      }
+    }
+  });
+});
