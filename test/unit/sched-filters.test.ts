@@ -117,6 +117,7 @@ describe("NodeResourcesFit", () => {
     ["init containers count by their max", req({ cpu: "1" }, { initContainers: [{ name: "i", resources: { requests: { cpu: "4500m" } } }] }), on(n4), [U, ["Insufficient cpu"]]],
     ["init container below the sum fits", req({ cpu: "2" }, { initContainers: [{ name: "i", resources: { requests: { cpu: "1" } } }] }), on(n4, req({ cpu: "2" })), FIT],
     ["pod overhead counts", req({ cpu: "3" }, { overhead: { cpu: "1500m" } }), on(n4), [U, ["Insufficient cpu"]]],
+    ["existing pods' init containers count", req({ cpu: "1" }), on(n4, req({ cpu: "1" }, { initContainers: [{ name: "i", resources: { requests: { cpu: "3500m" } } }] })), [U, ["Insufficient cpu"]]],
     ["existing pods' overhead counts", req({ cpu: "1" }), on(n4, req({ cpu: "2" }, { overhead: { cpu: "1500m" } })), [U, ["Insufficient cpu"]]],
   ] as const)("%s", (_n, pod, ni, want) => expect(verdict(N.NodeResourcesFit, pod, ni)).toEqual(want as any));
 

@@ -84,7 +84,7 @@ export class NodeInfo {
   }
 
   private account(pod: Pod, sign: 1 | -1): void {
-    const r = podRequests(pod, false);
+    const r = podRequests(pod);
     this.requested.addResource(r.requests, sign);
     this.nonZeroRequested.milliCPU += sign * r.nonZeroMilliCPU;
     this.nonZeroRequested.memory += sign * r.nonZeroMemory;

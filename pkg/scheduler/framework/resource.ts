@@ -133,12 +133,11 @@ const requestsOf = (c: Container) => c.resources?.requests;
 export interface PodRequests { requests: Resource; nonZeroMilliCPU: number; nonZeroMemory: number }
 
 /**
- * What a pod asks of a node: its containers' requests summed, plus the pod overhead; with
- * `initContainers`, raised to any init container's request (they run one at a time, first), as
- * NodeResourcesFit and the scores count it. A node's own accounting leaves init containers out, as
- * upstream v1.21's NodeInfo does. `nonZero*` count the defaults for containers that request none.
+ * What a pod asks of a node: its containers' requests summed, raised to any init container's
+ * request (they run one at a time, first), plus the pod overhead — for NodeResourcesFit and for
+ * the node's own accounting alike. `nonZero*` count the defaults for containers that request none.
  */
-export function podRequests(pod: Pod, initContainers: boolean): PodRequests {
+export function podRequests(pod: Pod): PodRequests {
   const requests = new Resource();
   let nonZeroMilliCPU = 0;
   let nonZeroMemory = 0;
@@ -148,7 +147,7 @@ export function podRequests(pod: Pod, initContainers: boolean): PodRequests {
     nonZeroMilliCPU += req?.[CPU] !== undefined ? quantityValue(req[CPU], true) : DEFAULT_MILLI_CPU_REQUEST;
     nonZeroMemory += req?.[MEMORY] !== undefined ? quantityValue(req[MEMORY]) : DEFAULT_MEMORY_REQUEST;
   }
-  for (const c of initContainers ? pod.spec.initContainers ?? [] : []) {
+  for (const c of pod.spec.initContainers ?? []) {
     const req = requestsOf(c);
     requests.maxList(req);
     nonZeroMilliCPU = Math.max(nonZeroMilliCPU, req?.[CPU] !== undefined ? quantityValue(req[CPU], true) : DEFAULT_MILLI_CPU_REQUEST);

@@ -76,7 +76,7 @@ export function newFit(args: unknown): Plugin {
   const plugin: PreFilterPlugin & FilterPlugin = {
     name: NodeResourcesFit,
     preFilter(state, pod) {
-      state.write(STATE_KEY, new PodRequest(podRequests(pod, true).requests));
+      state.write(STATE_KEY, new PodRequest(podRequests(pod).requests));
       return null;
     },
     preFilterExtensions: () => null,
