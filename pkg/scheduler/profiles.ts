@@ -59,8 +59,9 @@ export function mergePluginSet(defaults: PluginRef[], custom: PluginSet | null |
 }
 
 /**
- * A profile's plugins. Defaults this build has no implementation of (the cloud volume-limit
- * plugins, and whatever the registry lacks) are left out; plugins the profile enables by name must exist.
+ * A profile's plugins. Defaults the registry lacks are left out (PodTopologySpread,
+ * InterPodAffinity and DefaultPreemption until their module is registered); plugins the profile
+ * enables by name must exist.
  */
 export function profilePlugins(profile: ProfileConfig, registry: Registry): Plugins {
   const out: Plugins = {};

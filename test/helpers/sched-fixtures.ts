@@ -47,11 +47,13 @@ export class FakeListers implements Listers {
   pvcs = new Map<string, AnyObject>();
   pvs = new Map<string, AnyObject>();
   classes = new Map<string, AnyObject>();
+  csiNodes = new Map<string, AnyObject>();
   persistentVolumeClaim(ns: string, name: string) { return this.pvcs.get(`${ns}/${name}`); }
   persistentVolume(name: string) { return this.pvs.get(name); }
   storageClass(name: string) { return this.classes.get(name); }
   podDisruptionBudgets() { return []; }
   namespaceLabels() { return undefined; }
+  csiNode(name: string) { return this.csiNodes.get(name); }
 }
 
 /** Records what plugins asked the cluster to do. */

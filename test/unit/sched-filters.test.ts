@@ -219,3 +219,25 @@ describe("EBSLimits, GCEPDLimits, AzureDiskLimits", () => {
     expect(verdict(N.EBSLimits, p, new NodeInfo(n, ...existing), undefined, fwk)).toEqual(want as any);
   });
 });
+
+describe("NodeVolumeLimits (CSI)", () => {
+  const listers = new FakeListers();
+  const fwk = makeFramework({}, listers);
+  for (const i of [1, 2, 3]) {
+    listers.pvcs.set(`default/c${i}`, { metadata: { name: `c${i}`, namespace: "default" }, spec: { volumeName: `pv${i}` } });
+    listers.pvs.set(`pv${i}`, { metadata: { name: `pv${i}` }, spec: { csi: { driver: "ebs.csi.aws.com", volumeHandle: `h${i}` } } });
+  }
+  listers.pvcs.set("default/new", { metadata: { name: "new", namespace: "default" }, spec: { storageClassName: "csi" } });
+  listers.classes.set("csi", { metadata: { name: "csi" }, provisioner: "ebs.csi.aws.com", volumeBindingMode: "WaitForFirstConsumer" });
+  listers.csiNodes.set("limited", { metadata: { name: "limited" }, spec: { drivers: [{ name: "ebs.csi.aws.com", nodeID: "i-1", allocatable: { count: 2 } }] } });
+  const claims = (name: string, ...cs: string[]) => makePod(name, { spec: { volumes: cs.map((c) => ({ name: c, persistentVolumeClaim: { claimName: c } })) } });
+  const on = (node: string, ...pods: Pod[]) => new NodeInfo(makeNode(node), ...pods);
+  const reason = [U, ["node(s) exceed max volume count"]];
+  test.each([
+    ["within the CSINode's count", claims("p", "c2"), on("limited", claims("a", "c1")), FIT],
+    ["over the CSINode's count", claims("p", "c3"), on("limited", claims("a", "c1", "c2")), reason],
+    ["a volume already attached counts once", claims("p", "c2"), on("limited", claims("a", "c1", "c2")), FIT],
+    ["an unbound claim counts for its provisioner", claims("p", "new"), on("limited", claims("a", "c1", "c2")), reason],
+    ["a node without limits", claims("p", "c3"), on("free", claims("a", "c1", "c2")), FIT],
+  ] as const)("%s", (_n, pod, ni, want) => expect(verdict(N.NodeVolumeLimits, pod, ni, undefined, fwk)).toEqual(want as any));
+});

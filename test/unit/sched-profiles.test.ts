@@ -17,10 +17,10 @@ describe("defaults", () => {
   test("one default-scheduler profile when none is configured", () => {
     expect([...build({}).keys()]).toEqual(["default-scheduler"]);
   });
-  test("upstream's v1beta1 defaults, less the plugins this build does not have", () => {
+  test("upstream's v1beta1 defaults, less the plugins registered elsewhere (sched-adv's)", () => {
     expect(fwk.pluginNames("filter")).toEqual([
       N.NodeUnschedulable, N.NodeName, N.TaintToleration, N.NodeAffinity, N.NodePorts, N.NodeResourcesFit, N.VolumeRestrictions,
-      N.EBSLimits, N.GCEPDLimits, N.AzureDiskLimits, N.VolumeBinding, N.VolumeZone,
+      N.EBSLimits, N.GCEPDLimits, N.NodeVolumeLimits, N.AzureDiskLimits, N.VolumeBinding, N.VolumeZone,
     ]);
     expect(fwk.pluginNames("preFilter")).toEqual([N.NodeResourcesFit, N.NodePorts, N.VolumeBinding]);
     expect(fwk.pluginNames("score")).toEqual([

@@ -121,6 +121,8 @@ export interface Listers {
   podDisruptionBudgets(): AnyObject[];
   /** A namespace's labels, for affinity terms with a namespaceSelector. */
   namespaceLabels(name: string): Labels | undefined;
+  /** The CSINode (storage.k8s.io/v1) of a node, for CSI volume limits; optional. */
+  csiNode?(nodeName: string): AnyObject | undefined;
 }
 
 /** What plugins may do to the cluster; the caller backs it with API calls. */

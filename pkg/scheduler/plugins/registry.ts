@@ -1,6 +1,7 @@
 // The plugins built into Kite's scheduler by name (upstream's NewInTreeRegistry). PodTopologySpread,
 // InterPodAffinity and DefaultPreemption are registered alongside by their own module.
 import type { PluginFactory, Registry } from "../framework/index.ts";
+import { newNodeVolumeLimits } from "./csi-limits.ts";
 import { newDefaultBinder } from "./default-binder.ts";
 import { newImageLocality } from "./image-locality.ts";
 import * as names from "./names.ts";
@@ -39,6 +40,7 @@ export function inTreeRegistry(): Registry {
     [names.EBSLimits, newEBSLimits],
     [names.GCEPDLimits, newGCEPDLimits],
     [names.AzureDiskLimits, newAzureDiskLimits],
+    [names.NodeVolumeLimits, newNodeVolumeLimits],
     [names.DefaultBinder, newDefaultBinder],
   ]);
 }
