@@ -204,5 +204,6 @@ async function* jsonLines<T>(body: ReadableStream<Uint8Array>, signal?: AbortSig
 
 /** True for a 404 answer (the object, or the type, does not exist). */
 export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 404;
+export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === "AlreadyExists";
 export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === "Conflict";
 export { ApiError, errorFromResponse };
