@@ -258,3 +258,17 @@ test("the scheduler's status patch: PodScheduled False (Unschedulable) and nomin
   expect(cond.reason).toBeUndefined();
   expect(cond.lastTransitionTime).not.toBe("2026-01-01T00:00:00Z");
 });
+
+test("OpenAPI describes both ways in, with upstream's operation ids, and the Binding kind", async () => {
+  const doc = (await s.call("GET", "/openapi/v3/api/v1")).body;
+  const sub = doc.paths["/api/v1/namespaces/{namespace}/pods/{name}/binding"];
+  expect(Object.keys(sub).filter((k) => k !== "parameters")).toEqual(["post"]);
+  expect(sub.post.operationId).toBe("createCoreV1NamespacedPodBinding");
+  expect(sub.post["x-kubernetes-group-version-kind"]).toEqual({ group: "", kind: "Binding", version: "v1" });
+  const legacy = doc.paths["/api/v1/namespaces/{namespace}/bindings"];
+  expect(Object.keys(legacy).filter((k) => k !== "parameters")).toEqual(["post"]);
+  expect(legacy.post.operationId).toBe("createCoreV1NamespacedBinding");
+  const schema = doc.components.schemas["io.k8s.api.core.v1.Binding"];
+  expect(schema.required).toEqual(["target"]);
+  expect(schema.properties.target.allOf[0].$ref).toBe("#/components/schemas/io.k8s.api.core.v1.ObjectReference");
+});
