@@ -30,7 +30,7 @@ function refuse(errs: string[]): never {
 }
 
 /** Sets a pod condition as upstream's UpdatePodCondition does: the transition time moves only with the status. */
-export function setPodCondition(pod: Obj, cond: { type: string; status: string; reason?: string; message?: string }) {
+function setPodCondition(pod: Obj, cond: { type: string; status: string; reason?: string; message?: string }) {
   const status = (pod.status ??= {});
   const conditions: Obj[] = (status.conditions ??= []);
   const i = conditions.findIndex((c) => c.type === cond.type);
@@ -38,6 +38,13 @@ export function setPodCondition(pod: Obj, cond: { type: string; status: string; 
   const next = { type: cond.type, status: cond.status, lastProbeTime: null, lastTransitionTime: old?.status === cond.status ? old.lastTransitionTime : now(), ...(cond.reason ? { reason: cond.reason } : {}), ...(cond.message ? { message: cond.message } : {}) };
   if (old) conditions[i] = next;
   else conditions.push(next);
+}
+
+/** The pod's name as upstream's key function checks it (a legacy Binding names its pod in the body). */
+function checkPodName(name: string) {
+  if (!name) throw badRequest("Name parameter required.");
+  const bad = name === "." || name === ".." ? [`may not be '${name}'`] : ["/", "%"].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  if (bad.length) throw badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${bad.join(";")}`);
 }
 
 /** The stored pod with the binding applied, or the Conflict upstream answers for a pod it will not bind. */
@@ -60,7 +67,7 @@ export async function bindPod(pods: ResourceStore, ns: string, binding: Obj, dry
   const errs = bindingErrors(binding);
   if (errs.length) refuse(errs);
   const name = String(binding.metadata?.name ?? "");
-  if (!name) throw badRequest("Name parameter required.");
+  checkPodName(name);
   const node = String(binding.target.name);
   const annotations: Record<string, string> = binding.metadata.annotations ?? {};
   await pods.guaranteedUpdate(ns, name, (pod) => assign(pod, node, annotations), { sub: "binding", serverOwned: true, dryRun });

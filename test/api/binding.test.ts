@@ -169,6 +169,12 @@ describe("the legacy bindings collection", () => {
     expect(again.message).toBe(`Operation cannot be fulfilled on pods/binding "legacy": pod legacy is already assigned to node "node-l"`);
   });
 
+  test("the Binding must name a pod", async () => {
+    const path = `/api/v1/namespaces/${NS}/bindings`;
+    expect(expectStatus(await s.call("POST", path, { ...binding("", "node-a"), metadata: {} }), 400, "BadRequest", "no name").message).toBe("Name parameter required.");
+    expect(expectStatus(await s.call("POST", path, binding("a/b", "node-a")), 400, "BadRequest", "a name with /").message).toBe(`Name parameter invalid: "a/b": may not contain '/'`);
+  });
+
   test("it is create-only and stores nothing", async () => {
     expectStatus(await s.call("GET", `/api/v1/namespaces/${NS}/bindings`), 405, "MethodNotAllowed", "list bindings");
     expectStatus(await s.call("GET", `/api/v1/namespaces/${NS}/bindings/legacy`), 405, "MethodNotAllowed", "get a binding");
@@ -271,4 +277,15 @@ test("OpenAPI describes both ways in, with upstream's operation ids, and the Bin
   const schema = doc.components.schemas["io.k8s.api.core.v1.Binding"];
   expect(schema.required).toEqual(["target"]);
   expect(schema.properties.target.allOf[0].$ref).toBe("#/components/schemas/io.k8s.api.core.v1.ObjectReference");
+});
+
+test("a PodScheduled condition already True keeps its transition time through the binding, as upstream's UpdatePodCondition does", async () => {
+  await makePod("already");
+  const since = "2026-02-02T00:00:00Z";
+  const patch = { status: { conditions: [{ type: "PodScheduled", status: "True", lastTransitionTime: since }] } };
+  expectCode(await s.call("PATCH", `${pods}/already/status`, patch, { "Content-Type": "application/strategic-merge-patch+json" }), 200, "status patch");
+  expectCode(await bind("already", "node-a"), 201, "bind");
+  const pod = await getPod("already");
+  expect(pod.status.conditions).toHaveLength(1);
+  expect(pod.status.conditions[0]).toMatchObject({ type: "PodScheduled", status: "True", lastTransitionTime: since });
 });
