@@ -30,12 +30,12 @@ function refuse(errs: string[]): never {
 }
 
 /** Sets a pod condition as upstream's UpdatePodCondition does: the transition time moves only with the status. */
-function setPodCondition(pod: Obj, cond: { type: string; status: string; reason?: string; message?: string }) {
-  const status = (pod.status ??= {});
-  const conditions: Obj[] = (status.conditions ??= []);
-  const i = conditions.findIndex((c) => c.type === cond.type);
+function setPodCondition(pod: Obj, type: string, status: string) {
+  const conditions: Obj[] = ((pod.status ??= {}).conditions ??= []);
+  const i = conditions.findIndex((c) => c.type === type);
   const old = i >= 0 ? conditions[i] : undefined;
-  const next = { type: cond.type, status: cond.status, lastProbeTime: null, lastTransitionTime: old?.status === cond.status ? old.lastTransitionTime : now(), ...(cond.reason ? { reason: cond.reason } : {}), ...(cond.message ? { message: cond.message } : {}) };
+  // a reason and message of the condition it replaces are gone, as upstream's
+  const next = { type, status, lastProbeTime: null, lastTransitionTime: old?.status === status ? old.lastTransitionTime : now() };
   if (old) conditions[i] = next;
   else conditions.push(next);
 }
@@ -55,7 +55,7 @@ function assign(pod: Obj, node: string, annotations: Record<string, string>): Ob
   if (assigned) throw conflict(POD_BINDING, m.name, `pod ${m.name} is already assigned to node ${JSON.stringify(assigned)}`);
   pod.spec = { ...pod.spec, nodeName: node };
   if (Object.keys(annotations).length) m.annotations = { ...m.annotations, ...annotations };
-  setPodCondition(pod, { type: "PodScheduled", status: "True" });
+  setPodCondition(pod, "PodScheduled", "True");
   return pod;
 }
 
