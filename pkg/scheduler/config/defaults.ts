@@ -1,25 +1,15 @@
 // Upstream v1.21's v1beta1 defaulting of KubeSchedulerConfiguration, plus the arguments of every plugin a
 // profile runs that takes any (pluginConfig), so the effective configuration names every value in use.
 import { formatDuration, parseDuration } from "../../util/duration.ts";
+import { joinHostPort, splitHostPort } from "../../util/hostport.ts";
 import { type AlgorithmProvider, PLUGIN_ARGS, effectivePlugins } from "./plugins.ts";
 import { API_VERSION, EXTENSION_POINTS, KIND, type KubeSchedulerConfiguration, type KubeSchedulerProfile, type PluginConfig } from "./types.ts";
 
-export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
+const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 /** The deprecated insecure port (--port). */
 export const DEFAULT_INSECURE_PORT = 10251;
-/** The secure port (--secure-port). */
-export const DEFAULT_SECURE_PORT = 10259;
 
 type Raw = Record<string, any>;
-
-/** Go's net.JoinHostPort. */
-export const joinHostPort = (host: string, port: number | string) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
-
-/** Go's net.SplitHostPort, null where it fails. */
-export function splitHostPort(s: string): { host: string; port: string } | null {
-  const m = /^(?:\[([^\]]*)\]|([^:[\]]*)):([^:[\]]*)$/.exec(s);
-  return m ? { host: m[1] ?? m[2], port: m[3] } : null;
-}
 
 const isIP = (s: string) => /^(\d{1,3}\.){3}\d{1,3}$/.test(s) || (s.includes(":") && /^[0-9a-fA-F:.]+$/.test(s));
 

@@ -3,8 +3,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { emitYaml } from "../../yaml/emit.ts";
 import { ConfigError, decodeConfig } from "./decode.ts";
-import { defaultConfig } from "./defaults.ts";
-import type { AlgorithmProvider } from "./plugins.ts";
 import type { KubeSchedulerConfiguration } from "./types.ts";
 
 export { ConfigError };
@@ -25,18 +23,13 @@ export function readConfigFile(file: string): Record<string, any> {
   }
 }
 
-/** The effective configuration of a file. */
-export function loadConfigFile(file: string, provider?: AlgorithmProvider): KubeSchedulerConfiguration {
-  return defaultConfig(readConfigFile(file), provider);
-}
-
 function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);
   if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
   return v;
 }
 
-export function encodeConfig(c: KubeSchedulerConfiguration): string {
+function encodeConfig(c: KubeSchedulerConfiguration): string {
   return emitYaml(sorted(c));
 }
 

@@ -28,7 +28,7 @@ const DEFAULT_PLUGINS: Record<ExtensionPoint, Plugin[]> = {
 };
 
 /** The plugins an algorithm provider enables; ClusterAutoscalerProvider packs nodes (MostAllocated) instead of spreading. */
-export function providerPlugins(provider: AlgorithmProvider): Record<ExtensionPoint, Plugin[]> {
+function providerPlugins(provider: AlgorithmProvider): Record<ExtensionPoint, Plugin[]> {
   if (provider === "DefaultProvider") return DEFAULT_PLUGINS;
   return { ...DEFAULT_PLUGINS, score: DEFAULT_PLUGINS.score.map((p) => (p.name === "NodeResourcesLeastAllocated" ? { ...p, name: "NodeResourcesMostAllocated" } : p)) };
 }

@@ -1,7 +1,7 @@
 // KubeSchedulerConfiguration, kubescheduler.config.k8s.io/v1beta1, in its wire form (the field names of
 // the file; durations as Go writes them, `15s`). After defaulting every field below is set.
 
-export const GROUP = "kubescheduler.config.k8s.io";
+const GROUP = "kubescheduler.config.k8s.io";
 export const API_VERSION = `${GROUP}/v1beta1`;
 export const KIND = "KubeSchedulerConfiguration";
 

@@ -1,13 +1,13 @@
 // Upstream v1.21's validation of a (defaulted) KubeSchedulerConfiguration, in its field-error words.
 import { parseDuration } from "../../util/duration.ts";
-import { splitHostPort } from "./defaults.ts";
+import { splitHostPort } from "../../util/hostport.ts";
 import type { KubeSchedulerConfiguration, KubeSchedulerProfile, LeaderElectionConfiguration } from "./types.ts";
 
 export const RESOURCE_LOCKS = ["leases", "endpoints", "configmaps", "endpointsleases", "configmapsleases"];
 
 /** Go's field.Invalid value: numbers and booleans bare, strings quoted, durations as written. */
 const shown = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : typeof v === "object" ? JSON.stringify(v) ?? "null" : String(v));
-export const invalid = (path: string, value: unknown, detail: string) => `${path}: Invalid value: ${shown(value)}: ${detail}`;
+const invalid = (path: string, value: unknown, detail: string) => `${path}: Invalid value: ${shown(value)}: ${detail}`;
 const required = (path: string, detail = "") => `${path}: Required value${detail ? `: ${detail}` : ""}`;
 const duplicate = (path: string, value: unknown) => `${path}: Duplicate value: ${shown(value)}`;
 const unsupported = (path: string, value: unknown, allowed: string[]) => `${path}: Unsupported value: ${shown(value)}: supported values: ${allowed.map((a) => JSON.stringify(a)).join(", ")}`;

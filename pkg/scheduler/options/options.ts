@@ -7,7 +7,8 @@ import { UsageError, bool, duration, int, oneOf } from "../../cli/args.ts";
 import { parseDuration } from "../../util/duration.ts";
 import { type AlgorithmProvider, PROVIDERS } from "../config/plugins.ts";
 import { ConfigError, readConfigFile } from "../config/file.ts";
-import { DEFAULT_INSECURE_PORT, defaultConfig, joinHostPort, splitHostPort } from "../config/defaults.ts";
+import { joinHostPort, splitHostPort } from "../../util/hostport.ts";
+import { DEFAULT_INSECURE_PORT, defaultConfig } from "../config/defaults.ts";
 import type { KubeSchedulerConfiguration } from "../config/types.ts";
 import { aggregate, validateConfig, validateHardPodAffinityWeight } from "../config/validation.ts";
 import type { HostPort, ServingOptions } from "../serving/options.ts";
@@ -38,7 +39,7 @@ export class PolicyNotSupported extends Error {}
 type Flags = Record<string, any>;
 
 /** The flags given on the command line (`--x`, `--x=v`, `--no-x`), by name. */
-export function givenFlags(rawArgs: string[]): Set<string> {
+function givenFlags(rawArgs: string[]): Set<string> {
   const out = new Set<string>();
   for (const a of rawArgs) {
     if (a === "--") break;
