@@ -37,7 +37,7 @@ const POLICY_NOT_SUPPORTED = "Kite does not translate legacy Policy files: givin
 
 export const SCHEDULER_ARGS = {
   // misc
-  config: { type: "string", description: "The path to the configuration file (KubeSchedulerConfiguration kubescheduler.config.k8s.io/v1beta1, YAML or JSON). The following flags can overwrite fields in this file: --address, --port, --use-legacy-policy-config, --policy-configmap, --policy-config-file, --algorithm-provider" },
+  config: { type: "string", description: "The path to the configuration file (KubeSchedulerConfiguration kubescheduler.config.k8s.io/v1beta1, YAML or JSON). With it, the flags marked 'ignored if a config file is specified' are ignored (with a warning); --algorithm-provider still picks the profiles' plugins, and the policy flags are refused when the file configures plugins" },
   "write-config-to": { type: "string", description: "If set, write the configuration values to this file and exit." },
   master: { type: "string", description: "The address of the Kubernetes API server (overrides any value in kubeconfig)" },
   // secure serving
