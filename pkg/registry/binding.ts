@@ -2,7 +2,8 @@
 // or to the legacy bindings collection) sets the pod's spec.nodeName once, adds the Binding's annotations
 // and marks the pod PodScheduled. The pod goes through guaranteedUpdate: of two bindings that race,
 // exactly one is stored and the other finds the pod assigned (409).
-import { StatusError, badRequest, conflict } from "../api/status.ts";
+import { badRequest, conflict, invalid } from "../api/status.ts";
+import { Errs } from "../validation/field.ts";
 import { type ResourceStore, now } from "./generic.ts";
 import type { Obj } from "./types.ts";
 
@@ -12,21 +13,16 @@ const POD_BINDING = { group: "", resource: "pods/binding" };
 /** Upstream's answer to a create: a Status of Success, with the code it was sent with. */
 export const BINDING_SUCCESS = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 };
 
-/** Upstream's ValidatePodBinding, one message per field. */
-function bindingErrors(b: Obj): string[] {
-  const out: string[] = [];
-  const kind = String(b.target?.kind ?? ""), name = String(b.target?.name ?? "");
-  if (kind && kind !== "Node") out.push(`target.kind: Unsupported value: ${JSON.stringify(kind)}: supported values: "Node", "<empty>"`);
-  if (!name) out.push("target.name: Required value");
-  return out;
-}
-
 /**
- * Upstream returns ValidatePodBinding's errors as a plain aggregate, which its handler answers as an
- * untyped 500 (no reason) whose message is the errors joined, bracketed when there are several.
+ * Upstream's ValidatePodBinding. Upstream answers these as an untyped 500; Kite answers a client's
+ * mistake as a 422 Invalid with the same causes (no 500 for a client's mistake).
  */
-function refuse(errs: string[]): never {
-  throw new StatusError(500, "", errs.length > 1 ? `[${errs.join(", ")}]` : errs[0]);
+function checkBinding(b: Obj) {
+  const e = new Errs();
+  const kind = String(b.target?.kind ?? ""), name = String(b.target?.name ?? "");
+  if (kind && kind !== "Node") e.notSupported("target.kind", kind, ["Node", "<empty>"]);
+  if (!name) e.required("target.name");
+  if (e.causes.length) throw invalid({ group: "", resource: "bindings", kind: "Binding" }, String(b.metadata?.name ?? ""), e.causes);
 }
 
 /** Sets a pod condition as upstream's UpdatePodCondition does: the transition time moves only with the status. */
@@ -64,8 +60,7 @@ function assign(pod: Obj, node: string, annotations: Record<string, string>): Ob
  * write. 404 for a missing pod, 409 for one assigned already or being deleted.
  */
 export async function bindPod(pods: ResourceStore, ns: string, binding: Obj, dryRun: boolean): Promise<void> {
-  const errs = bindingErrors(binding);
-  if (errs.length) refuse(errs);
+  checkBinding(binding);
   const name = String(binding.metadata?.name ?? "");
   checkPodName(name);
   const node = String(binding.target.name);

@@ -89,17 +89,17 @@ describe("pods/binding", () => {
     expectCode(await s.call("PATCH", `${pods}/leaving`, { metadata: { finalizers: null } }, { "Content-Type": "application/merge-patch+json" }), 200, "release");
   });
 
-  test("an invalid target: upstream's ValidatePodBinding messages, as the untyped error (500) upstream answers", async () => {
+  test("an invalid target: upstream's ValidatePodBinding causes, as a 422 (upstream answers an untyped 500)", async () => {
     await makePod("bad");
     const cases: [Record<string, unknown>, string][] = [
-      [{ kind: "Node" }, "target.name: Required value"],
-      [{ kind: "Pod", name: "x" }, `target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"`],
-      [{ kind: "Pod" }, `[target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]`],
+      [{ kind: "Node" }, `Binding "bad" is invalid: target.name: Required value`],
+      [{ kind: "Pod", name: "x" }, `Binding "bad" is invalid: target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"`],
+      [{ kind: "Pod" }, `Binding "bad" is invalid: [target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]`],
     ];
     for (const [target, message] of cases) {
       const r = await s.call("POST", `${pods}/bad/binding`, { ...binding("bad", ""), target });
-      expectCode(r, 500, `target ${JSON.stringify(target)}`);
-      expect(r.body).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, code: 500 });
+      expectCode(r, 422, `target ${JSON.stringify(target)}`);
+      expect(r.body).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", message, code: 422, details: { name: "bad", kind: "Binding" } });
     }
     // an empty kind is a Node
     expectCode(await s.call("POST", `${pods}/bad/binding`, { ...binding("bad", ""), target: { name: "node-a" } }), 201, "target without kind");
