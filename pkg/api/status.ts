@@ -32,6 +32,8 @@ export class StatusError extends Error {
 
   toStatus(): Status {
     const s: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: this.message, reason: this.reason, code: this.code };
+    // an error upstream could not type has no reason (StatusReasonUnknown), which it leaves out
+    if (!this.reason) delete s.reason;
     if (this.details) s.details = this.details;
     return s;
   }

@@ -39,7 +39,8 @@ export function forbiddenStatus(a: Attributes, reason = ""): StatusError {
   return new StatusError(403, "Forbidden", `${what} is forbidden: ${msg}`, { name: a.name || undefined, group: a.apiGroup || undefined, kind: a.resource });
 }
 
-function alwaysAllowed(paths: string[], path: string): boolean {
+/** Whether a non-resource path is one of --authorization-always-allow-paths (a trailing `*` is a prefix). */
+export function alwaysAllowed(paths: string[], path: string): boolean {
   return paths.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : p === path));
 }
 

@@ -2,7 +2,7 @@
 // within its validity and may be used for client authentication names its user by the subject's
 // CommonName and its groups by the Organizations, as upstream's x509 authenticator does. A certificate
 // that fails is a 401, never anonymous. Signatures are checked once per certificate object (one per
-// connection, see pkg/server/tlsfront.ts); dates on every request.
+// connection, see pkg/serving/tlsfront.ts); dates on every request.
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Authenticated, type Authenticator, AuthenticationError, type Credentials } from "./authenticate.ts";
@@ -10,11 +10,15 @@ import { type Authenticated, type Authenticator, AuthenticationError, type Crede
 const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
 const ANY_USAGE = "2.5.29.37.0";
 
-/** The certificates of a PEM bundle; a file holding none is an error, as upstream refuses it. */
+/** The certificates of a PEM bundle file; a file holding none is an error, as upstream refuses it. */
 export function readCABundle(file: string): X509Certificate[] {
-  const pem = readFileSync(file, "utf8");
+  return parseCABundle(readFileSync(file, "utf8"), file);
+}
+
+/** The certificates of PEM text (a file's, or a ConfigMap key's named by `source`); none is an error. */
+export function parseCABundle(pem: string, source: string): X509Certificate[] {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (!blocks.length) throw new Error(`${file}: no certificates found`);
+  if (!blocks.length) throw new Error(`${source}: no certificates found`);
   return blocks.map((b) => new X509Certificate(b));
 }
 

@@ -1,8 +1,9 @@
 // The one generic REST client: any resource that discovery knows, every verb, with content negotiation
 // (Table for people, plain JSON for programs). The CLI, and later the scheduler and node agent, share it.
-import { DiscoveryClient, type ApiResource } from "./discovery.ts";
+import { DiscoveryClient } from "./discovery.ts";
 import { ApiError, errorFromResponse } from "./errors.ts";
 import { loadClientConfig, type ClientConfig, type KubeconfigFlags } from "./kubeconfig.ts";
+import type { ResourceRef } from "./resources.ts";
 import { Transport } from "./transport.ts";
 
 export type Obj = Record<string, any>;
@@ -41,6 +42,7 @@ export interface WriteOptions {
   namespace?: string;
   dryRun?: boolean;
   fieldManager?: string;
+  signal?: AbortSignal;
 }
 
 export interface DeleteOptions {
@@ -67,7 +69,7 @@ export class Client {
   get config(): ClientConfig { return this.transport.config; }
 
   /** The URL path of a collection, or of one object when name is given. */
-  path(r: ApiResource, namespace?: string, name?: string, subresource?: string): string {
+  path(r: ResourceRef, namespace?: string, name?: string, subresource?: string): string {
     let p = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
     if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
     p += `/${r.resource}`;
@@ -80,7 +82,7 @@ export class Client {
   }
 
   /** One page of a list (or a Table when accept asks for it). */
-  async list(r: ApiResource, o: ListOptions = {}): Promise<Obj> {
+  async list(r: ResourceRef, o: ListOptions = {}): Promise<Obj> {
     return this.transport.json(this.path(r, o.namespace), {
       accept: o.accept, signal: o.signal,
       query: {
@@ -91,7 +93,7 @@ export class Client {
   }
 
   /** Every page of a list, following `continue` tokens. */
-  async *listPages(r: ApiResource, o: ListOptions = {}): AsyncGenerator<Obj> {
+  async *listPages(r: ResourceRef, o: ListOptions = {}): AsyncGenerator<Obj> {
     let cont: string | undefined;
     do {
       const page = await this.list(r, { ...o, continue: cont });
@@ -101,7 +103,7 @@ export class Client {
   }
 
   /** All items of a list, across pages. */
-  async listAll(r: ApiResource, o: ListOptions = {}): Promise<{ items: Obj[]; resourceVersion: string }> {
+  async listAll(r: ResourceRef, o: ListOptions = {}): Promise<{ items: Obj[]; resourceVersion: string }> {
     const items: Obj[] = [];
     let rv = "";
     for await (const page of this.listPages(r, o)) {
@@ -111,12 +113,12 @@ export class Client {
     return { items, resourceVersion: rv };
   }
 
-  async get(r: ApiResource, name: string, o: { namespace?: string; accept?: string; includeObject?: ListOptions["includeObject"] } = {}): Promise<Obj> {
-    return this.transport.json(this.path(r, o.namespace, name), { accept: o.accept, query: { includeObject: o.includeObject } });
+  async get(r: ResourceRef, name: string, o: { namespace?: string; accept?: string; includeObject?: ListOptions["includeObject"]; signal?: AbortSignal } = {}): Promise<Obj> {
+    return this.transport.json(this.path(r, o.namespace, name), { accept: o.accept, signal: o.signal, query: { includeObject: o.includeObject } });
   }
 
   /** A watch as a stream of events (one JSON object per line); ends when the server closes it. */
-  async *watch(r: ApiResource, o: WatchOptions = {}): AsyncGenerator<WatchEvent> {
+  async *watch(r: ResourceRef, o: WatchOptions = {}): AsyncGenerator<WatchEvent> {
     const res = await this.transport.request(this.path(r, o.namespace), {
       accept: o.accept, signal: o.signal,
       query: {
@@ -125,53 +127,37 @@ export class Client {
       },
     });
     if (!res.body) return;
-    const decoder = new TextDecoder();
-    let buf = "";
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buf += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line) yield JSON.parse(line) as WatchEvent;
-        }
-      }
-    } catch (e) {
-      if ((e as Error)?.name === "AbortError" || o.signal?.aborted) return;
-      throw e;
-    }
-    if (buf.trim()) yield JSON.parse(buf) as WatchEvent;
+    yield* jsonLines<WatchEvent>(res.body, o.signal);
   }
 
-  async create(r: ApiResource, obj: Obj, o: WriteOptions = {}): Promise<Obj> {
+  async create(r: ResourceRef, obj: Obj, o: WriteOptions = {}): Promise<Obj> {
     return this.transport.json(this.path(r, o.namespace ?? obj.metadata?.namespace), {
-      method: "POST", body: JSON.stringify(obj), contentType: "application/json",
+      signal: o.signal, method: "POST", body: JSON.stringify(obj), contentType: "application/json",
       query: { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager },
     });
   }
 
-  async update(r: ApiResource, obj: Obj, o: WriteOptions & { subresource?: string } = {}): Promise<Obj> {
+  async update(r: ResourceRef, obj: Obj, o: WriteOptions & { subresource?: string } = {}): Promise<Obj> {
     return this.transport.json(this.path(r, o.namespace ?? obj.metadata?.namespace, obj.metadata?.name, o.subresource), {
-      method: "PUT", body: JSON.stringify(obj), contentType: "application/json",
+      signal: o.signal, method: "PUT", body: JSON.stringify(obj), contentType: "application/json",
       query: { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager },
     });
   }
 
-  async patch(r: ApiResource, name: string, patch: unknown, type: PatchType, o: WriteOptions & { force?: boolean; subresource?: string } = {}): Promise<Obj> {
+  async patch(r: ResourceRef, name: string, patch: unknown, type: PatchType, o: WriteOptions & { force?: boolean; subresource?: string } = {}): Promise<Obj> {
     return this.transport.json(this.path(r, o.namespace, name, o.subresource), {
-      method: "PATCH", body: typeof patch === "string" ? patch : JSON.stringify(patch), contentType: PATCH_TYPES[type],
+      signal: o.signal, method: "PATCH", body: typeof patch === "string" ? patch : JSON.stringify(patch), contentType: PATCH_TYPES[type],
       query: { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager, force: o.force ? "true" : undefined },
     });
   }
 
   /** Server-side apply of a whole object (fieldManager is required by the server). */
-  async apply(r: ApiResource, obj: Obj, o: WriteOptions & { force?: boolean; fieldManager: string }): Promise<Obj> {
+  async apply(r: ResourceRef, obj: Obj, o: WriteOptions & { force?: boolean; fieldManager: string }): Promise<Obj> {
     return this.patch(r, obj.metadata.name, obj, "apply", { ...o, namespace: o.namespace ?? obj.metadata?.namespace });
   }
 
   /** Deletes one object; returns the object (still terminating) or the server's Status. */
-  async delete(r: ApiResource, name: string, o: DeleteOptions = {}): Promise<Obj> {
+  async delete(r: ResourceRef, name: string, o: DeleteOptions = {}): Promise<Obj> {
     const body: Obj = { kind: "DeleteOptions", apiVersion: "v1" };
     if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
     if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy;
@@ -180,7 +166,7 @@ export class Client {
     return this.transport.json(this.path(r, o.namespace, name), { method: "DELETE", body: JSON.stringify(body), contentType: "application/json" });
   }
 
-  async deleteCollection(r: ApiResource, o: DeleteOptions & ListOptions = {}): Promise<Obj> {
+  async deleteCollection(r: ResourceRef, o: DeleteOptions & ListOptions = {}): Promise<Obj> {
     const body: Obj = { kind: "DeleteOptions", apiVersion: "v1" };
     if (o.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
     if (o.propagationPolicy) body.propagationPolicy = o.propagationPolicy;
@@ -192,7 +178,32 @@ export class Client {
   }
 }
 
+/**
+ * The JSON objects of a stream, one per line. Lines are cut from the decoded text without copying the
+ * rest of the buffer per line, so a burst of many small events costs one pass over its bytes.
+ */
+async function* jsonLines<T>(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<T> {
+  const decoder = new TextDecoder();
+  let rest = "";
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      const text = rest + decoder.decode(chunk, { stream: true });
+      let start = 0;
+      for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
+        if (nl > start) yield JSON.parse(text.slice(start, nl)) as T;
+        start = nl + 1;
+      }
+      rest = start ? text.slice(start) : text;
+    }
+  } catch (e) {
+    if ((e as Error)?.name === "AbortError" || signal?.aborted) return;
+    throw e;
+  }
+  if (rest.trim()) yield JSON.parse(rest) as T;
+}
+
 /** True for a 404 answer (the object, or the type, does not exist). */
 export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 404;
+export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === "AlreadyExists";
 export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === "Conflict";
 export { ApiError, errorFromResponse };

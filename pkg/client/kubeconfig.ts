@@ -41,6 +41,9 @@ export interface ClientConfig {
   /** Where the settings came from, for error messages: "kubeconfig /path" or "the --server flag". */
   source: string;
   cacheDir: string;
+  /** Client-side rate limit (--kube-api-qps / --kube-api-burst); unset means none, as the CLI runs. */
+  qps?: number;
+  burst?: number;
 }
 
 type Dict = Record<string, any>;

@@ -1,7 +1,10 @@
-// One HTTPS connection setting for one server: credentials, TLS, retries on 429, and error answers turned
-// into ApiError (with the server's Status) or ConnectionError (naming the server and the kubeconfig).
+// One HTTPS connection setting for one server: credentials, TLS, retries on 429, an optional client-side
+// rate limit (config.qps/burst: every attempt takes a token; a watch takes one when it is opened), and
+// error answers turned into ApiError (with the server's Status) or ConnectionError (naming the server and
+// the kubeconfig).
 import type { ClientConfig } from "./kubeconfig.ts";
 import { ConnectionError, errorFromResponse } from "./errors.ts";
+import { TokenBucket } from "./ratelimit.ts";
 import { KITE_VERSION } from "../version.ts";
 
 export interface RequestInit2 {
@@ -20,8 +23,12 @@ const MAX_RETRIES = 5;
 export class Transport {
   private readonly headers: Record<string, string>;
   private readonly tls: Record<string, unknown>;
+  /** Set when config.qps is: what every request waits on. */
+  readonly rateLimiter?: TokenBucket;
 
   constructor(readonly config: ClientConfig) {
+    // client-go's default burst when only qps is given is 10; a burst below 1 could never send.
+    if (config.qps !== undefined && config.qps > 0) this.rateLimiter = new TokenBucket(config.qps, Math.max(1, config.burst ?? 10));
     this.headers = { "User-Agent": USER_AGENT };
     if (config.token) this.headers.Authorization = `Bearer ${config.token}`;
     else if (config.username !== undefined) {
@@ -51,6 +58,7 @@ export class Transport {
     const url = this.url(path, init.query);
     for (let attempt = 0; ; attempt++) {
       let res: Response;
+      if (this.rateLimiter) await this.rateLimiter.wait(init.signal);
       try {
         res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal: init.signal, tls: this.tls } as RequestInit);
       } catch (e) {

@@ -1,5 +1,5 @@
-// The OpenAPI v3 path items of one resource type: collection, item, status, scale, finalize and token
-// paths, with upstream's operation ids, actions, GVK and query parameters.
+// The OpenAPI v3 path items of one resource type: collection, item, status, scale, finalize, token and
+// binding paths, with upstream's operation ids, actions, GVK and query parameters.
 import { ALL_VERBS, type GroupVersionKind, type ResourceDef, SUBRESOURCE_KINDS } from "../registry/types.ts";
 import { REF_PREFIX, schemaName } from "./schemas/index.ts";
 
@@ -119,10 +119,12 @@ export function resourcePaths(d: ResourceDef, kind: string, list: string): Recor
       put: op("put", `replace${id}${ns}${d.kind}Finalize`, `replace finalize of the specified ${d.kind}`, WRITE, written(kind, "201"), body(kind)),
     });
   }
-  if (d.subresources?.includes("token")) {
-    const tr = SUBRESOURCE_KINDS.token!, schema = schemaName(tr.group, tr.version, tr.kind);
-    add(`${collection}/{name}/token`, [pathParam("name", `Name of the ${tr.kind}.`), ...scope], {
-      post: op("post", `create${id}${ns}${d.kind}Token`, `create token of a ${d.kind}`, WRITE, written(schema, "both"), body(schema), { group: tr.group, kind: tr.kind, version: tr.version }),
+  // Subresources that only take a kind of their own on create (serviceaccounts/token, pods/binding).
+  for (const s of ["token", "binding"] as const) {
+    if (!d.subresources?.includes(s)) continue;
+    const k = SUBRESOURCE_KINDS[s]!, schema = schemaName(k.group, k.version, k.kind);
+    add(`${collection}/{name}/${s}`, [pathParam("name", `Name of the ${k.kind}.`), ...scope], {
+      post: op("post", `create${id}${ns}${d.kind}${cap(s)}`, `create ${s} of a ${d.kind}`, WRITE, written(schema, "both"), body(schema), { group: k.group, kind: k.kind, version: k.version }),
     });
   }
   if (d.namespaced && verbs.has("list")) {

@@ -26,16 +26,13 @@ function newCert(subjectCN: string, key: forge.pki.rsa.PrivateKey, years: number
 
 const IP = /^(\d{1,3}\.){3}\d{1,3}$|:/;
 
-/** Loads the CA and serving certificate from certDir, creating them on first use. */
-export function ensureServingCerts(certDir: string, extraHosts: string[] = []): ServingCerts {
-  const certFile = join(certDir, "apiserver.crt"), keyFile = join(certDir, "apiserver.key"), caFile = join(certDir, "ca.crt");
-  const caKeyFile = join(certDir, "ca.key");
-  if (existsSync(certFile) && existsSync(keyFile) && existsSync(caFile)) {
-    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), ca: readFileSync(caFile, "utf8"), certFile, keyFile, caFile };
-  }
-  mkdirSync(certDir, { recursive: true, mode: 0o700 });
+/**
+ * A new CA (common name `caName`, 10 years) and a serving certificate of it for `hosts` (DNS names and
+ * IPs), all PEM.
+ */
+export function generateServingCerts(caName: string, certName: string, hosts: string[]): { ca: string; cert: string; key: string; caKey: string } {
   const caKey = newKey();
-  const ca = newCert(`kite-ca-${Math.floor(Date.now() / 1000)}`, caKey, 10);
+  const ca = newCert(caName, caKey, 10);
   ca.setIssuer(ca.subject.attributes);
   ca.setExtensions([
     { name: "basicConstraints", cA: true, critical: true },
@@ -45,25 +42,36 @@ export function ensureServingCerts(certDir: string, extraHosts: string[] = []): 
   ca.sign(caKey, forge.md.sha256.create());
 
   const key = newKey();
-  const cert = newCert("kite-apiserver", key, 10);
+  const cert = newCert(certName, key, 10);
   cert.setIssuer(ca.subject.attributes);
-  const hosts = [...new Set(["localhost", "127.0.0.1", "::1", hostname(), "kubernetes", "kubernetes.default", "kubernetes.default.svc", ...extraHosts.filter(Boolean)])];
   cert.setExtensions([
     { name: "basicConstraints", cA: false },
     { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
     { name: "extKeyUsage", serverAuth: true },
-    { name: "subjectAltName", altNames: hosts.map((h) => (IP.test(h) ? { type: 7, ip: h } : { type: 2, value: h })) },
+    { name: "subjectAltName", altNames: [...new Set(hosts.filter(Boolean))].map((h) => (IP.test(h) ? { type: 7, ip: h } : { type: 2, value: h })) },
     { name: "authorityKeyIdentifier", keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
   ]);
   cert.sign(caKey, forge.md.sha256.create());
-
-  const out = {
+  return {
     ca: forge.pki.certificateToPem(ca),
     cert: forge.pki.certificateToPem(cert),
     key: forge.pki.privateKeyToPem(key),
+    caKey: forge.pki.privateKeyToPem(caKey),
   };
+}
+
+/** Loads the CA and serving certificate from certDir, creating them on first use. */
+export function ensureServingCerts(certDir: string, extraHosts: string[] = []): ServingCerts {
+  const certFile = join(certDir, "apiserver.crt"), keyFile = join(certDir, "apiserver.key"), caFile = join(certDir, "ca.crt");
+  const caKeyFile = join(certDir, "ca.key");
+  if (existsSync(certFile) && existsSync(keyFile) && existsSync(caFile)) {
+    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), ca: readFileSync(caFile, "utf8"), certFile, keyFile, caFile };
+  }
+  mkdirSync(certDir, { recursive: true, mode: 0o700 });
+  const hosts = ["localhost", "127.0.0.1", "::1", hostname(), "kubernetes", "kubernetes.default", "kubernetes.default.svc", ...extraHosts];
+  const { caKey, ...out } = generateServingCerts(`kite-ca-${Math.floor(Date.now() / 1000)}`, "kite-apiserver", hosts);
   writeFileSync(caFile, out.ca);
-  writePrivateFile(caKeyFile, forge.pki.privateKeyToPem(caKey));
+  writePrivateFile(caKeyFile, caKey);
   writePrivateFile(keyFile, out.key);
   writeFileSync(certFile, out.cert);
   return { ...out, certFile, keyFile, caFile };

@@ -20,7 +20,9 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("", "v1", [
     { kind: "Namespace", plural: "namespaces", namespaced: cluster, shortNames: ["ns"], subresources: ["status", "finalize"], nameRule: "label", readYourWrites: true, strategy: s.namespace,
       verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
-    { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: status, strategy: s.pod },
+    { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding"], strategy: s.pod },
+    // the legacy way to bind a pod (pods/binding is the other): create-only, nothing stored (./binding.ts)
+    { kind: "Binding", plural: "bindings", namespaced: ns, verbs: ["create"], computed: true },
     { kind: "Service", plural: "services", namespaced: ns, shortNames: ["svc"], categories: ["all"], subresources: status, storageResource: "services/specs", nameRule: "dns1035", strategy: s.service },
     { kind: "Endpoints", plural: "endpoints", singular: "endpoints", namespaced: ns, shortNames: ["ep"], storageResource: "services/endpoints", createOnUpdate: true },
     { kind: "ConfigMap", plural: "configmaps", namespaced: ns, shortNames: ["cm"] },
@@ -79,7 +81,8 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("policy", "v1", [
     { kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", namespaced: ns, shortNames: ["pdb"], subresources: status, generation: true },
   ]),
-  ...gv("scheduling.k8s.io", "v1", [{ kind: "PriorityClass", plural: "priorityclasses", namespaced: cluster, shortNames: ["pc"] }]),
+  // read-your-writes: the Priority admission of pods reads the classes from the watch cache
+  ...gv("scheduling.k8s.io", "v1", [{ kind: "PriorityClass", plural: "priorityclasses", namespaced: cluster, shortNames: ["pc"], readYourWrites: true, strategy: s.priorityClass }]),
   ...gv("storage.k8s.io", "v1", [
     { kind: "StorageClass", plural: "storageclasses", namespaced: cluster, shortNames: ["sc"] },
     { kind: "CSIDriver", plural: "csidrivers", namespaced: cluster },

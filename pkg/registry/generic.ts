@@ -40,8 +40,9 @@ export interface WriteOptions {
   /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
   admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
   /**
-   * A write of the server's own object (pkg/server/bootstrap): the kind's validation, which guards what
-   * clients may store, is skipped (the kubernetes Endpoints may name a loopback advertise address).
+   * A write of the server's own object (pkg/server/bootstrap), or one the server composes itself (a pod's
+   * binding): the kind's validation, which guards what clients may store, is skipped (the kubernetes
+   * Endpoints may name a loopback advertise address; a pod's update may not set spec.nodeName).
    */
   serverOwned?: boolean;
 }
@@ -374,6 +375,8 @@ export class ResourceStore {
     let next: Obj;
     if (sub === "status" || sub === "approval") next = { ...structuredClone(old), status: obj.status };
     else if (sub === "finalize") next = { ...structuredClone(old), spec: { ...old.spec, finalizers: obj.spec?.finalizers ?? [] } };
+    // a binding's write is composed by the server from the stored pod: spec and status both
+    else if (sub === "binding") next = obj;
     else {
       next = obj;
       if (this.def.subresources?.includes("status")) next.status = old.status;

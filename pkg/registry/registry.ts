@@ -3,6 +3,7 @@ import { forbidden, notFound } from "../api/status.ts";
 import type { Store } from "../storage/store.ts";
 import { DEFAULT_SERVICE_RANGES, ServiceAllocator, type ServiceRanges } from "./allocators.ts";
 import { type Admit, type CacheConfig, ResourceStore } from "./generic.ts";
+import { admitPodPriority, admitPriorityClass } from "./priority.ts";
 import type { Obj, ResourceDef } from "./types.ts";
 
 export const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -37,11 +38,22 @@ export class Registry {
     const namespaceCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
     const caching = o.caching ?? DEFAULT_CACHE_SIZING;
     const services = new ServiceAllocator(o.serviceRanges ?? DEFAULT_SERVICE_RANGES);
+    const nothingHeld = () => {};
+    // Admission that reads stored objects, by kind (upstream's plugins that read informers).
+    const admissions: Record<string, (rs: () => ResourceStore) => Admit> = {
+      Service: (rs) => async (svc, old, dryRun) => services.admit(svc, old, await this.othersOf(rs(), svc), dryRun),
+      Pod: () => async (pod, old) => {
+        if (!old) await admitPodPriority(pod, this.priorityClasses);
+        return nothingHeld;
+      },
+      "PriorityClass.scheduling.k8s.io": () => async (pc, old) => {
+        await admitPriorityClass(pc, old, this.priorityClasses);
+        return nothingHeld;
+      },
+    };
     for (const d of defs) {
       const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
-      const admit: Admit | undefined = d.kind === "Service" && !d.group
-        ? async (svc, old, dryRun) => services.admit(svc, old, await this.othersOf(rs, svc), dryRun)
-        : undefined;
+      const admit = admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
       const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, namespaceCheck, admit, cache: cacheConfigFor(d, caching), binary: o.binary });
       this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
       this.all.push(rs);
@@ -64,6 +76,8 @@ export class Registry {
   }
 
   get namespaces(): ResourceStore { return this.lookup("", "v1", "namespaces")!; }
+
+  get priorityClasses(): ResourceStore { return this.lookup("scheduling.k8s.io", "v1", "priorityclasses")!; }
 
   /** NamespaceLifecycle admission: content goes only into namespaces that exist and are not terminating. */
   private async admitNamespace(ns: string, def: ResourceDef) {

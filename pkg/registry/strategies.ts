@@ -4,6 +4,7 @@ import type { Codec, Obj, Strategy } from "./types.ts";
 import { defaultStoredVersions } from "../defaults/apiextensions.ts";
 import { defaultJobLabels } from "../defaults/batch.ts";
 import { dropTypeDependentFields } from "../defaults/service.ts";
+import { SYSTEM_CLASSES } from "../validation/cluster-policy.ts";
 
 /** Namespaces that can never be deleted, as upstream's NamespaceLifecycle admission has them. */
 const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
@@ -30,14 +31,10 @@ export const namespace: Strategy = {
 
 export const pod: Strategy = {
   prepareForCreate(o) {
-    // what upstream's Priority admission sets when no PriorityClass is named and none is the default
-    const sp = spec(o);
-    sp.priority ??= 0;
-    sp.preemptionPolicy ??= "PreemptLowerPriority";
     o.status = { phase: "Pending", qosClass: "BestEffort" };
   },
   prepareForUpdate(o, old) {
-    // the same admission keeps what it set on create, whatever an update says
+    // the Priority admission (./priority.ts) keeps what it set on create, whatever an update says
     const sp = spec(o);
     for (const f of ["priority", "preemptionPolicy"]) {
       if (old.spec?.[f] === undefined) delete sp[f];
@@ -74,6 +71,13 @@ export const service: Strategy = {
     // a new clusterIP with the old clusterIPs is read as a change of both (validation then refuses it)
     if (sp.clusterIP && sp.clusterIP !== old.spec?.clusterIP && Bun.deepEquals(sp.clusterIPs, old.spec?.clusterIPs)) sp.clusterIPs = [sp.clusterIP];
     dropTypeDependentFields(o, old);
+  },
+};
+
+export const priorityClass: Strategy = {
+  validateDelete(o) {
+    const name = o.metadata.name;
+    if (name in SYSTEM_CLASSES) throw forbidden({ group: "scheduling.k8s.io", resource: "priorityclasses" }, name, "this is a system priority class and cannot be deleted");
   },
 };
 

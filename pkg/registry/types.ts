@@ -47,8 +47,9 @@ export interface Codec {
 }
 
 /** What an update of the generic path writes: the whole object ("") or one subresource (`approval` is a
- * CSR's: like status, a write of part of status, the strategy says which part). */
-export type UpdateTarget = "" | "status" | "finalize" | "approval";
+ * CSR's: like status, a write of part of status, the strategy says which part; `binding` is a pod's node,
+ * annotations and PodScheduled condition, composed by the server: ./binding.ts). */
+export type UpdateTarget = "" | "status" | "finalize" | "approval" | "binding";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
@@ -66,7 +67,8 @@ export interface ResourceDef {
   /**
    * Subresources served by the generic path. `status` writes only status; the main resource ignores it.
    * `scale` is autoscaling/v1 Scale over spec.replicas, status.replicas and spec.selector (./scale.ts);
-   * `token` (serviceaccounts) takes an authentication.k8s.io/v1 TokenRequest (pkg/auth/serviceaccount-tokenrequest.ts).
+   * `token` (serviceaccounts) takes an authentication.k8s.io/v1 TokenRequest (pkg/auth/serviceaccount-tokenrequest.ts);
+   * `binding` (pods) takes a v1 Binding (./binding.ts).
    */
   subresources?: Subresource[];
   /** metadata.generation bumps when anything but metadata and status changes. */
@@ -90,12 +92,13 @@ export interface ResourceDef {
   computed?: boolean;
 }
 
-export type Subresource = "status" | "finalize" | "scale" | "token" | "approval";
+export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding";
 
 /** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
 export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
   scale: { group: "autoscaling", version: "v1", kind: "Scale" },
   token: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
+  binding: { group: "", version: "v1", kind: "Binding" },
 };
 
 export interface GroupVersionKind { group: string; version: string; kind: string }

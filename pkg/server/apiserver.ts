@@ -35,7 +35,7 @@ import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Peer, TlsFront } from "./tlsfront.ts";
+import { type Peer, TlsFront } from "../serving/tlsfront.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
 

@@ -2,21 +2,10 @@
 // what went wrong, never a stack. Exit status 2 when the command line asks for something another process
 // holds (the data dir, the port: pick another); 1 when a file, the store or etcd failed.
 import { dirname } from "node:path";
+import { StartupError, reason } from "../serving/listen.ts";
 import { CorruptStoreError } from "../storage/sqlitecheck.ts";
 
-export class StartupError extends Error {
-  constructor(message: string, readonly exitCode: 1 | 2 = 1) {
-    super(message);
-  }
-}
-
-/** A system error (`EACCES: permission denied, open '/x'`) as `open /x: permission denied`; else the first line. */
-export function reason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  const sys = /^[A-Z]+: (.*?), (\w+) '(.*)'$/.exec(err?.message ?? "");
-  if (sys) return `${sys[2]} ${sys[3]}: ${sys[1]}`;
-  return String(err?.message ?? e).split("\n")[0].trim();
-}
+export { StartupError, listening, reason } from "../serving/listen.ts";
 
 /** Errors that wrap another often repeat its prefix (`etcd: etcd: url: url: refused`): said once. */
 const once = (line: string) => line.replace(/(\S+): (\1: )+/g, "$1: ");
@@ -28,24 +17,6 @@ export async function step<T>(what: string, run: () => T | Promise<T>): Promise<
   } catch (e) {
     if (e instanceof StartupError || e instanceof CorruptStoreError) throw e;
     throw new StartupError(once(`${what}: ${reason(e)}`));
-  }
-}
-
-/** Runs Bun.serve; a failure to listen becomes one line naming the port or address. */
-export function listening<T>(host: string, port: number, serve: () => T): T {
-  try {
-    return serve();
-  } catch (e) {
-    throw listenError(e, host, port);
-  }
-}
-
-function listenError(e: unknown, host: string, port: number): StartupError {
-  switch ((e as NodeJS.ErrnoException).code) {
-    case "EADDRINUSE": return new StartupError(`port ${port} is in use`, 2);
-    case "EADDRNOTAVAIL": return new StartupError(`cannot listen on ${host}:${port}: no such address on this machine (--bind-address)`);
-    case "EACCES": return new StartupError(`cannot listen on ${host}:${port}: permission denied`);
-    default: return new StartupError(`cannot listen on ${host}:${port}: ${reason(e)}`);
   }
 }
 

@@ -111,7 +111,7 @@ export const quantity = (v: unknown): string => (v === undefined || v === null |
 export const boolPtr = (v: unknown): string => (v === undefined || v === null ? "<unset>" : v ? "True" : "False");
 
 /** Host and port joined as Go's net.JoinHostPort (IPv6 in brackets). */
-export const joinHostPort = (host: string, port: unknown) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
+export { joinHostPort } from "../util/hostport.ts";
 
 /** Computes a derived value once per object and table, for columns that share one computation (pod status). */
 export function memo<T>(fn: (o: Obj, ctx: Ctx) => T): (o: Obj, ctx: Ctx) => T {

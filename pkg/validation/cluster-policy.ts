@@ -18,7 +18,8 @@ export const podDisruptionBudget = (o: Obj) => run((e) => {
 });
 
 const HIGHEST_USER_PRIORITY = 1_000_000_000;
-const SYSTEM_CLASSES: Record<string, number> = { "system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000 };
+/** The PriorityClasses every cluster has (pkg/server/bootstrap makes them), by name, with their values. */
+export const SYSTEM_CLASSES: Record<string, number> = { "system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000 };
 
 function systemClass(name: string, value: unknown, globalDefault: unknown): string | null {
   if (!(name in SYSTEM_CLASSES)) return `${name} is not a known system priority class`;

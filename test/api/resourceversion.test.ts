@@ -196,6 +196,14 @@ describe("watch", () => {
     expect(last.object.apiVersion).toBe("v1");
     expect(Object.keys(last.object.metadata)).toEqual(["resourceVersion"]);
   });
+
+  test("the closing bookmark carries the collection's progress, even when nothing matched", async () => {
+    const moved = Number((await s.call("POST", `/api/v1/namespaces/default/configmaps`, { metadata: { generateName: "bm-" } })).body.metadata.resourceVersion);
+    const res = await s.req(`${base}?watch=1&timeoutSeconds=1&allowWatchBookmarks=true&resourceVersion=${rvNow}&labelSelector=none%3Dnone`);
+    const last = JSON.parse((await res.text()).trim().split("\n").at(-1)!);
+    expect(last.type).toBe("BOOKMARK");
+    expect(Number(last.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(moved);
+  });
 });
 
 test("a compacted revision: list Exact and watch answer 410 Gone (Expired)", async () => {

@@ -100,7 +100,9 @@ export function watch(ctx: HandlerContext, settings: WatchSettings): Response {
     // Bun commits the response headers with the first bytes; a JSON stream may begin with a newline
     // (every JSON watch decoder skips it), so clients see the 200 at once even on a quiet collection.
     if (!binary) write(NEWLINE);
-    timers.push(setTimeout(() => { bookmark(); end(); }, timeoutMs));
+    // The closing bookmark carries how far the cache has got, as the periodic ones do: a client whose
+    // selection saw nothing still resumes from a current version (an informer's watch stays in the window).
+    timers.push(setTimeout(() => { if (bookmarks) rs.watchCache()?.progress(); bookmark(); end(); }, timeoutMs));
     if (bookmarks) {
       const every = settings.bookmarkIntervalMs ?? 60_000;
       timers.push(setInterval(() => { rs.watchCache()?.progress(); bookmark(); }, every) as unknown as Timer);

@@ -19,6 +19,9 @@ const core: Table = {
     kind: str("Kind of the referent."),
     name: str("Name of the referent."),
   }, ["kind", "name"], MAP_ATOMIC),
+  Binding: kind("Ties one object to another; for example, a pod is bound to a node by a scheduler.", {
+    target: ref("core.ObjectReference", "The object to bind to (a Node)."),
+  }, ["target"]),
   SecretReference: obj("Names a Secret in any namespace.", { name: str("Secret name."), namespace: str("Secret namespace.") }, undefined, MAP_ATOMIC),
 
   Service: specStatus("A stable virtual address and DNS name for a set of pods.", "core.ServiceSpec", "core.ServiceStatus"),

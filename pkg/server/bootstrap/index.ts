@@ -1,15 +1,17 @@
 // The objects every cluster has, made and kept by the API server itself (upstream splits this between
 // the apiserver's bootstrap controller and the controller-manager's serviceaccounts and
 // root-ca-cert-publisher controllers; Kite does it all here, driven by the registry's watches, until the
-// controllers run as API clients): the `kubernetes` Service and Endpoints, and in every namespace a
-// `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap. The system namespaces come from
-// Registry.bootstrap. Of several servers on one store, the lease holder does it (leader.ts).
+// controllers run as API clients): the `kubernetes` Service and Endpoints, the system PriorityClasses,
+// and in every namespace a `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap. The system
+// namespaces come from Registry.bootstrap. Of several servers on one store, the lease holder does it
+// (leader.ts).
 import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
 import { consola } from "consola";
 import { Runner, inform } from "./informer.ts";
 import { RENEW_MS, holdLease, releaseLease } from "./leader.ts";
 import { type Endpoint, ensureEndpoints, ensureService, watchKubernetes } from "./kubernetes-service.ts";
+import { ensureSystemPriorityClasses } from "./priorityclasses.ts";
 import { ensureRootCA, watchRootCA } from "./rootca.ts";
 import { ensureServiceAccount, watchServiceAccount } from "./serviceaccounts.ts";
 
@@ -64,9 +66,11 @@ export class Bootstrap {
     // PEM as upstream writes it, LF line ends (a CRLF file reads the same, but would show as an escaped string).
     const ca = o.ca.replace(/\r\n/g, "\n");
     const rootCA = new Runner((ns) => ensureRootCA(r, ns, ca));
-    this.runners.push(kubernetes, accounts, rootCA);
+    const priorityClasses = new Runner(() => ensureSystemPriorityClasses(r));
+    this.runners.push(kubernetes, accounts, rootCA, priorityClasses);
     kubernetes.run("service");
     kubernetes.run("endpoints");
+    priorityClasses.run("system");
     const watch = async (resource: string, ns: string, handler: Parameters<typeof inform>[2]) =>
       this.stops.push(await inform(r.lookup("", "v1", resource)!, ns, handler));
     await watch("namespaces", "", (type, ns) => {

@@ -1,0 +1,50 @@
+// kite scheduler: flags (and --config) → SchedulerOptions; pkg/scheduler does the work.
+import { defineCommand } from "citty";
+import { consola } from "consola";
+import { UsageError, strict } from "../pkg/cli/args.ts";
+import { writeConfigFile } from "../pkg/scheduler/config/file.ts";
+import { SCHEDULER_ARGS } from "../pkg/scheduler/options/flags.ts";
+import { PolicyNotSupported, type SchedulerOptions, schedulerOptions } from "../pkg/scheduler/options/options.ts";
+import { SchedulerMetrics } from "../pkg/scheduler/serving/metrics.ts";
+import { SchedulerServer } from "../pkg/scheduler/serving/server.ts";
+import { reason } from "../pkg/serving/listen.ts";
+import { startOrExit } from "./apiserver.ts";
+
+/** The options, or the one line that says why there are none: bad flags and configurations exit 2. */
+function optionsOrExit(a: Record<string, any>, rawArgs: string[]): SchedulerOptions {
+  try {
+    return schedulerOptions(a, rawArgs);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    console.error(`Error: ${e instanceof PolicyNotSupported ? e.message : reason(e)}`);
+    process.exit(1);
+  }
+}
+
+export default defineCommand({
+  meta: {
+    name: "scheduler",
+    description: "Assign pods to nodes: filter the nodes that can run each pod, rank them, bind the pod (upstream v1.21 kube-scheduler's flags and KubeSchedulerConfiguration v1beta1; legacy Policy files are not supported)",
+  },
+  args: SCHEDULER_ARGS,
+  run: strict("scheduler", SCHEDULER_ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const o = optionsOrExit(a, rawArgs);
+    for (const w of o.warnings) console.error(`Warning: ${w}`);
+    if (o.writeConfigTo) {
+      await startOrExit(async () => writeConfigFile(o.writeConfigTo!, o.config));
+      console.error(`Wrote configuration to: ${o.writeConfigTo}`);
+      process.exit(0);
+    }
+    const metrics = new SchedulerMetrics();
+    const server = new SchedulerServer(o.serving, metrics);
+    await startOrExit(() => server.start());
+    for (const w of server.warnings) console.error(`Warning: ${w}`);
+    const stop = async (sig: string) => {
+      consola.info(`${sig}: shutting down`);
+      await server.stop();
+      process.exit(0);
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  }),
+});

@@ -1,0 +1,146 @@
+// `kite scheduler` end to end: 5,000 Node objects and 10,000 pods created through the API server, the
+// scheduler a separate process on the same cores. Measures pods/s from the first create to the last pod
+// seen bound (through a watch), p50/p99 from a pod's create to its binding at a steady 200 pods/s, and the
+// scheduler's RSS holding the whole cluster. The reference, on the same run and server: the API work a
+// scheduler causes (the same creates, and one binding per pod POSTed directly), with no scheduling.
+// Run: npm run build && KITE_BIN=dist/kite bun test/bench/scheduler.bench.ts
+//      (N_NODES, N_PODS, STEADY_RATE, STEADY_SECONDS override the sizes)
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { clientFor } from "../helpers/client.ts";
+import { killAll, tempDir, track } from "../helpers/processes.ts";
+import { KITE, startServer, TEST_TOKEN, type TestServer } from "../helpers/server.ts";
+import { RESOURCES } from "../../pkg/client/resources.ts";
+import { cpuOf, LeanHttps, load, progress } from "./load.ts";
+
+const N_NODES = Number(process.env.N_NODES ?? 5000);
+const N_PODS = Number(process.env.N_PODS ?? 10000);
+const STEADY_RATE = Number(process.env.STEADY_RATE ?? 200);
+const STEADY_SECONDS = Number(process.env.STEADY_SECONDS ?? 10);
+const AUTH = `Authorization: Bearer ${TEST_TOKEN}\r\n`;
+
+const node = (i: number) => JSON.stringify({
+  apiVersion: "v1", kind: "Node",
+  metadata: { name: `node-${i}`, labels: { "kubernetes.io/hostname": `node-${i}`, "topology.kubernetes.io/zone": `zone-${i % 10}` } },
+  status: { capacity: { cpu: "8", memory: "32Gi", pods: "110" }, allocatable: { cpu: "8", memory: "32Gi", pods: "110" } },
+});
+const pod = (name: string) => JSON.stringify({
+  apiVersion: "v1", kind: "Pod", metadata: { name, labels: { app: "bench" } },
+  spec: { containers: [{ name: "c", image: "nginx:1.21", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] },
+});
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const pct = (xs: number[], p: number) => xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
+
+/** Resolves each pod name's promise when a watch of the namespace first shows the pod bound. */
+async function watchBindings(s: TestServer, ns: string) {
+  const client = await clientFor(s);
+  const bound = new Map<string, number>();
+  const waiters = new Map<string, () => void>();
+  const abort = new AbortController();
+  const ready = (async () => {
+    for await (const ev of client.watch(RESOURCES.pods, { namespace: ns, signal: abort.signal })) {
+      const name = ev.object?.metadata?.name;
+      if (ev.object?.spec?.nodeName && name && !bound.has(name)) {
+        bound.set(name, performance.now());
+        waiters.get(name)?.();
+      }
+    }
+  })();
+  void ready.catch(() => {});
+  await Bun.sleep(200); // the watch is open before the first create
+  return {
+    bound,
+    until: (name: string) => bound.has(name) ? Promise.resolve() : new Promise<void>((r) => waiters.set(name, r)),
+    stop: () => abort.abort(),
+  };
+}
+
+async function createPods(http: LeanHttps, ns: string, n: number, prefix: string) {
+  return load(n, 64, async (i) => {
+    const r = await http.request("POST", `/api/v1/namespaces/${ns}/pods`, pod(`${prefix}-${i}`), AUTH);
+    if (r.status !== 201) throw new Error(`create pod: ${r.status} ${r.body}`);
+  });
+}
+
+const s = await startServer([]);
+try {
+  const http = await LeanHttps.open(s.port, s.ca, 64);
+  for (const ns of ["bench", "ref", "steady"]) await s.call("POST", "/api/v1/namespaces", { metadata: { name: ns } });
+  progress(`creating ${N_NODES} nodes`);
+  await load(N_NODES, 64, async (i) => {
+    const r = await http.request("POST", "/api/v1/nodes", node(i), AUTH);
+    if (r.status !== 201) throw new Error(`create node: ${r.status} ${r.body}`);
+  });
+
+  // The reference: creates, then one binding per pod, with no scheduler running.
+  progress(`reference: ${N_PODS} creates and ${N_PODS} bindings, no scheduler`);
+  const ref0 = performance.now(), refCpu0 = cpuOf(s.proc.pid);
+  await createPods(http, "ref", N_PODS, "p");
+  await load(N_PODS, 64, async (i) => {
+    const body = JSON.stringify({ apiVersion: "v1", kind: "Binding", metadata: { name: `p-${i}` }, target: { kind: "Node", name: `node-${i % N_NODES}` } });
+    const r = await http.request("POST", `/api/v1/namespaces/ref/pods/p-${i}/binding`, body, AUTH);
+    if (r.status !== 201) throw new Error(`binding: ${r.status} ${r.body}`);
+  });
+  const refRate = N_PODS / ((performance.now() - ref0) / 1000);
+  const refCpu = ((cpuOf(s.proc.pid) - refCpu0) * 1e6) / N_PODS;
+  // The reference pods leave, so the scheduler holds the benchmark's 10,000 pods only.
+  await s.call("DELETE", "/api/v1/namespaces/ref/pods", { gracePeriodSeconds: 0 });
+
+  progress("starting kite scheduler");
+  const dir = tempDir("kite-sched-bench-");
+  const kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, readFileSync(s.kubeconfig));
+  const sched = Bun.spawn([...KITE, "scheduler", `--kubeconfig=${kubeconfig}`, "--leader-elect=false", "--secure-port=0", "--port=0",
+    "--kube-api-qps=10000", "--kube-api-burst=10000"], { stdout: "ignore", stderr: "inherit" });
+  track(sched);
+  // warm up: the scheduler has listed the cluster once these are bound
+  const warm = await watchBindings(s, "steady");
+  await createPods(http, "steady", 200, "warm");
+  await Promise.all(Array.from({ length: 200 }, (_, i) => warm.until(`warm-${i}`)));
+  warm.stop();
+
+  progress(`throughput: ${N_PODS} pods`);
+  const w = await watchBindings(s, "bench");
+  const apiCpu0 = cpuOf(s.proc.pid), schedCpu0 = cpuOf(sched.pid);
+  const t0 = performance.now();
+  const createRate = await createPods(http, "bench", N_PODS, "p");
+  await Promise.all(Array.from({ length: N_PODS }, (_, i) => w.until(`p-${i}`)));
+  const seconds = (performance.now() - t0) / 1000;
+  const apiCpu = ((cpuOf(s.proc.pid) - apiCpu0) * 1e6) / N_PODS, schedCpu = ((cpuOf(sched.pid) - schedCpu0) * 1e6) / N_PODS;
+  const rss = rssMiB(sched.pid);
+  w.stop();
+
+  progress(`latency: ${STEADY_RATE} pods/s for ${STEADY_SECONDS} s`);
+  const st = await watchBindings(s, "steady");
+  const latencies: number[] = [];
+  const n = STEADY_RATE * STEADY_SECONDS, start = performance.now();
+  await Promise.all(Array.from({ length: n }, async (_, i) => {
+    const due = start + (i * 1000) / STEADY_RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    const sent = performance.now();
+    const r = await http.request("POST", "/api/v1/namespaces/steady/pods", pod(`s-${i}`), AUTH);
+    if (r.status !== 201) throw new Error(`create pod: ${r.status} ${r.body}`);
+    await st.until(`s-${i}`);
+    latencies.push(st.bound.get(`s-${i}`)! - sent);
+  }));
+  st.stop();
+
+  console.log(`
+| measure (${N_NODES} nodes, ${N_PODS} pods) | value |
+|---|---|
+| pods/s, first create to last bound (scheduler process) | ${Math.round(N_PODS / seconds)} |
+| pod creates/s during that run | ${Math.round(createRate)} |
+| reference: creates + direct bindings, pods/s (no scheduler) | ${Math.round(refRate)} |
+| API server CPU per pod: with scheduler / reference | ${Math.round(apiCpu)} µs / ${Math.round(refCpu)} µs |
+| scheduler CPU per pod | ${Math.round(schedCpu)} µs |
+| create → bound at ${STEADY_RATE} pods/s: p50 / p99 / max | ${pct(latencies, 50).toFixed(1)} / ${pct(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)} ms |
+| scheduler RSS holding the cluster | ${rss.toFixed(0)} MiB |`);
+  sched.kill("SIGTERM");
+  await sched.exited;
+  http.close();
+} finally {
+  await s.stop();
+  killAll();
+}
+process.exit(0);
