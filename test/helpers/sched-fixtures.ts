@@ -1,7 +1,8 @@
 // Pods, nodes and a framework for the scheduler's unit tests and benchmark.
 import {
   buildProfiles, CycleState, inTreeRegistry, Nominator,
-  type AnyObject, type NodeInfo, type Status, type ClusterActions, type Framework, type KubeSchedulerConfiguration, type Listers, type Node, type Pod, type ResourceList,
+  type AnyObject, type ClusterActions, type Framework, type Listers, type Node, type NodeInfo, type Pod, type ProfilesConfig,
+  type ResourceList, type Status,
 } from "../../pkg/scheduler/index.ts";
 
 let uid = 0;
@@ -72,7 +73,7 @@ export class FakeActions implements ClusterActions {
 }
 
 /** The default profile (or the config's first) over the in-tree registry. */
-export function makeFramework(config: KubeSchedulerConfiguration = {}, listers = new FakeListers(), actions = new FakeActions()): Framework {
+export function makeFramework(config: ProfilesConfig = {}, listers = new FakeListers(), actions = new FakeActions()): Framework {
   const profiles = buildProfiles(config, { registry: inTreeRegistry(), nominator: new Nominator(), listers, actions });
   return profiles.values().next().value!;
 }

@@ -1,16 +1,16 @@
-// Profiles from KubeSchedulerConfiguration v1beta1: upstream's default plugins and weights, merged
-// with each profile's disabled ("*" for all) and enabled plugins, pluginConfig args, and the errors
-// upstream gives for unknown plugins and conflicting profiles.
+// Profiles from KubeSchedulerConfiguration v1beta1: the algorithm provider's plugins and weights,
+// merged with each profile's disabled ("*" for all) and enabled plugins, pluginConfig args, and the
+// errors upstream gives for unknown plugins and conflicting profiles.
 import { describe, expect, test } from "bun:test";
 import {
-  buildProfiles, DEFAULT_PLUGINS, inTreeRegistry, mergePluginSet, Nominator, pluginNames as N,
-  type KubeSchedulerConfiguration, type Registry,
+  buildProfiles, inTreeRegistry, Nominator, pluginNames as N, type ProfilesConfig, type Registry,
 } from "../../pkg/scheduler/index.ts";
+import { defaultConfig } from "../../pkg/scheduler/config/defaults.ts";
 import { FakeActions, FakeListers, makeNode, makePod, runFilter } from "../helpers/sched-fixtures.ts";
 import { NodeInfo } from "../../pkg/scheduler/index.ts";
 
-const build = (config: KubeSchedulerConfiguration, registry: Registry = inTreeRegistry()) =>
-  buildProfiles(config, { registry, nominator: new Nominator(), listers: new FakeListers(), actions: new FakeActions() });
+const build = (config: ProfilesConfig, registry: Registry = inTreeRegistry(), provider?: "DefaultProvider" | "ClusterAutoscalerProvider") =>
+  buildProfiles(config, { registry, nominator: new Nominator(), listers: new FakeListers(), actions: new FakeActions(), provider });
 
 describe("defaults", () => {
   const fwk = build({}).get("default-scheduler")!;
@@ -29,10 +29,10 @@ describe("defaults", () => {
     expect(fwk.scoreWeights).toEqual([1, 1, 1, 1, 10000, 1]);
     expect(fwk.pluginNames("bind")).toEqual([N.DefaultBinder]);
   });
-  test("the default list names every upstream default, sched-adv's plugins included", () => {
-    expect(DEFAULT_PLUGINS.score.map((p) => [p.name, p.weight])).toContainEqual([N.PodTopologySpread, 2]);
-    expect(DEFAULT_PLUGINS.score.map((p) => [p.name, p.weight])).toContainEqual([N.InterPodAffinity, 1]);
-    expect(DEFAULT_PLUGINS.postFilter).toEqual([{ name: N.DefaultPreemption }]);
+  test("ClusterAutoscalerProvider packs nodes: MostAllocated instead of LeastAllocated", () => {
+    const f = build({}, inTreeRegistry(), "ClusterAutoscalerProvider").get("default-scheduler")!;
+    expect(f.pluginNames("score")).toContain(N.NodeResourcesMostAllocated);
+    expect(f.pluginNames("score")).not.toContain(N.NodeResourcesLeastAllocated);
   });
   test("plugins registered later join the defaults", () => {
     const registry = inTreeRegistry();
@@ -44,16 +44,12 @@ describe("defaults", () => {
 });
 
 describe("merging", () => {
-  const defaults = [{ name: "A" }, { name: "B" }, { name: "C" }];
+  const filters = (plugins: object) => build({ profiles: [{ schedulerName: "s", plugins }] }).get("s")!.pluginNames("filter");
   test.each([
-    ["nothing custom", undefined, ["A", "B", "C"]],
-    ["disable one", { disabled: [{ name: "B" }] }, ["A", "C"]],
-    ["enable appends", { enabled: [{ name: "D" }] }, ["A", "B", "C", "D"]],
-    ["'*' disables all defaults", { disabled: [{ name: "*" }], enabled: [{ name: "C" }, { name: "A" }] }, ["C", "A"]],
-    ["re-enabling a disabled default moves it last", { disabled: [{ name: "A" }], enabled: [{ name: "A" }] }, ["B", "C", "A"]],
-  ] as const)("%s", (_n, custom, want) => {
-    expect(mergePluginSet(defaults, custom as any).map((p) => p.name)).toEqual(want as any);
-  });
+    ["disable one", { filter: { disabled: [{ name: N.TaintToleration }] } }, (f: string[]) => !f.includes(N.TaintToleration) && f.includes(N.NodeName)],
+    ["'*' disables all defaults", { filter: { disabled: [{ name: "*" }], enabled: [{ name: N.NodeName }] } }, (f: string[]) => f.join() === N.NodeName],
+    ["re-enabling a disabled default moves it last", { filter: { disabled: [{ name: N.NodeName }], enabled: [{ name: N.NodeName }] } }, (f: string[]) => f[f.length - 1] === N.NodeName],
+  ] as const)("%s", (_n, plugins, ok) => expect(ok(filters(plugins))).toBe(true));
 
   test("a profile's weights and pluginConfig args take effect", () => {
     const fwk = build({
@@ -75,6 +71,12 @@ describe("merging", () => {
     expect(runFilter(fit, pod, new NodeInfo(makeNode("n")))).toBeNull();
   });
 
+  test("the defaulted configuration of kite scheduler builds (every plugin's args filled in)", () => {
+    const config = defaultConfig({ profiles: [{ schedulerName: "a" }, { schedulerName: "b", plugins: { score: { enabled: [{ name: N.RequestedToCapacityRatio, weight: 2 }] } }, pluginConfig: [{ name: N.RequestedToCapacityRatio, args: { shape: [{ utilization: 0, score: 0 }, { utilization: 100, score: 10 }] } }] }] });
+    const m = build(config);
+    expect([...m.keys()]).toEqual(["a", "b"]);
+    expect(m.get("b")!.pluginNames("score")).toContain(N.RequestedToCapacityRatio);
+  });
   test("several profiles, one framework each", () => {
     const m = build({ profiles: [{ schedulerName: "default-scheduler" }, { schedulerName: "no-scoring", plugins: { score: { disabled: [{ name: "*" }] } } }] });
     expect([...m.keys()]).toEqual(["default-scheduler", "no-scoring"]);

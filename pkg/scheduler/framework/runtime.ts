@@ -16,7 +16,6 @@ import { Code, errorStatus, isSuccess, Status, type Result } from "./status.ts";
 
 /** A plugin named in an extension point, as KubeSchedulerConfiguration lists it. */
 export interface PluginRef { name: string; weight?: number }
-export interface PluginSet { enabled?: PluginRef[]; disabled?: { name: string }[] }
 
 /** The extension points, in configuration order, with the interface names upstream's errors use. */
 export const EXTENSION_POINTS = [
