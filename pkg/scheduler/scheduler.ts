@@ -3,7 +3,7 @@
 // the binding cycle (PreBind, Bind, PostBind) is async and may overlap the next pod's cycle. The
 // caller pops pods, publishes the outcomes (events, conditions) and feeds the cache and queue.
 import { Code, CycleState, isSuccess, Snapshot, type Framework, type Pod, type QueuedPodInfo } from "./framework/index.ts";
-import { FitError } from "./fit-error.ts";
+import { FitError, NoNodesAvailableError } from "./fit-error.ts";
 import { GenericScheduler, type ScheduleResult } from "./generic-scheduler.ts";
 import { REASON_SCHEDULER_ERROR, REASON_UNSCHEDULABLE, scheduledMessage, truncateMessage } from "./failure.ts";
 import type { SchedulerCache } from "./internal/cache.ts";
@@ -20,6 +20,8 @@ export interface Failure {
   message: string;
   /** A node preemption made room on, to write to status.nominatedNodeName ("" for none). */
   nominatedNodeName: string;
+  /** The schedule_attempts_total result: no node fit, or something broke. */
+  attempt: "unschedulable" | "error";
 }
 
 export interface Scheduled {
@@ -94,7 +96,8 @@ export class Scheduler {
         if (isSuccess(r.status) && r.result) nominated = r.result.nominatedNodeName;
       }
       // Upstream reports every failure of the algorithm as Unschedulable, internal errors included.
-      return this.fail(q, cycle, e as Error, REASON_UNSCHEDULABLE, nominated);
+      const fits = e instanceof FitError || e instanceof NoNodesAvailableError;
+      return this.fail(q, cycle, e as Error, REASON_UNSCHEDULABLE, nominated, fits ? "unschedulable" : "error");
     }
     const host = result.suggestedHost;
     const assumedPod: Pod = { ...pod, spec: { ...pod.spec, nodeName: host } };
@@ -112,7 +115,9 @@ export class Scheduler {
     const permit = fwk.runPermitPlugins(state, assumedPod, host);
     if (!isSuccess(permit)) {
       this.undo(fwk, state, assumedPod, host);
-      return this.fail(q, cycle, new Error(permit.message()), permit.isUnschedulable() ? REASON_UNSCHEDULABLE : REASON_SCHEDULER_ERROR, "");
+      return permit.isUnschedulable()
+        ? this.fail(q, cycle, new Error(permit.message()), REASON_UNSCHEDULABLE, "", "unschedulable")
+        : this.fail(q, cycle, new Error(permit.message()), REASON_SCHEDULER_ERROR, "");
     }
     return { kind: "scheduled", fwk, state, assumedPod, podInfo: q, result, cycle };
   }
@@ -144,7 +149,7 @@ export class Scheduler {
   }
 
   /** Re-queues the pod (if it still exists and is unbound) and describes the failure. */
-  private fail(q: QueuedPodInfo, cycle: number, error: Error, reason: string, nominatedNodeName: string): Failure {
+  private fail(q: QueuedPodInfo, cycle: number, error: Error, reason: string, nominatedNodeName: string, attempt: Failure["attempt"] = "error"): Failure {
     const pod = q.podInfo.pod;
     const current = this.currentPod(pod);
     if (current && !current.spec.nodeName) {
@@ -152,6 +157,6 @@ export class Scheduler {
       try { this.queue.addUnschedulableIfNotPresent(q, cycle); } catch { /* re-added meanwhile by an update */ }
       this.queue.nominator.addNominatedPod(current, nominatedNodeName);
     }
-    return { kind: "failed", pod, error, reason, message: truncateMessage(error.message), nominatedNodeName };
+    return { kind: "failed", pod, error, reason, message: truncateMessage(error.message), nominatedNodeName, attempt };
   }
 }

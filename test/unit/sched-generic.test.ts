@@ -45,6 +45,7 @@ describe("FitError message", () => {
     if (out.kind !== "failed") return;
     expect(out.message).toBe("0/3 nodes are available: 1 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate, 2 Insufficient cpu.");
     expect(out.reason).toBe("Unschedulable");
+    expect(out.attempt).toBe("unschedulable");
     expect(unscheduledCondition(out.reason, out.message)).toEqual({ type: "PodScheduled", status: "False", reason: "Unschedulable", message: out.message });
   });
   test("a PreFilter failure counts against every node", () => {
@@ -142,7 +143,7 @@ describe("scheduling and binding cycles", () => {
     const out = once(makePod("p", { requests: { cpu: "1" } }));
     if (out.kind !== "scheduled") throw new Error(out.kind);
     const r = await sched.bind(out);
-    expect(r).toMatchObject({ kind: "failed", reason: "SchedulerError", message: 'binding rejected: running Bind plugin "DefaultBinder": pods "x" is forbidden' });
+    expect(r).toMatchObject({ kind: "failed", reason: "SchedulerError", attempt: "error", message: 'binding rejected: running Bind plugin "DefaultBinder": pods "x" is forbidden' });
     expect(cache.isAssumedPod(out.assumedPod)).toBe(false);
     expect(queue.pendingCounts().unschedulable + queue.pendingCounts().backoff).toBe(1);
   });
