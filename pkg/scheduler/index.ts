@@ -10,6 +10,7 @@
 //         "failed"    → FailedScheduling event (out.message) and PodScheduled=False
 //                       (unscheduledCondition(out.reason, out.error.message)), status.nominatedNodeName
 //   timers: queue.run(), cache.startCleanup()
+//   metrics: SchedulerMetrics.pendingPods = () => queue.pendingCounts(); a failure's `attempt` is its result
 export * from "./framework/index.ts";
 export * from "./fit-error.ts";
 export * from "./failure.ts";

@@ -5,6 +5,7 @@
 import { Code, CycleState, isSuccess, Snapshot, type Framework, type Pod, type QueuedPodInfo } from "./framework/index.ts";
 import { FitError, NoNodesAvailableError } from "./fit-error.ts";
 import { GenericScheduler, type ScheduleResult } from "./generic-scheduler.ts";
+import { DEFAULT_SCHEDULER_NAME } from "./profiles.ts";
 import { REASON_SCHEDULER_ERROR, REASON_UNSCHEDULABLE, scheduledMessage, truncateMessage } from "./failure.ts";
 import type { SchedulerCache } from "./internal/cache.ts";
 import type { SchedulingQueue } from "./internal/queue.ts";
@@ -73,7 +74,7 @@ export class Scheduler {
 
   /** The profile for the pod's spec.schedulerName. */
   frameworkFor(pod: Pod): Framework | undefined {
-    return this.profiles.get(pod.spec.schedulerName || "default-scheduler");
+    return this.profiles.get(pod.spec.schedulerName || DEFAULT_SCHEDULER_NAME);
   }
 
   /** The scheduling cycle for a popped pod. */
