@@ -2,7 +2,7 @@
 // plugins get at construction, and the registry of plugin factories profiles are built from.
 // A plugin is one object implementing any number of extension points; the framework finds them by
 // their methods. Plugins run synchronously in the scheduling cycle; only the binding cycle is async.
-import type { AnyObject, Labels, Pod } from "./api.ts";
+import type { AnyObject, LabelSelector, Labels, Pod } from "./api.ts";
 import type { CycleState } from "./cycle-state.ts";
 import type { NodeInfo } from "./node-info.ts";
 import type { PodInfo, QueuedPodInfo } from "./pod-info.ts";
@@ -123,6 +123,12 @@ export interface Listers {
   namespaceLabels(name: string): Labels | undefined;
   /** The CSINode (storage.k8s.io/v1) of a node, for CSI volume limits; optional. */
   csiNode?(nodeName: string): AnyObject | undefined;
+  /**
+   * The selectors of the Services, ReplicationControllers, ReplicaSets and StatefulSets in the pod's
+   * namespace that select it (a map selector as matchLabels), for PodTopologySpread's default
+   * constraints. Without it, default constraints never apply.
+   */
+  selectorsForPod?(pod: Pod): LabelSelector[];
 }
 
 /** What plugins may do to the cluster; the caller backs it with API calls. */

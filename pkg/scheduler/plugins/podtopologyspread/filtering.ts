@@ -1,0 +1,147 @@
+// PodTopologySpread's PreFilter and Filter: the DoNotSchedule constraints. PreFilter counts the
+// matching pods per topology domain among the nodes the pod may land on (its nodeSelector and
+// required node affinity) and remembers the two least loaded domains per constraint; Filter then
+// checks the skew a node's domain would reach.
+import {
+  Code, Status, unresolvable, unschedulable,
+  type CycleState, type Handle, type Node, type NodeInfo, type Pod, type PodInfo, type PreFilterExtensions, type Result,
+  type StateData, type TopologySpreadConstraint,
+} from "../../framework/index.ts";
+import { podMatchesNodeSelectorAndAffinityTerms } from "../node-affinity.ts";
+import { PodTopologySpread } from "../names.ts";
+import {
+  constraintsOf, countMatchingPods, DO_NOT_SCHEDULE, ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, nodeHasAllKeys,
+  type Constraint,
+} from "./common.ts";
+
+const STATE_KEY = "PreFilter" + PodTopologySpread;
+const MAX_INT32 = 2147483647;
+
+/**
+ * The two domains with the fewest matching pods seen so far; [0] always holds the minimum. Two
+ * suffice because preemption changes one node (so one domain) per copy of the state.
+ */
+export class CriticalPaths {
+  value0 = "";
+  count0 = MAX_INT32;
+  value1 = "";
+  count1 = MAX_INT32;
+
+  update(value: string, count: number): void {
+    if (value === this.value0 || value === this.value1) {
+      if (value === this.value0) this.count0 = count;
+      else this.count1 = count;
+      if (this.count0 > this.count1) this.swap();
+    } else if (count < this.count0) {
+      this.value1 = this.value0;
+      this.count1 = this.count0;
+      this.value0 = value;
+      this.count0 = count;
+    } else if (count < this.count1) {
+      this.value1 = value;
+      this.count1 = count;
+    }
+  }
+
+  private swap(): void {
+    [this.value0, this.value1] = [this.value1, this.value0];
+    [this.count0, this.count1] = [this.count1, this.count0];
+  }
+
+  clone(): CriticalPaths {
+    return Object.assign(new CriticalPaths(), this);
+  }
+}
+
+export class PreFilterState implements StateData {
+  constructor(
+    readonly constraints: Constraint[],
+    /** Per constraint: matching pods by topology value, for every eligible domain. */
+    readonly counts: Map<string, number>[],
+    readonly paths: CriticalPaths[],
+  ) {}
+
+  clone(): PreFilterState {
+    return new PreFilterState(this.constraints, this.counts.map((m) => new Map(m)), this.paths.map((p) => p.clone()));
+  }
+
+  /** Counts a pod in (or out of) its node's domains, when it is one the constraints see. */
+  update(updated: Pod, preemptor: Pod, node: Node | null, delta: number): void {
+    if (!node || updated.metadata.namespace !== preemptor.metadata.namespace) return;
+    const labels = node.metadata.labels;
+    if (!nodeHasAllKeys(labels, this.constraints) || !podMatchesNodeSelectorAndAffinityTerms(preemptor, node)) return;
+    for (let i = 0; i < this.constraints.length; i++) {
+      const c = this.constraints[i];
+      if (!c.selector.matches(updated.metadata.labels)) continue;
+      const value = labels![c.topologyKey];
+      const n = (this.counts[i].get(value) ?? 0) + delta;
+      this.counts[i].set(value, n);
+      this.paths[i].update(value, n);
+    }
+  }
+}
+
+const EMPTY_STATE = new PreFilterState([], [], []);
+
+/** Builds the state for the pod over the snapshot's nodes. */
+export function preFilterState(handle: Handle, pod: Pod, defaults: TopologySpreadConstraint[]): PreFilterState {
+  const constraints = constraintsOf(pod, DO_NOT_SCHEDULE, defaults, handle.listers);
+  if (constraints.length === 0) return EMPTY_STATE;
+  const counts = constraints.map(() => new Map<string, number>());
+  const ns = pod.metadata.namespace;
+  for (const ni of handle.snapshotSharedLister().nodeInfos().list()) {
+    const node = ni.node;
+    if (!node || !nodeHasAllKeys(node.metadata.labels, constraints) || !podMatchesNodeSelectorAndAffinityTerms(pod, node)) continue;
+    for (let i = 0; i < constraints.length; i++) {
+      const c = constraints[i];
+      const value = node.metadata.labels![c.topologyKey];
+      counts[i].set(value, (counts[i].get(value) ?? 0) + countMatchingPods(ni.pods, c.selector, ns));
+    }
+  }
+  const paths = counts.map((m) => {
+    const p = new CriticalPaths();
+    for (const [value, n] of m) p.update(value, n);
+    return p;
+  });
+  return new PreFilterState(constraints, counts, paths);
+}
+
+function readState(state: CycleState): PreFilterState {
+  const s = state.read<PreFilterState>(STATE_KEY);
+  if (!s) throw new Error(`error reading "${STATE_KEY}" from cycleState: not found`);
+  return s;
+}
+
+export function writePreFilterState(state: CycleState, s: PreFilterState): void {
+  state.write(STATE_KEY, s);
+}
+
+export const spreadPreFilterExtensions: PreFilterExtensions = {
+  addPod(state, podToSchedule, podInfoToAdd: PodInfo, nodeInfo: NodeInfo) {
+    readState(state).update(podInfoToAdd.pod, podToSchedule, nodeInfo.node, 1);
+    return null;
+  },
+  removePod(state, podToSchedule, podInfoToRemove: PodInfo, nodeInfo: NodeInfo) {
+    readState(state).update(podInfoToRemove.pod, podToSchedule, nodeInfo.node, -1);
+    return null;
+  },
+};
+
+/** Matching pods in the node's domain, plus the pod itself, less the minimum, must stay within maxSkew. */
+export function spreadFilter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Result {
+  const node = nodeInfo.node;
+  if (!node) return new Status(Code.Error, "node not found");
+  const s = readState(state);
+  const constraints = s.constraints;
+  if (constraints.length === 0) return null;
+  const labels = node.metadata.labels ?? {};
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i];
+    const value = labels[c.topologyKey];
+    if (value === undefined) return unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
+    const self = c.selector.matches(pod.metadata.labels) ? 1 : 0;
+    const skew = (s.counts[i].get(value) ?? 0) + self - s.paths[i].count0;
+    if (skew > c.maxSkew) return unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
+  }
+  return null;
+}
