@@ -1,9 +1,10 @@
-// The plugins built into Kite's scheduler by name (upstream's NewInTreeRegistry). PodTopologySpread,
-// InterPodAffinity and DefaultPreemption are registered alongside by their own module.
+// The plugins built into Kite's scheduler by name (upstream's NewInTreeRegistry).
 import type { PluginFactory, Registry } from "../framework/index.ts";
 import { newNodeVolumeLimits } from "./csi-limits.ts";
 import { newDefaultBinder } from "./default-binder.ts";
+import { newDefaultPreemption } from "./defaultpreemption/plugin.ts";
 import { newImageLocality } from "./image-locality.ts";
+import { newInterPodAffinity } from "./interpodaffinity/plugin.ts";
 import * as names from "./names.ts";
 import { newNodeAffinity } from "./node-affinity.ts";
 import { newNodeName } from "./node-name.ts";
@@ -12,6 +13,7 @@ import { newNodePreferAvoidPods } from "./node-prefer-avoid-pods.ts";
 import { newNodeUnschedulable } from "./node-unschedulable.ts";
 import { newFit } from "./noderesources/fit.ts";
 import { newBalancedAllocation, newLeastAllocated, newMostAllocated, newRequestedToCapacityRatio } from "./noderesources/scores.ts";
+import { newPodTopologySpread } from "./podtopologyspread/plugin.ts";
 import { newPrioritySort } from "./priority-sort.ts";
 import { newTaintToleration } from "./taint-toleration.ts";
 import { newVolumeBinding } from "./volume-binding.ts";
@@ -41,6 +43,9 @@ export function inTreeRegistry(): Registry {
     [names.GCEPDLimits, newGCEPDLimits],
     [names.AzureDiskLimits, newAzureDiskLimits],
     [names.NodeVolumeLimits, newNodeVolumeLimits],
+    [names.PodTopologySpread, newPodTopologySpread],
+    [names.InterPodAffinity, newInterPodAffinity],
+    [names.DefaultPreemption, (args, handle) => newDefaultPreemption(args, handle)],
     [names.DefaultBinder, newDefaultBinder],
   ]);
 }
