@@ -17,16 +17,19 @@ describe("defaults", () => {
   test("one default-scheduler profile when none is configured", () => {
     expect([...build({}).keys()]).toEqual(["default-scheduler"]);
   });
-  test("upstream's v1beta1 defaults, less the plugins registered elsewhere (sched-adv's)", () => {
+  test("upstream's v1beta1 defaults", () => {
     expect(fwk.pluginNames("filter")).toEqual([
       N.NodeUnschedulable, N.NodeName, N.TaintToleration, N.NodeAffinity, N.NodePorts, N.NodeResourcesFit, N.VolumeRestrictions,
-      N.EBSLimits, N.GCEPDLimits, N.NodeVolumeLimits, N.AzureDiskLimits, N.VolumeBinding, N.VolumeZone,
+      N.EBSLimits, N.GCEPDLimits, N.NodeVolumeLimits, N.AzureDiskLimits, N.VolumeBinding, N.VolumeZone, N.PodTopologySpread,
+      N.InterPodAffinity,
     ]);
-    expect(fwk.pluginNames("preFilter")).toEqual([N.NodeResourcesFit, N.NodePorts, N.VolumeBinding]);
+    expect(fwk.pluginNames("preFilter")).toEqual([N.NodeResourcesFit, N.NodePorts, N.PodTopologySpread, N.InterPodAffinity, N.VolumeBinding]);
+    expect(fwk.pluginNames("postFilter")).toEqual([N.DefaultPreemption]);
     expect(fwk.pluginNames("score")).toEqual([
-      N.NodeResourcesBalancedAllocation, N.ImageLocality, N.NodeResourcesLeastAllocated, N.NodeAffinity, N.NodePreferAvoidPods, N.TaintToleration,
+      N.NodeResourcesBalancedAllocation, N.ImageLocality, N.InterPodAffinity, N.NodeResourcesLeastAllocated, N.NodeAffinity,
+      N.NodePreferAvoidPods, N.PodTopologySpread, N.TaintToleration,
     ]);
-    expect(fwk.scoreWeights).toEqual([1, 1, 1, 1, 10000, 1]);
+    expect(fwk.scoreWeights).toEqual([1, 1, 1, 1, 1, 10000, 2, 1]);
     expect(fwk.pluginNames("bind")).toEqual([N.DefaultBinder]);
   });
   test("ClusterAutoscalerProvider packs nodes: MostAllocated instead of LeastAllocated", () => {
