@@ -101,6 +101,18 @@ group("PodTopologySpread filter", () => {
     expect(e.fwk.runFilterPlugins(state, p, a1)?.message()).toBe("node(s) didn't match pod topology spread constraints");
   });
 
+  test("hostname domains: AddPod on one node raises the minimum another node is measured against", () => {
+    const e = env(webPods("n0", 1), [node("n0"), node("n1")]);
+    const p = incoming([spread(HOST, 1)]);
+    const { state, results } = filterAll(e, p);
+    expect(results).toEqual({ n0: NOT_MATCH, n1: "" });
+    const n1 = e.snapshot.get("n1")!.clone();
+    n1.addPod(pod("extra", { node: "n1", labels: web }));
+    expect(e.fwk.runPreFilterExtensionAddPod(state, p, n1.pods[0], n1)).toBeNull();
+    expect(e.fwk.runFilterPlugins(state, p, e.snapshot.get("n0")!)).toBeNull();
+    expect(e.fwk.runFilterPlugins(state, p, n1)).toBeNull();
+  });
+
   test("a pod of another namespace added to a node changes nothing", () => {
     const e = env(twoZonePods(), twoZones());
     const p = incoming([spread(ZONE, 1)]);

@@ -1,8 +1,9 @@
 // What PodTopologySpread's filter and score share: a pod's constraints compiled once, the system
 // defaults for pods that state none, and the count of matching pods on a node.
 import {
-  labelSelector, type LabelSelector, type Listers, type Labels, type Pod, type PodInfo, type Selector, type TopologySpreadConstraint,
+  labelSelector, type LabelSelector, type Listers, type Labels, type Node, type Pod, type PodInfo, type Selector, type TopologySpreadConstraint,
 } from "../../framework/index.ts";
+import { podMatchesNodeSelectorAndAffinityTerms } from "../node-affinity.ts";
 
 export const DO_NOT_SCHEDULE = "DoNotSchedule";
 export const SCHEDULE_ANYWAY = "ScheduleAnyway";
@@ -74,11 +75,28 @@ export function constraintsOf(pod: Pod, action: string, defaults: TopologySpread
   return selector ? compile(defaults, action, selector) : [];
 }
 
+/**
+ * Matching pods by topology value. A prototype-less object rather than a Map: string-keyed lookups
+ * on it are several times cheaper, and PreFilter does one per node.
+ */
+export type DomainCounts = Record<string, number>;
+export const newDomainCounts = (from?: DomainCounts): DomainCounts => Object.assign(Object.create(null), from);
+
 /** True when the node carries every constraint's topology key. */
 export function nodeHasAllKeys(labels: Labels | undefined, constraints: Constraint[]): boolean {
   if (!labels) return constraints.length === 0;
   for (let i = 0; i < constraints.length; i++) if (!(constraints[i].topologyKey in labels)) return false;
   return true;
+}
+
+/**
+ * Whether the node is one the pod may land on by its nodeSelector and required node affinity
+ * (spreading counts only those); null when the pod restricts nothing, so loops skip the check.
+ */
+export function nodeEligibility(pod: Pod): ((node: Node) => boolean) | null {
+  const hasSelector = Object.keys(pod.spec.nodeSelector ?? {}).length > 0;
+  if (!hasSelector && !pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution) return null;
+  return (node) => podMatchesNodeSelectorAndAffinityTerms(pod, node);
 }
 
 /** Pods in the namespace the selector matches, terminating ones left out. */

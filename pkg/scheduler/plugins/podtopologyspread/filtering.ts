@@ -4,14 +4,13 @@
 // checks the skew a node's domain would reach.
 import {
   Code, Status, unresolvable, unschedulable,
-  type CycleState, type Handle, type Node, type NodeInfo, type Pod, type PodInfo, type PreFilterExtensions, type Result,
+  type CycleState, type Handle, type NodeInfo, type Pod, type PodInfo, type PreFilterExtensions, type Result,
   type StateData, type TopologySpreadConstraint,
 } from "../../framework/index.ts";
-import { podMatchesNodeSelectorAndAffinityTerms } from "../node-affinity.ts";
 import { PodTopologySpread } from "../names.ts";
 import {
-  constraintsOf, countMatchingPods, DO_NOT_SCHEDULE, ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, nodeHasAllKeys,
-  type Constraint,
+  constraintsOf, countMatchingPods, DO_NOT_SCHEDULE, LABEL_HOSTNAME, ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, nodeEligibility,
+  newDomainCounts, nodeHasAllKeys, type Constraint, type DomainCounts,
 } from "./common.ts";
 
 const STATE_KEY = "PreFilter" + PodTopologySpread;
@@ -53,29 +52,40 @@ export class CriticalPaths {
   }
 }
 
+/**
+ * Per constraint, the matching pods by topology value for every eligible domain. Hostname
+ * constraints keep none: a host is one node, whose pods Filter counts itself, which spares
+ * PreFilter a map of every node.
+ */
+type Counts = (DomainCounts | null)[];
+
 export class PreFilterState implements StateData {
   constructor(
     readonly constraints: Constraint[],
-    /** Per constraint: matching pods by topology value, for every eligible domain. */
-    readonly counts: Map<string, number>[],
+    readonly counts: Counts,
     readonly paths: CriticalPaths[],
   ) {}
 
   clone(): PreFilterState {
-    return new PreFilterState(this.constraints, this.counts.map((m) => new Map(m)), this.paths.map((p) => p.clone()));
+    return new PreFilterState(this.constraints, this.counts.map((m) => m && newDomainCounts(m)), this.paths.map((p) => p.clone()));
   }
 
   /** Counts a pod in (or out of) its node's domains, when it is one the constraints see. */
-  update(updated: Pod, preemptor: Pod, node: Node | null, delta: number): void {
+  update(updated: Pod, preemptor: Pod, nodeInfo: NodeInfo, delta: number): void {
+    const node = nodeInfo.node;
     if (!node || updated.metadata.namespace !== preemptor.metadata.namespace) return;
     const labels = node.metadata.labels;
-    if (!nodeHasAllKeys(labels, this.constraints) || !podMatchesNodeSelectorAndAffinityTerms(preemptor, node)) return;
+    if (!nodeHasAllKeys(labels, this.constraints)) return;
+    const eligible = nodeEligibility(preemptor);
+    if (eligible && !eligible(node)) return;
     for (let i = 0; i < this.constraints.length; i++) {
       const c = this.constraints[i];
       if (!c.selector.matches(updated.metadata.labels)) continue;
       const value = labels![c.topologyKey];
-      const n = (this.counts[i].get(value) ?? 0) + delta;
-      this.counts[i].set(value, n);
+      const counts = this.counts[i];
+      // The node already holds (or no longer holds) the pod.
+      const n = counts ? (counts[value] ?? 0) + delta : countMatchingPods(nodeInfo.pods, c.selector, preemptor.metadata.namespace);
+      if (counts) counts[value] = n;
       this.paths[i].update(value, n);
     }
   }
@@ -87,22 +97,29 @@ const EMPTY_STATE = new PreFilterState([], [], []);
 export function preFilterState(handle: Handle, pod: Pod, defaults: TopologySpreadConstraint[]): PreFilterState {
   const constraints = constraintsOf(pod, DO_NOT_SCHEDULE, defaults, handle.listers);
   if (constraints.length === 0) return EMPTY_STATE;
-  const counts = constraints.map(() => new Map<string, number>());
+  const counts: Counts = constraints.map((c) => (c.topologyKey === LABEL_HOSTNAME ? null : newDomainCounts()));
+  const paths = constraints.map(() => new CriticalPaths());
   const ns = pod.metadata.namespace;
+  const eligible = nodeEligibility(pod);
   for (const ni of handle.snapshotSharedLister().nodeInfos().list()) {
     const node = ni.node;
-    if (!node || !nodeHasAllKeys(node.metadata.labels, constraints) || !podMatchesNodeSelectorAndAffinityTerms(pod, node)) continue;
+    if (!node || !nodeHasAllKeys(node.metadata.labels, constraints) || (eligible && !eligible(node))) continue;
     for (let i = 0; i < constraints.length; i++) {
       const c = constraints[i];
       const value = node.metadata.labels![c.topologyKey];
-      counts[i].set(value, (counts[i].get(value) ?? 0) + countMatchingPods(ni.pods, c.selector, ns));
+      const pods = ni.pods.length === 0 ? 0 : countMatchingPods(ni.pods, c.selector, ns);
+      const m = counts[i];
+      if (m === null) paths[i].update(value, pods);
+      else {
+        const before = m[value];
+        m[value] = before === undefined ? pods : before + pods;
+      }
     }
   }
-  const paths = counts.map((m) => {
-    const p = new CriticalPaths();
-    for (const [value, n] of m) p.update(value, n);
-    return p;
-  });
+  for (let i = 0; i < constraints.length; i++) {
+    const m = counts[i];
+    if (m) for (const value in m) paths[i].update(value, m[value]);
+  }
   return new PreFilterState(constraints, counts, paths);
 }
 
@@ -118,11 +135,11 @@ export function writePreFilterState(state: CycleState, s: PreFilterState): void 
 
 export const spreadPreFilterExtensions: PreFilterExtensions = {
   addPod(state, podToSchedule, podInfoToAdd: PodInfo, nodeInfo: NodeInfo) {
-    readState(state).update(podInfoToAdd.pod, podToSchedule, nodeInfo.node, 1);
+    readState(state).update(podInfoToAdd.pod, podToSchedule, nodeInfo, 1);
     return null;
   },
   removePod(state, podToSchedule, podInfoToRemove: PodInfo, nodeInfo: NodeInfo) {
-    readState(state).update(podInfoToRemove.pod, podToSchedule, nodeInfo.node, -1);
+    readState(state).update(podInfoToRemove.pod, podToSchedule, nodeInfo, -1);
     return null;
   },
 };
@@ -140,7 +157,9 @@ export function spreadFilter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): R
     const value = labels[c.topologyKey];
     if (value === undefined) return unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
     const self = c.selector.matches(pod.metadata.labels) ? 1 : 0;
-    const skew = (s.counts[i].get(value) ?? 0) + self - s.paths[i].count0;
+    const counts = s.counts[i];
+    const matching = counts ? counts[value] ?? 0 : countMatchingPods(nodeInfo.pods, c.selector, pod.metadata.namespace);
+    const skew = matching + self - s.paths[i].count0;
     if (skew > c.maxSkew) return unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
   }
   return null;

@@ -5,9 +5,11 @@ import {
   MAX_NODE_SCORE, type CycleState, type Handle, type NodeInfo, type NodeScore, type Pod, type Result, type StateData,
   type TopologySpreadConstraint,
 } from "../../framework/index.ts";
-import { podMatchesNodeSelectorAndAffinityTerms } from "../node-affinity.ts";
 import { PodTopologySpread } from "../names.ts";
-import { constraintsOf, countMatchingPods, LABEL_HOSTNAME, nodeHasAllKeys, SCHEDULE_ANYWAY, type Constraint } from "./common.ts";
+import {
+  constraintsOf, countMatchingPods, LABEL_HOSTNAME, newDomainCounts, nodeEligibility, nodeHasAllKeys, SCHEDULE_ANYWAY,
+  type Constraint, type DomainCounts,
+} from "./common.ts";
 
 const STATE_KEY = "PreScore" + PodTopologySpread;
 
@@ -17,7 +19,7 @@ class PreScoreState implements StateData {
     /** Filtered nodes lacking a topology key: they score 0. */
     readonly ignoredNodes: Set<string>,
     /** Per constraint: matching pods by topology value; hostname constraints count in Score instead. */
-    readonly counts: Map<string, number>[],
+    readonly counts: DomainCounts[],
     readonly weights: number[],
   ) {}
 
@@ -32,11 +34,12 @@ export function spreadPreScore(handle: Handle, state: CycleState, pod: Pod, filt
   if (filtered.length === 0 || allNodes.length === 0) return null;
   const constraints = constraintsOf(pod, SCHEDULE_ANYWAY, defaults, handle.listers);
   const ignored = new Set<string>();
-  const counts = constraints.map(() => new Map<string, number>());
+  const counts = constraints.map(() => newDomainCounts());
   if (constraints.length === 0) {
     state.write(STATE_KEY, new PreScoreState(constraints, ignored, counts, []));
     return null;
   }
+  const sizes = constraints.map(() => 0);
   for (const ni of filtered) {
     const labels = ni.node?.metadata.labels;
     if (!nodeHasAllKeys(labels, constraints)) {
@@ -45,20 +48,23 @@ export function spreadPreScore(handle: Handle, state: CycleState, pod: Pod, filt
     }
     for (let i = 0; i < constraints.length; i++) {
       const key = constraints[i].topologyKey;
-      if (key !== LABEL_HOSTNAME) counts[i].set(labels![key], 0);
+      if (key === LABEL_HOSTNAME || counts[i][labels![key]] !== undefined) continue;
+      counts[i][labels![key]] = 0;
+      sizes[i]++;
     }
   }
   const weights = constraints.map((c, i) =>
-    topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filtered.length - ignored.size : counts[i].size));
+    topologyNormalizingWeight(c.topologyKey === LABEL_HOSTNAME ? filtered.length - ignored.size : sizes[i]));
   const ns = pod.metadata.namespace;
+  const eligible = nodeEligibility(pod);
   for (const ni of allNodes) {
     const node = ni.node;
-    if (!node || !nodeHasAllKeys(node.metadata.labels, constraints) || !podMatchesNodeSelectorAndAffinityTerms(pod, node)) continue;
+    if (!node || !nodeHasAllKeys(node.metadata.labels, constraints) || (eligible && !eligible(node))) continue;
     for (let i = 0; i < constraints.length; i++) {
       const value = node.metadata.labels![constraints[i].topologyKey];
-      const n = counts[i].get(value);
-      // Only domains of filtered nodes are scored (hostname domains are never in the map).
-      if (n !== undefined) counts[i].set(value, n + countMatchingPods(ni.pods, constraints[i].selector, ns));
+      const n = counts[i][value];
+      // Only domains of filtered nodes are scored (hostname domains are never counted here).
+      if (n !== undefined && ni.pods.length > 0) counts[i][value] = n + countMatchingPods(ni.pods, constraints[i].selector, ns);
     }
   }
   state.write(STATE_KEY, new PreScoreState(constraints, ignored, counts, weights));
@@ -82,7 +88,7 @@ export function spreadScore(state: CycleState, pod: Pod, nodeInfo: NodeInfo): nu
     if (value === undefined) continue;
     const count = c.topologyKey === LABEL_HOSTNAME
       ? countMatchingPods(nodeInfo.pods, c.selector, pod.metadata.namespace)
-      : s.counts[i].get(value) ?? 0;
+      : s.counts[i][value] ?? 0;
     score += count * s.weights[i] + (c.maxSkew - 1);
   }
   return Math.trunc(score);
