@@ -230,3 +230,10 @@ group("InterPodAffinity score", () => {
     expect(e.fwk.runPreFilterPlugins(new CycleState(), pod("p", { labels: web }))).toBeNull();
   });
 });
+
+test("the score is left out for a pod with no preferred terms while no pod in the cluster has affinity", () => {
+  const plugin = (pods: Pod[]) => env(pods, nodes()).fwk.score.find((p) => p.name === "InterPodAffinity")!;
+  expect(plugin([pod("w", { node: "a1", labels: web })]).scoreSkips?.(pod("p"))).toBe(true);
+  expect(plugin([pod("w", { node: "a1", labels: web })]).scoreSkips?.(pod("p", { spec: preferred("podAffinity", 1, term(web, HOST)) }))).toBe(false);
+  expect(plugin([pod("fan", { node: "b1", spec: preferred("podAffinity", 7, term(web, ZONE)) })]).scoreSkips?.(pod("p"))).toBe(false);
+});

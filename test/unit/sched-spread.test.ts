@@ -204,3 +204,30 @@ test("Filter without its PreFilter state is an internal error", () => {
   expect(() => pl.filter(new CycleState(), incoming([spread(ZONE, 1)]), e.snapshot.get("n0")!))
     .toThrow(`error reading "PreFilterPodTopologySpread" from cycleState: not found`);
 });
+
+test("Filter is left out of the per-node loop for a pod without DoNotSchedule constraints", () => {
+  const e = env([], [node("n0", zone("a"))]);
+  const pl = e.fwk.filter.find((p) => p.name === "PodTopologySpread")!;
+  const plain = pod("plain", { labels: web });
+  e.fwk.runPreFilterPlugins(new CycleState(), plain);
+  expect(pl.filterSkips?.(plain)).toBe(true);
+  const constrained = incoming([spread(ZONE, 1)]);
+  e.fwk.runPreFilterPlugins(new CycleState(), constrained);
+  expect(pl.filterSkips?.(constrained)).toBe(false);
+  const soft = incoming([spread(ZONE, 1, "ScheduleAnyway")]);
+  e.fwk.runPreFilterPlugins(new CycleState(), soft);
+  expect(pl.filterSkips?.(soft)).toBe(true);
+});
+
+test("Score is left out for a pod no ScheduleAnyway constraint applies to (every node would score the same)", () => {
+  const e = env(webPods("n1", 1), [node("n0"), node("n1")]);
+  const pre = e.fwk.preScore.find((p) => p.name === "PodTopologySpread")!;
+  const pl = e.fwk.score.find((p) => p.name === "PodTopologySpread")!;
+  const skips = (p: Pod) => {
+    pre.preScore(new CycleState(), p, e.snapshot.list());
+    return pl.scoreSkips?.(p);
+  };
+  expect(skips(pod("plain", { labels: web }))).toBe(true);
+  expect(skips(incoming([spread(HOST, 1, "ScheduleAnyway")]))).toBe(false);
+  expect(skips(incoming([spread(HOST, 1)]))).toBe(true);
+});

@@ -4,8 +4,9 @@
 // counts for the node's labels.
 import {
   Code, PodInfo, Status, unresolvable, unschedulable,
-  type CycleState, type Handle, type Node, type NodeInfo, type Pod, type PreFilterExtensions, type Result, type StateData,
+  type AffinityTerm, type CycleState, type Handle, type Node, type NodeInfo, type Pod, type PreFilterExtensions, type Result, type StateData,
 } from "../../framework/index.ts";
+import { StateMemo } from "../state-memo.ts";
 import { InterPodAffinity } from "../names.ts";
 import { matchesAllTerms, namespaceLabelsLookup, termMatches, TopologyCounts, type NamespaceLabelsOf } from "./terms.ts";
 
@@ -14,11 +15,15 @@ export const ERR_REASON_AFFINITY_NOT_MATCH = "node(s) didn't match pod affinity/
 export const ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules";
 export const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules";
 
-const STATE_KEY = "PreFilter" + InterPodAffinity;
+const memo = new StateMemo<PreFilterState>("PreFilter" + InterPodAffinity);
+
+/** The incoming pod and its required terms (a PodInfo, or no terms for a pod without pod affinity). */
+type Incoming = Pick<PodInfo, "pod" | "requiredAffinityTerms" | "requiredAntiAffinityTerms">;
+const NO_TERMS: AffinityTerm[] = [];
 
 class PreFilterState implements StateData {
   constructor(
-    readonly podInfo: PodInfo,
+    readonly podInfo: Incoming,
     readonly nsLabelsOf: NamespaceLabelsOf,
     /** Existing pods whose required anti-affinity selects the incoming pod. */
     readonly existingAntiAffinity: TopologyCounts,
@@ -55,8 +60,13 @@ function countExisting(s: PreFilterState, existing: PodInfo, node: Node, multipl
 
 /** Builds the state, or an UnschedulableAndUnresolvable status when the pod's terms do not parse. */
 export function affinityPreFilter(handle: Handle, state: CycleState, pod: Pod, namespaceSelector: boolean): Result {
-  const podInfo = new PodInfo(pod);
-  if (podInfo.parseError) return unresolvable(`parsing pod: ${podInfo.parseError.message}`);
+  const a = pod.spec.affinity;
+  let podInfo: Incoming = { pod, requiredAffinityTerms: NO_TERMS, requiredAntiAffinityTerms: NO_TERMS };
+  if (a?.podAffinity || a?.podAntiAffinity) {
+    const parsed = new PodInfo(pod);
+    if (parsed.parseError) return unresolvable(`parsing pod: ${parsed.parseError.message}`);
+    podInfo = parsed;
+  }
   const nsLabelsOf = namespaceLabelsLookup(handle.listers, namespaceSelector);
   const s = new PreFilterState(podInfo, nsLabelsOf, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
   const nodes = handle.snapshotSharedLister().nodeInfos();
@@ -76,23 +86,17 @@ export function affinityPreFilter(handle: Handle, state: CycleState, pod: Pod, n
       for (const existing of ni.pods) countExisting(s, existing, node, 1);
     }
   }
-  state.write(STATE_KEY, s);
+  memo.write(state, s);
   return null;
-}
-
-function readState(state: CycleState): PreFilterState {
-  const s = state.read<PreFilterState>(STATE_KEY);
-  if (!s) throw new Error(`error reading "${STATE_KEY}" from cycleState: not found`);
-  return s;
 }
 
 export const affinityPreFilterExtensions: PreFilterExtensions = {
   addPod(state, _pod, podInfoToAdd, nodeInfo: NodeInfo) {
-    if (nodeInfo.node) readState(state).update(podInfoToAdd, nodeInfo.node, 1);
+    if (nodeInfo.node) memo.read(state).update(podInfoToAdd, nodeInfo.node, 1);
     return null;
   },
   removePod(state, _pod, podInfoToRemove, nodeInfo: NodeInfo) {
-    if (nodeInfo.node) readState(state).update(podInfoToRemove, nodeInfo.node, -1);
+    if (nodeInfo.node) memo.read(state).update(podInfoToRemove, nodeInfo.node, -1);
     return null;
   },
 };
@@ -126,7 +130,7 @@ function satisfiesAntiAffinity(s: PreFilterState, node: Node): boolean {
 export function affinityFilter(state: CycleState, _pod: Pod, nodeInfo: NodeInfo): Result {
   const node = nodeInfo.node;
   if (!node) return new Status(Code.Error, "node not found");
-  const s = readState(state);
+  const s = memo.read(state);
   if (!satisfiesAffinity(s, node)) {
     return new Status(Code.UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_AFFINITY_RULES_NOT_MATCH);
   }

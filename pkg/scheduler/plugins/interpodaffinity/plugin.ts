@@ -3,7 +3,7 @@
 import type { FilterPlugin, Handle, Plugin, PluginFactory, PreFilterPlugin, PreScorePlugin, ScorePlugin } from "../../framework/index.ts";
 import { InterPodAffinity } from "../names.ts";
 import { affinityFilter, affinityPreFilter, affinityPreFilterExtensions } from "./filtering.ts";
-import { affinityNormalizeScore, affinityPreScore, affinityScore } from "./scoring.ts";
+import { affinityNormalizeScore, affinityPreScore, affinityScore, hasPreferredTerms } from "./scoring.ts";
 
 export interface InterPodAffinityArgs {
   /** The score an existing pod's required affinity gives a pod it selects (0..100, default 1). */
@@ -29,6 +29,8 @@ export function interPodAffinityFactory(features: InterPodAffinityFeatures): Plu
       filter: affinityFilter,
       preScore: (state, pod, nodes) => affinityPreScore(handle, state, pod, nodes, weight, nsSelector),
       score: affinityScore,
+      // Every node scores 0 when neither the pod nor any pod in the cluster has terms to weigh.
+      scoreSkips: (pod) => !hasPreferredTerms(pod) && handle.snapshotSharedLister().nodeInfos().havePodsWithAffinityList().length === 0,
       scoreExtensions: () => ({ normalizeScore: (state, _pod, scores) => affinityNormalizeScore(state, scores) }),
     };
     return plugin;

@@ -7,10 +7,11 @@ import {
   type AffinityTerm, type CycleState, type Handle, type Node, type NodeInfo, type NodeScore, type Pod, type Result, type StateData,
   type WeightedAffinityTerm,
 } from "../../framework/index.ts";
+import { StateMemo } from "../state-memo.ts";
 import { InterPodAffinity } from "../names.ts";
 import { namespaceLabelsLookup, termMatches, TopologyCounts, type NamespaceLabelsOf } from "./terms.ts";
 
-const STATE_KEY = "PreScore" + InterPodAffinity;
+const memo = new StateMemo<PreScoreState>("PreScore" + InterPodAffinity);
 
 class PreScoreState implements StateData {
   constructor(readonly topologyScore: TopologyCounts) {}
@@ -46,6 +47,13 @@ function processExistingPod(c: Scoring, existing: PodInfo, node: Node): void {
   processTerms(c.scores, existing.preferredAntiAffinityTerms, incomingPod, c.nsLabelsOf, node, -1);
 }
 
+/** Whether the pod has preferred affinity or anti-affinity terms of its own. */
+export function hasPreferredTerms(pod: Pod): boolean {
+  const a = pod.spec.affinity;
+  return (a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).length > 0 ||
+    (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).length > 0;
+}
+
 /**
  * Sums the domains' scores. Unless the incoming pod has preferred terms of its own, only pods with
  * affinity can contribute, so only the nodes holding them are walked.
@@ -54,9 +62,7 @@ export function affinityPreScore(
   handle: Handle, state: CycleState, pod: Pod, nodes: NodeInfo[], hardPodAffinityWeight: number, namespaceSelector: boolean,
 ): Result {
   if (nodes.length === 0) return null;
-  const a = pod.spec.affinity;
-  const hasPreferred = (a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).length > 0 ||
-    (a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).length > 0;
+  const hasPreferred = hasPreferredTerms(pod);
   const lister = handle.snapshotSharedLister().nodeInfos();
   const walk = hasPreferred ? lister.list() : lister.havePodsWithAffinityList();
   const scores = new TopologyCounts();
@@ -70,25 +76,19 @@ export function affinityPreScore(
       for (const existing of hasPreferred ? ni.pods : ni.podsWithAffinity) processExistingPod(c, existing, node);
     }
   }
-  state.write(STATE_KEY, new PreScoreState(scores));
+  memo.write(state, new PreScoreState(scores));
   return null;
 }
 
-function readState(state: CycleState): PreScoreState {
-  const s = state.read<PreScoreState>(STATE_KEY);
-  if (!s) throw new Error(`error reading "${STATE_KEY}" from cycleState: not found`);
-  return s;
-}
-
 export function affinityScore(state: CycleState, _pod: Pod, nodeInfo: NodeInfo): number {
-  const s = readState(state);
+  const s = memo.read(state);
   if (s.topologyScore.pairs === 0 || !nodeInfo.node) return 0;
   return s.topologyScore.sumForNode(nodeInfo.node);
 }
 
 /** Scales the scores into [0, MAX_NODE_SCORE] between the lowest (or 0) and the highest (or 0). */
 export function affinityNormalizeScore(state: CycleState, scores: NodeScore[]): Result {
-  if (readState(state).topologyScore.pairs === 0) return null;
+  if (memo.read(state).topologyScore.pairs === 0) return null;
   let max = 0;
   let min = 0;
   for (const s of scores) {

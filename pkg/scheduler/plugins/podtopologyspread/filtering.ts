@@ -7,13 +7,14 @@ import {
   type CycleState, type Handle, type NodeInfo, type Pod, type PodInfo, type PreFilterExtensions, type Result,
   type StateData, type TopologySpreadConstraint,
 } from "../../framework/index.ts";
+import { StateMemo } from "../state-memo.ts";
 import { PodTopologySpread } from "../names.ts";
 import {
   constraintsOf, countMatchingPods, DO_NOT_SCHEDULE, LABEL_HOSTNAME, ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH, nodeEligibility,
   newDomainCounts, nodeHasAllKeys, type Constraint, type DomainCounts,
 } from "./common.ts";
 
-const STATE_KEY = "PreFilter" + PodTopologySpread;
+const memo = new StateMemo<PreFilterState>("PreFilter" + PodTopologySpread);
 const MAX_INT32 = 2147483647;
 
 /**
@@ -123,23 +124,17 @@ export function preFilterState(handle: Handle, pod: Pod, defaults: TopologySprea
   return new PreFilterState(constraints, counts, paths);
 }
 
-function readState(state: CycleState): PreFilterState {
-  const s = state.read<PreFilterState>(STATE_KEY);
-  if (!s) throw new Error(`error reading "${STATE_KEY}" from cycleState: not found`);
-  return s;
-}
-
 export function writePreFilterState(state: CycleState, s: PreFilterState): void {
-  state.write(STATE_KEY, s);
+  memo.write(state, s);
 }
 
 export const spreadPreFilterExtensions: PreFilterExtensions = {
   addPod(state, podToSchedule, podInfoToAdd: PodInfo, nodeInfo: NodeInfo) {
-    readState(state).update(podInfoToAdd.pod, podToSchedule, nodeInfo, 1);
+    memo.read(state).update(podInfoToAdd.pod, podToSchedule, nodeInfo, 1);
     return null;
   },
   removePod(state, podToSchedule, podInfoToRemove: PodInfo, nodeInfo: NodeInfo) {
-    readState(state).update(podInfoToRemove.pod, podToSchedule, nodeInfo, -1);
+    memo.read(state).update(podInfoToRemove.pod, podToSchedule, nodeInfo, -1);
     return null;
   },
 };
@@ -148,7 +143,7 @@ export const spreadPreFilterExtensions: PreFilterExtensions = {
 export function spreadFilter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Result {
   const node = nodeInfo.node;
   if (!node) return new Status(Code.Error, "node not found");
-  const s = readState(state);
+  const s = memo.read(state);
   const constraints = s.constraints;
   if (constraints.length === 0) return null;
   const labels = node.metadata.labels ?? {};

@@ -5,13 +5,14 @@ import {
   MAX_NODE_SCORE, type CycleState, type Handle, type NodeInfo, type NodeScore, type Pod, type Result, type StateData,
   type TopologySpreadConstraint,
 } from "../../framework/index.ts";
+import { StateMemo } from "../state-memo.ts";
 import { PodTopologySpread } from "../names.ts";
 import {
   constraintsOf, countMatchingPods, LABEL_HOSTNAME, newDomainCounts, nodeEligibility, nodeHasAllKeys, SCHEDULE_ANYWAY,
   type Constraint, type DomainCounts,
 } from "./common.ts";
 
-const STATE_KEY = "PreScore" + PodTopologySpread;
+const memo = new StateMemo<PreScoreState>("PreScore" + PodTopologySpread);
 
 class PreScoreState implements StateData {
   constructor(
@@ -28,16 +29,21 @@ class PreScoreState implements StateData {
 
 const topologyNormalizingWeight = (size: number) => Math.log(size + 2);
 
-/** Counts matching pods per domain of the filtered nodes, over every node the pod may land on. */
-export function spreadPreScore(handle: Handle, state: CycleState, pod: Pod, filtered: NodeInfo[], defaults: TopologySpreadConstraint[]): Result {
+/**
+ * Counts matching pods per domain of the filtered nodes, over every node the pod may land on;
+ * true when any ScheduleAnyway constraint applies. A selector that does not parse throws.
+ */
+export function spreadPreScore(
+  handle: Handle, state: CycleState, pod: Pod, filtered: NodeInfo[], defaults: TopologySpreadConstraint[],
+): boolean {
   const allNodes = handle.snapshotSharedLister().nodeInfos().list();
-  if (filtered.length === 0 || allNodes.length === 0) return null;
+  if (filtered.length === 0 || allNodes.length === 0) return false;
   const constraints = constraintsOf(pod, SCHEDULE_ANYWAY, defaults, handle.listers);
   const ignored = new Set<string>();
   const counts = constraints.map(() => newDomainCounts());
   if (constraints.length === 0) {
-    state.write(STATE_KEY, new PreScoreState(constraints, ignored, counts, []));
-    return null;
+    memo.write(state, new PreScoreState(constraints, ignored, counts, []));
+    return false;
   }
   const sizes = constraints.map(() => 0);
   for (const ni of filtered) {
@@ -67,18 +73,12 @@ export function spreadPreScore(handle: Handle, state: CycleState, pod: Pod, filt
       if (n !== undefined && ni.pods.length > 0) counts[i][value] = n + countMatchingPods(ni.pods, constraints[i].selector, ns);
     }
   }
-  state.write(STATE_KEY, new PreScoreState(constraints, ignored, counts, weights));
-  return null;
-}
-
-function readState(state: CycleState): PreScoreState {
-  const s = state.read<PreScoreState>(STATE_KEY);
-  if (!s) throw new Error(`error reading "${STATE_KEY}" from cycleState: not found`);
-  return s;
+  memo.write(state, new PreScoreState(constraints, ignored, counts, weights));
+  return true;
 }
 
 export function spreadScore(state: CycleState, pod: Pod, nodeInfo: NodeInfo): number {
-  const s = readState(state);
+  const s = memo.read(state);
   if (s.constraints.length === 0 || s.ignoredNodes.has(nodeInfo.name)) return 0;
   const labels = nodeInfo.node?.metadata.labels ?? {};
   let score = 0;
@@ -96,16 +96,17 @@ export function spreadScore(state: CycleState, pod: Pod, nodeInfo: NodeInfo): nu
 
 /** Inverts the scores so the least crowded node gets MAX_NODE_SCORE; ignored nodes get 0. */
 export function spreadNormalizeScore(state: CycleState, scores: NodeScore[]): Result {
-  const s = readState(state);
+  const s = memo.read(state);
+  const ignored = s.ignoredNodes.size > 0 ? s.ignoredNodes : null;
   let min = Number.MAX_SAFE_INTEGER;
   let max = 0;
   for (const sc of scores) {
-    if (s.ignoredNodes.has(sc.name)) continue;
+    if (ignored?.has(sc.name)) continue;
     if (sc.score < min) min = sc.score;
     if (sc.score > max) max = sc.score;
   }
   for (const sc of scores) {
-    if (s.ignoredNodes.has(sc.name)) sc.score = 0;
+    if (ignored?.has(sc.name)) sc.score = 0;
     else if (max === 0) sc.score = MAX_NODE_SCORE;
     else sc.score = Math.trunc((MAX_NODE_SCORE * (max + min - sc.score)) / max);
   }
