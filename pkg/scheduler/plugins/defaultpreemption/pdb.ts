@@ -1,7 +1,7 @@
 // PodDisruptionBudgets as preemption reads them: which victims would take a budget below zero.
 import { labelSelector, NOTHING, type AnyObject, type Pod, type Selector } from "../../framework/index.ts";
 
-interface Budget {
+export interface Budget {
   namespace: string;
   selector: Selector;
   allowed: number;

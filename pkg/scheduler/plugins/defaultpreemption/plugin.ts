@@ -1,7 +1,7 @@
 // DefaultPreemption (PostFilter): when no node fits, find nodes where evicting lower-priority pods
 // would make room, pick the one that costs least, evict there and nominate it.
 import {
-  Code, Status, type Handle, type NodeInfoLister, type NodeToStatusMap, type Plugin, type Pod, type PostFilterPlugin, type PostFilterResult,
+  Code, Status, type CycleState, type Handle, type NodeInfoLister, type NodeToStatusMap, type Plugin, type Pod, type PostFilterPlugin, type PostFilterResult,
   type Result,
 } from "../../framework/index.ts";
 import { DefaultPreemption } from "../names.ts";
@@ -48,7 +48,7 @@ export function newDefaultPreemption(args: unknown, handle: Handle, random: () =
   const percentage = a.minCandidateNodesPercentage ?? 10;
   const absolute = a.minCandidateNodesAbsolute ?? 100;
 
-  const findCandidates = (state: Parameters<PostFilterPlugin["postFilter"]>[0], pod: Pod, statuses: NodeToStatusMap): Candidate[] => {
+  const findCandidates = (state: CycleState, pod: Pod, statuses: NodeToStatusMap): Candidate[] => {
     const all = handle.snapshotSharedLister().nodeInfos().list();
     if (all.length === 0) throw new Error(ERR_NO_NODES_AVAILABLE);
     const potential = all.filter((ni) => statuses.get(ni.name)?.code !== Code.UnschedulableAndUnresolvable);

@@ -2,7 +2,7 @@
 // and dryRunPreemption): all lower-priority pods out, then as many as possible back in, most
 // important first, budget-violating ones tried before the others.
 import { isSuccess, type CycleState, type Handle, type NodeInfo, type Pod, type PodInfo } from "../../framework/index.ts";
-import { splitByBudgetViolation, type compileBudgets } from "./pdb.ts";
+import { splitByBudgetViolation, type Budget } from "./pdb.ts";
 import { moreImportantFirst, priorityOf } from "./pods.ts";
 
 export interface Candidate {
@@ -13,11 +13,9 @@ export interface Candidate {
   numPDBViolations: number;
 }
 
-type Budgets = ReturnType<typeof compileBudgets>;
-
 /** The victims on a copy of the node, or null when evicting cannot make the pod fit there. */
 export function selectVictimsOnNode(
-  handle: Handle, state: CycleState, pod: Pod, nodeInfo: NodeInfo, budgets: Budgets, now: number,
+  handle: Handle, state: CycleState, pod: Pod, nodeInfo: NodeInfo, budgets: Budget[], now: number,
 ): Candidate | null {
   const removed = new Map<Pod, PodInfo>();
   const remove = (pi: PodInfo): boolean => {
@@ -63,7 +61,7 @@ export function selectVictimsOnNode(
  * violating none come first.
  */
 export function dryRunPreemption(
-  handle: Handle, state: CycleState, pod: Pod, nodes: NodeInfo[], budgets: Budgets, offset: number, numCandidates: number, now: number,
+  handle: Handle, state: CycleState, pod: Pod, nodes: NodeInfo[], budgets: Budget[], offset: number, numCandidates: number, now: number,
 ): Candidate[] {
   const clean: Candidate[] = [];
   const violating: Candidate[] = [];
