@@ -15,8 +15,7 @@ export interface ProfilesConfig {
 
 /**
  * A profile's plugins: the provider's, merged with the profile's. Defaults the registry lacks are
- * left out (PodTopologySpread, InterPodAffinity and DefaultPreemption until their module is
- * registered); a plugin the profile enables by name must exist.
+ * left out; a plugin the profile enables by name must exist.
  */
 export function profilePlugins(profile: Partial<KubeSchedulerProfile>, registry: Registry, provider: AlgorithmProvider = "DefaultProvider"): Plugins {
   const merged = effectivePlugins(provider, profile.plugins ?? undefined);

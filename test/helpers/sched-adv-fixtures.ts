@@ -3,8 +3,11 @@
 import {
   CycleState, Framework, inTreeRegistry, Nominator, profilePlugins, Snapshot,
   type AnyObject, type ClusterActions, type LabelSelector, type Labels, type Listers, type Node, type NodeInfo, type NodeToStatusMap,
-  type Pod, type PodSpec, type ProfileConfig, type Result,
+  type Pod, type PodSpec, type Result,
 } from "../../pkg/scheduler/index.ts";
+import type { KubeSchedulerProfile } from "../../pkg/scheduler/config/types.ts";
+
+type Profile = Partial<KubeSchedulerProfile>;
 
 let uid = 0;
 
@@ -78,9 +81,9 @@ export interface Env {
 }
 
 /** A framework for the default profile (or the one given) over a snapshot of these pods and nodes. */
-export function env(pods: Pod[], nodes: Node[], profile: ProfileConfig = {}, listers = new TestListers()): Env {
+export function env(pods: Pod[], nodes: Node[], profile: Profile = {}, listers = new TestListers()): Env {
   const registry = inTreeRegistry();
-  const pluginArgs = new Map((profile.pluginConfig ?? []).map((c) => [c.name, c.args] as [string, unknown]));
+  const pluginArgs = new Map<string, unknown>((profile.pluginConfig ?? []).map((c) => [c.name, c.args]));
   const nominator = new Nominator();
   const actions = new TestActions();
   const fwk = new Framework({

@@ -155,7 +155,7 @@ group("InterPodAffinity filter", () => {
 
 group("InterPodAffinity score", () => {
   const IPA = "InterPodAffinity";
-  const cases: { name: string; pods: Pod[]; pod: Pod; want: Record<string, number>; args?: unknown }[] = [
+  const cases: { name: string; pods: Pod[]; pod: Pod; want: Record<string, number>; args?: Record<string, unknown> }[] = [
     {
       name: "preferred affinity: the zone with a matching pod scores highest",
       pods: [pod("db", { node: "a1", labels: db })],
