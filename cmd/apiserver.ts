@@ -221,9 +221,9 @@ function cacheSizes(v: string): Record<string, number> {
  * (`Error: port 6443 is in use`) and the status startupFailure gives (2: data dir or port held by another
  * process; 1: anything else).
  */
-export async function startOrExit(start: () => Promise<void>): Promise<void> {
+export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
   try {
-    await start();
+    return await start();
   } catch (e) {
     const { line, exitCode } = startupFailure(e);
     console.error(`Error: ${line}`);

@@ -37,14 +37,27 @@ export default defineCommand({
     }
     const metrics = new SchedulerMetrics();
     const server = new SchedulerServer(o.serving, metrics);
+    const { runScheduler, schedulerClient } = await import("../pkg/scheduler/run.ts");
+    const client = await startOrExit(() => schedulerClient(o));
     await startOrExit(() => server.start());
     for (const w of server.warnings) console.error(`Warning: ${w}`);
+    const abort = new AbortController();
+    const running = runScheduler(o, client, metrics, server, abort.signal);
     const stop = async (sig: string) => {
       consola.info(`${sig}: shutting down`);
+      abort.abort();
+      await running.catch(() => {});
       await server.stop();
       process.exit(0);
     };
     process.on("SIGTERM", () => stop("SIGTERM"));
     process.on("SIGINT", () => stop("SIGINT"));
+    try {
+      await running;
+    } catch (e) {
+      // upstream exits when it loses the lease: a restart campaigns again
+      console.error(`Error: ${(e as Error).message}`);
+      process.exit(1);
+    }
   }),
 });

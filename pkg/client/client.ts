@@ -130,8 +130,10 @@ export class Client {
     yield* jsonLines<WatchEvent>(res.body, o.signal);
   }
 
-  async create(r: ResourceRef, obj: Obj, o: WriteOptions = {}): Promise<Obj> {
-    return this.transport.json(this.path(r, o.namespace ?? obj.metadata?.namespace), {
+  /** POSTs obj to the collection, or with `subresource` to that subresource of the object `name` (pods/binding). */
+  async create(r: ResourceRef, obj: Obj, o: WriteOptions & { name?: string; subresource?: string } = {}): Promise<Obj> {
+    const path = o.subresource ? this.path(r, o.namespace ?? obj.metadata?.namespace, o.name ?? obj.metadata?.name, o.subresource) : this.path(r, o.namespace ?? obj.metadata?.namespace);
+    return this.transport.json(path, {
       signal: o.signal, method: "POST", body: JSON.stringify(obj), contentType: "application/json",
       query: { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager },
     });
