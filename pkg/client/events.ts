@@ -143,9 +143,16 @@ export class EventBroadcaster {
     if (oldest.event.series) this.enqueue(oldest); // its last count
   }
 
+  /** Events dropped since the queue last filled up. */
+  private dropped = 0;
+
   private busy(): boolean { return this.queue.length > 0 || this.inFlight > 0 || this.retrying > 0; }
 
   private settle(): void {
+    if (this.dropped > 0 && this.queue.length === 0) {
+      log(`events: ${this.dropped} events were dropped while the queue was full`);
+      this.dropped = 0;
+    }
     if (!this.busy()) for (const resolve of this.idle.splice(0)) resolve();
   }
 
@@ -153,7 +160,8 @@ export class EventBroadcaster {
     if (e.writing) { e.again = true; return; }
     if (e.queued) return;
     if (this.queue.length >= this.o.maxQueued) {
-      log(`events: the queue is full (${this.o.maxQueued}); dropping event ${e.event.metadata.namespace}/${e.event.metadata.name} (${e.event.reason})`);
+      // one line per episode, not one per event: a flood of events must not become a flood of log lines
+      if (this.dropped++ === 0) log(`events: the queue is full (${this.o.maxQueued}); dropping event ${e.event.metadata.namespace}/${e.event.metadata.name} (${e.event.reason}) and any more until it drains`);
       return;
     }
     e.queued = true;

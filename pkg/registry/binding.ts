@@ -65,5 +65,5 @@ export async function bindPod(pods: ResourceStore, ns: string, binding: Obj, dry
   checkPodName(name);
   const node = String(binding.target.name);
   const annotations: Record<string, string> = binding.metadata.annotations ?? {};
-  await pods.guaranteedUpdate(ns, name, (pod) => assign(pod, node, annotations), { sub: "binding", serverOwned: true, dryRun });
+  await pods.guaranteedUpdate(ns, name, (pod) => assign(pod, node, annotations), { sub: "binding", serverOwned: true, dryRun, cachedFirst: true });
 }

@@ -4,12 +4,13 @@
 // scheduler's RSS holding the whole cluster. The reference, on the same run and server: the API work a
 // scheduler causes (the same creates, and one binding per pod POSTed directly), with no scheduling.
 // Run: npm run build && KITE_BIN=dist/kite bun test/bench/scheduler.bench.ts
-//      (N_NODES, N_PODS, STEADY_RATE, STEADY_SECONDS override the sizes)
+//      (N_NODES, N_PODS, STEADY_RATE, STEADY_SECONDS override the sizes; SCHED_PROFILE_DIR=DIR runs the
+//      scheduler from source under Bun's CPU profiler, writing a markdown profile into DIR)
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clientFor } from "../helpers/client.ts";
 import { killAll, tempDir, track } from "../helpers/processes.ts";
-import { KITE, startServer, TEST_TOKEN, type TestServer } from "../helpers/server.ts";
+import { KITE, ROOT, startServer, TEST_TOKEN, type TestServer } from "../helpers/server.ts";
 import { RESOURCES } from "../../pkg/client/resources.ts";
 import { cpuOf, LeanHttps, load, progress } from "./load.ts";
 
@@ -90,7 +91,9 @@ try {
   const dir = tempDir("kite-sched-bench-");
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, readFileSync(s.kubeconfig));
-  const sched = Bun.spawn([...KITE, "scheduler", `--kubeconfig=${kubeconfig}`, "--leader-elect=false", "--secure-port=0", "--port=0",
+  const profile = process.env.SCHED_PROFILE_DIR;
+  const launcher = profile ? [process.execPath, "--cpu-prof-md", `--cpu-prof-dir=${profile}`, join(ROOT, "cmd/main.ts")] : KITE;
+  const sched = Bun.spawn([...launcher, "scheduler", `--kubeconfig=${kubeconfig}`, "--leader-elect=false", "--secure-port=0", "--port=0",
     "--kube-api-qps=10000", "--kube-api-burst=10000"], { stdout: "ignore", stderr: "inherit" });
   track(sched);
   // warm up: the scheduler has listed the cluster once these are bound
