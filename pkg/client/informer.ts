@@ -40,6 +40,14 @@ export interface InformerOptions extends Selection {
   pageSize?: number;
   /** The shortest watch; each lasts a random time in [this, 2·this) seconds (5 minutes, as upstream). */
   minWatchTimeoutSeconds?: number;
+  /** Rewrites each object before the store keeps it (client-go's TransformFunc), e.g. dropManagedFields. */
+  transform?: (obj: Obj) => Obj;
+}
+
+/** A transform for components that never read field ownership: managedFields is most of a small object. */
+export function dropManagedFields(obj: Obj): Obj {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
 }
 
 interface Listener {
@@ -194,7 +202,8 @@ export class SharedInformer {
         ...this.selection(), limit: paged ? this.pageSize : undefined, continue: cont,
         resourceVersion: cont ? undefined : rv || undefined, signal: this.abort.signal,
       });
-      for (const obj of page.items ?? []) {
+      for (let obj of page.items ?? []) {
+        if (this.options.transform) obj = this.options.transform(obj);
         // List items carry no kind; watch events' objects do. Every object in the store has one.
         obj.kind ??= this.resource.kind;
         obj.apiVersion ??= this.apiVersion;
@@ -247,7 +256,7 @@ export class SharedInformer {
 
   /** Applies one watch event; false when it says the watch's version is gone. */
   private handleEvent(ev: WatchEvent): boolean {
-    const obj = ev.object;
+    const obj = this.options.transform && ev.type !== "BOOKMARK" && ev.type !== "ERROR" ? this.options.transform(ev.object) : ev.object;
     switch (ev.type) {
       case "ADDED":
       case "MODIFIED": {

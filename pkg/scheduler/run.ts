@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { consola } from "consola";
 import { Client } from "../client/client.ts";
 import { EventBroadcaster, type EventRecorder } from "../client/events.ts";
-import { InformerFactory } from "../client/informer.ts";
+import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { loadClientConfig } from "../client/kubeconfig.ts";
 import { LeaderElector } from "../client/leaderelection.ts";
 import { newResourceLock } from "../client/resourcelock.ts";
@@ -37,7 +37,8 @@ export async function schedulerClient(o: SchedulerOptions): Promise<Client> {
  * as upstream exits then: another replica leads now).
  */
 export async function runScheduler(o: SchedulerOptions, client: Client, metrics: SchedulerMetrics, server: SchedulerServer, signal: AbortSignal): Promise<void> {
-  const factory = new InformerFactory(client);
+  // nothing here reads field ownership, and it is most of a small pod's memory
+  const factory = new InformerFactory(client, { transform: dropManagedFields });
   const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: UNFINISHED });
   const nodes = factory.informerFor(RESOURCES.nodes);
   const { listers, informers } = clusterListers(factory);
