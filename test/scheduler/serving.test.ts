@@ -69,9 +69,9 @@ describe("without an authorization kubeconfig", () => {
     expect(await get(port, "/healthz/ping", {}, "http")).toEqual({ status: 200, text: "ok" });
     const m = await get(port, "/metrics", {}, "http");
     expect(m.status).toBe(200);
-    expect(m.text).toContain('scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"} 1');
-    expect(m.text).toContain('scheduler_schedule_attempts_total{result="unschedulable",profile="default-scheduler"} 1');
-    expect(m.text).toContain('scheduler_e2e_scheduling_duration_seconds_bucket{le="0.004",result="scheduled",profile="default-scheduler"} 1');
+    expect(m.text).toContain('scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1');
+    expect(m.text).toContain('scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"} 1');
+    expect(m.text).toContain('scheduler_e2e_scheduling_duration_seconds_bucket{le="0.004",profile="default-scheduler",result="scheduled"} 1');
     expect(m.text).toContain('scheduler_pending_pods{queue="active"} 3');
     expect(m.text).toContain('scheduler_pending_pods{queue="unschedulable"} 2');
     expect(m.text).toContain("process_cpu_seconds_total");

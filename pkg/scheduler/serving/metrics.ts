@@ -6,6 +6,8 @@ import client from "prom-client";
 export type AttemptResult = "scheduled" | "unschedulable" | "error";
 export interface PendingPods { active: number; backoff: number; unschedulable: number }
 
+/** Labels in upstream's order (its client sorts them by name), so a series reads as upstream's does. */
+const ATTEMPT_LABELS = ["profile", "result"];
 /** upstream's buckets: exponential from 1 ms, doubling, 15 of them. */
 const E2E_BUCKETS = client.exponentialBuckets(0.001, 2, 15);
 
@@ -17,13 +19,13 @@ export class SchedulerMetrics {
   private readonly attempts = new client.Counter({
     name: "scheduler_schedule_attempts_total",
     help: "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be scheduled, while 'error' means an internal scheduler problem.",
-    labelNames: ["result", "profile"],
+    labelNames: ATTEMPT_LABELS,
     registers: [this.registry],
   });
   private readonly e2e = new client.Histogram({
     name: "scheduler_e2e_scheduling_duration_seconds",
     help: "E2e scheduling latency in seconds (scheduling algorithm + binding)",
-    labelNames: ["result", "profile"],
+    labelNames: ATTEMPT_LABELS,
     buckets: E2E_BUCKETS,
     registers: [this.registry],
   });
@@ -50,7 +52,7 @@ export class SchedulerMetrics {
   attempt(result: AttemptResult, profile: string, seconds: number) {
     const key = `${result}\0${profile}`;
     let c = this.children.get(key);
-    if (!c) this.children.set(key, (c = { count: this.attempts.labels(result, profile), seconds: this.e2e.labels(result, profile) }));
+    if (!c) this.children.set(key, (c = { count: this.attempts.labels(profile, result), seconds: this.e2e.labels(profile, result) }));
     c.count.inc();
     c.seconds.observe(seconds);
   }
