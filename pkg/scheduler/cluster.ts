@@ -74,9 +74,9 @@ export function clusterActions(client: Client, recorder: (pod: Pod) => EventReco
     async annotateClaim(namespace, name, key, value) {
       await client.patch(RESOURCES.persistentvolumeclaims, name, { metadata: { annotations: { [key]: value } } }, "merge", { namespace });
     },
-    event(pod, type, reason, message) {
+    event(pod, type, reason, message, related) {
       // upstream's only event from a plugin is the preemption's, whose action is "Preempting"
-      recorder(pod).event(pod, undefined, type, reason, reason === "Preempted" ? "Preempting" : "Scheduling", message);
+      recorder(pod).event(pod, related, type, reason, reason === "Preempted" ? "Preempting" : "Scheduling", message);
     },
   };
 }

@@ -141,8 +141,8 @@ export interface ClusterActions {
   setNominatedNodeName(pod: Pod, nodeName: string): Promise<void>;
   /** Sets an annotation on a PersistentVolumeClaim (VolumeBinding's volume.kubernetes.io/selected-node). */
   annotateClaim(namespace: string, name: string, key: string, value: string): Promise<void>;
-  /** Records an event about a pod (e.g. "Preempted"). */
-  event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string): void;
+  /** Records an event about a pod (e.g. "Preempted"), `related` to another (its preemptor). */
+  event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string, related?: Pod): void;
 }
 
 /** What a plugin receives at construction (upstream's framework.Handle with its PreemptHandle). */

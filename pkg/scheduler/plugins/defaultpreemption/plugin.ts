@@ -66,7 +66,7 @@ export function newDefaultPreemption(args: unknown, handle: Handle, random: () =
   const prepare = (c: Candidate, pod: Pod): void => {
     const message = `Preempted by ${pod.metadata.namespace}/${pod.metadata.name} on node ${c.name}`;
     for (const victim of c.victims) {
-      handle.actions.deletePod(victim).then(() => handle.actions.event(victim, "Normal", "Preempted", message), ignore);
+      handle.actions.deletePod(victim).then(() => handle.actions.event(victim, "Normal", "Preempted", message, pod), ignore);
     }
     const priority = priorityOf(pod);
     for (const pi of handle.nominator.nominatedPodsForNode(c.name)) {
