@@ -69,7 +69,8 @@ class Backoff {
 
   next(): number {
     const now = performance.now();
-    if (now - this.lastAt > 120_000) this.delay = 800;
+    // the first failure starts at 800 ms too, however soon after the process started it comes
+    if (this.delay === 0 || now - this.lastAt > 120_000) this.delay = 800;
     else this.delay = Math.min(this.delay * 2, 30_000);
     this.lastAt = now;
     return this.delay * (1 + Math.random());

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Client, Obj, WatchEvent, WatchOptions } from "../../pkg/client/client.ts";
 import { InformerFactory, SharedInformer, type EventHandler } from "../../pkg/client/informer.ts";
+import { setLogger } from "../../pkg/client/log.ts";
 import { RESOURCES, type ResourceRef } from "../../pkg/client/resources.ts";
 import { DeletedFinalStateUnknown, NAMESPACE_INDEX, namespaceIndex } from "../../pkg/client/store.ts";
 import { createNamespace, until } from "../api/fixtures.ts";
@@ -161,3 +162,23 @@ test("a watch from a compacted version ends with 410: the informer lists again a
     await c.stop();
   }
 }, 30_000);
+
+test("a server that fails every list is retried with upstream's backoff (800 ms, doubling, jittered), not at once", async () => {
+  let lists = 0;
+  const failing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => { lists++; return new Response("down", { status: 500 }); } });
+  const logged: string[] = [];
+  setLogger((m) => logged.push(m));
+  const inf = new SharedInformer(await clientFor(s, { server: `http://127.0.0.1:${failing.port}` }), RESOURCES.configmaps);
+  try {
+    inf.start();
+    await Bun.sleep(1500);
+    // the first list at once, the second 800–1,600 ms later, the third not before 2,400 ms
+    expect(lists).toBeGreaterThanOrEqual(1);
+    expect(lists).toBeLessThanOrEqual(2);
+    expect(logged.length).toBe(lists);
+  } finally {
+    inf.stop();
+    setLogger((m) => console.warn(m));
+    failing.stop(true);
+  }
+});
