@@ -15,11 +15,18 @@ export interface TestScheduler {
   stop(signal?: NodeJS.Signals | number): Promise<number>;
 }
 
-/** Starts `kite scheduler` against `s` and resolves once its informers have synced (/readyz is ok). */
-export async function startScheduler(s: TestServer, args: string[] = []): Promise<TestScheduler> {
+/**
+ * Starts `kite scheduler` against `s` and resolves once its informers have synced (/readyz is ok). Its
+ * insecure port is a free one on loopback: `args` given as a function of it can name it in a --config
+ * file, whose healthzBindAddress replaces --address and --port as upstream's.
+ */
+export async function startScheduler(s: TestServer, args: string[] | ((port: number) => string[]) = []): Promise<TestScheduler> {
   const port = await freePort();
-  const proc = Bun.spawn([...KITE, "scheduler", `--kubeconfig=${s.kubeconfig}`, "--secure-port=0", "--address=127.0.0.1", `--port=${port}`, ...args], {
-    stdin: "ignore", stdout: "pipe", stderr: "pipe",
+  const extra = typeof args === "function" ? args(port) : args;
+  // consola logs only warnings under NODE_ENV=test (bun test's): the scheduler logs as it would for a user
+  const { NODE_ENV: _, TEST: __, ...env } = process.env;
+  const proc = Bun.spawn([...KITE, "scheduler", `--kubeconfig=${s.kubeconfig}`, "--secure-port=0", "--address=127.0.0.1", `--port=${port}`, ...extra], {
+    stdin: "ignore", stdout: "pipe", stderr: "pipe", env,
   });
   track(proc);
   let out = "";
@@ -33,7 +40,9 @@ export async function startScheduler(s: TestServer, args: string[] = []): Promis
   await until(async () => {
     if (proc.exitCode !== null) throw new Error(`kite scheduler exited ${proc.exitCode}: ${out}`);
     return (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) || undefined;
-  }, "kite scheduler to be ready", 15_000);
+  }, "kite scheduler to be ready", 15_000).catch((e) => {
+    throw new Error(`${(e as Error).message}; it said: ${out}`);
+  });
   return {
     proc, port,
     output: () => out,
