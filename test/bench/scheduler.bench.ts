@@ -76,6 +76,18 @@ async function watchBindings(s: TestServer, ns: string) {
   };
 }
 
+/** Runs `op` for STEADY_RATE × STEADY_SECONDS pods, each started when due; returns each one's latency (ms). */
+async function steady(prefix: string, op: (name: string, sent: number) => Promise<number>): Promise<number[]> {
+  const out: number[] = [];
+  const n = STEADY_RATE * STEADY_SECONDS, start = performance.now();
+  await Promise.all(Array.from({ length: n }, async (_, i) => {
+    const wait = start + (i * 1000) / STEADY_RATE - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    out.push(await op(`${prefix}-${i}`, performance.now()));
+  }));
+  return out;
+}
+
 async function createPods(http: LeanHttps, ns: string, n: number, prefix: string) {
   return load(n, 64, async (i) => {
     const r = await http.request("POST", `/api/v1/namespaces/${ns}/pods`, pod(`${prefix}-${i}`), AUTH);
@@ -137,20 +149,26 @@ try {
   progress(`latency: ${STEADY_RATE} pods/s for ${STEADY_SECONDS} s`);
   const st = await watchBindings(s, "steady");
   const e2e0 = await schedulingDurations(metricsPort);
-  const latencies: number[] = [];
-  const n = STEADY_RATE * STEADY_SECONDS, start = performance.now();
-  await Promise.all(Array.from({ length: n }, async (_, i) => {
-    const due = start + (i * 1000) / STEADY_RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
-    const sent = performance.now();
-    const r = await http.request("POST", "/api/v1/namespaces/steady/pods", pod(`s-${i}`), AUTH);
+  const latencies = await steady("s", async (name, sent) => {
+    const r = await http.request("POST", "/api/v1/namespaces/steady/pods", pod(name), AUTH);
     if (r.status !== 201) throw new Error(`create pod: ${r.status} ${r.body}`);
-    await st.until(`s-${i}`);
-    latencies.push(st.bound.get(`s-${i}`)! - sent);
-  }));
+    await st.until(name);
+    return st.bound.get(name)! - sent;
+  });
   st.stop();
   const inScheduler = bucketQuantiles(await schedulingDurations(metricsPort), e2e0);
+  // The floor: the same two durable writes per pod at the same rate, the binding POSTed at once by hand.
+  // The scheduler is idle meanwhile: these pods name a scheduler that does not exist.
+  progress(`latency reference: ${STEADY_RATE} creates + direct bindings/s for ${STEADY_SECONDS} s`);
+  const direct = await steady("d", async (name, sent) => {
+    const body = JSON.parse(pod(name));
+    body.spec.schedulerName = "nobody";
+    const c = await http.request("POST", "/api/v1/namespaces/steady/pods", JSON.stringify(body), AUTH);
+    if (c.status !== 201) throw new Error(`create pod: ${c.status} ${c.body}`);
+    const b = await http.request("POST", `/api/v1/namespaces/steady/pods/${name}/binding`, JSON.stringify({ apiVersion: "v1", kind: "Binding", metadata: { name }, target: { kind: "Node", name: "node-0" } }), AUTH);
+    if (b.status !== 201) throw new Error(`binding: ${b.status} ${b.body}`);
+    return performance.now() - sent;
+  });
   // what the scheduler holds once the garbage of the bursts is collected (its live heap is ~40 MB)
   await Bun.sleep(10_000);
   const rssSettled = memMiB(sched.pid, "VmRSS"), rssPeak = memMiB(sched.pid, "VmHWM");
@@ -164,6 +182,7 @@ try {
 | API server CPU per pod: with scheduler / reference | ${Math.round(apiCpu)} µs / ${Math.round(refCpu)} µs |
 | scheduler CPU per pod | ${Math.round(schedCpu)} µs |
 | create → bound at ${STEADY_RATE} pods/s: p50 / p99 / max | ${pct(latencies, 50).toFixed(1)} / ${pct(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)} ms |
+| reference: create + direct binding at ${STEADY_RATE} pods/s: p50 / p99 / max | ${pct(direct, 50).toFixed(1)} / ${pct(direct, 99).toFixed(1)} / ${Math.max(...direct).toFixed(1)} ms |
 | the scheduler's own part of it (scheduler_e2e_scheduling_duration_seconds): p50 / p99 | ≤ ${inScheduler.p50} / ≤ ${inScheduler.p99} ms (${inScheduler.n} attempts) |
 | scheduler RSS holding the cluster: right after the 10,000-pod burst / 10 s after the last pod / peak | ${rssAfterBurst.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssPeak.toFixed(0)} MiB |`);
   sched.kill("SIGTERM");
