@@ -5,6 +5,7 @@ import { defaultStoredVersions } from "../defaults/apiextensions.ts";
 import { defaultJobLabels } from "../defaults/batch.ts";
 import { dropTypeDependentFields } from "../defaults/service.ts";
 import { SYSTEM_CLASSES } from "../validation/cluster-policy.ts";
+import { podQOSClass } from "./qos.ts";
 
 /** Namespaces that can never be deleted, as upstream's NamespaceLifecycle admission has them. */
 const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
@@ -31,7 +32,7 @@ export const namespace: Strategy = {
 
 export const pod: Strategy = {
   prepareForCreate(o) {
-    o.status = { phase: "Pending", qosClass: "BestEffort" };
+    o.status = { phase: "Pending", qosClass: podQOSClass(o) };
   },
   prepareForUpdate(o, old) {
     // the Priority admission (./priority.ts) keeps what it set on create, whatever an update says

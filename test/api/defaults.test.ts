@@ -365,6 +365,17 @@ describe("defaults on create", () => {
     expect(got.spec.containers[0].ports).toEqual([{ containerPort: 8080, hostPort: 8080, protocol: "TCP" }]);
   });
 
+  test("a pod's QoS class is computed on create, after limits have become requests", async () => {
+    const limitsOnly = await create(col("", "v1", "pods"), {
+      metadata: { name: "qos-guaranteed" }, spec: { containers: [container({ resources: { limits: { cpu: "1", memory: "1Gi" } } })] },
+    });
+    expect(limitsOnly.status.qosClass).toBe("Guaranteed");
+    const requestOnly = await create(col("", "v1", "pods"), {
+      metadata: { name: "qos-burstable" }, spec: { containers: [container({ resources: { requests: { cpu: "100m" } } })] },
+    });
+    expect(requestOnly.status.qosClass).toBe("Burstable");
+  });
+
   test("a Namespace is labelled with its name, generated names included", async () => {
     const named = await create("/api/v1/namespaces", { metadata: { name: "defaults-ns", labels: { team: "a" } } });
     expect(named.metadata.labels).toEqual({ team: "a", "kubernetes.io/metadata.name": "defaults-ns" });
