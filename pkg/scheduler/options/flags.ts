@@ -74,7 +74,7 @@ export const SCHEDULER_ARGS = {
   profiling: { type: "boolean", default: true, description: `DEPRECATED: enable profiling via web interface host:port/debug/pprof/ (Kite serves no profiling endpoints). ${IGNORED}` },
   "contention-profiling": { type: "boolean", default: true, description: `DEPRECATED: enable lock contention profiling, if profiling is enabled. ${IGNORED}` },
   kubeconfig: { type: "string", description: `DEPRECATED: path to kubeconfig file with authorization and master location information. ${IGNORED}` },
-  "kube-api-content-type": { type: "string", default: "application/vnd.kubernetes.protobuf", description: `DEPRECATED: content type of requests sent to apiserver. ${IGNORED}` },
+  "kube-api-content-type": { type: "string", default: "application/vnd.kubernetes.protobuf", description: `DEPRECATED: content type of requests sent to apiserver (recorded in the configuration; Kite's scheduler sends and asks for JSON whatever it says). ${IGNORED}` },
   "kube-api-qps": { type: "string", default: "50", description: `DEPRECATED: QPS to use while talking with kubernetes apiserver. ${IGNORED}` },
   "kube-api-burst": { type: "string", default: "100", description: `DEPRECATED: burst to use while talking with kubernetes apiserver. ${IGNORED}` },
   "lock-object-name": { type: "string", default: "kube-scheduler", description: `DEPRECATED: define the name of the lock object. Will be removed in favor of leader-elect-resource-name. ${IGNORED}` },
