@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { int, strict } from "../pkg/cli/args.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { writeKubeconfig } from "../pkg/server/kubeconfig.ts";
-import { ensureClientCert, ensureServingCerts } from "../pkg/pki/certs.ts";
+import { type ClientCert, ensureClientCert, ensureServingCerts } from "../pkg/pki/certs.ts";
+import { runEmbeddedScheduler } from "../pkg/scheduler/embedded.ts";
 import { step } from "../pkg/server/startup-errors.ts";
 import { startOrExit, toOptions, args as serverArgs } from "./apiserver.ts";
 
@@ -17,7 +18,7 @@ const args = {
 } as const;
 
 export default defineCommand({
-  meta: { name: "up", description: "Start an all-in-one development cluster (API server and built-in controllers) on this machine" },
+  meta: { name: "up", description: "Start an all-in-one development cluster (API server, built-in controllers and the scheduler) on this machine" },
   args,
   run: strict("up", args, async ({ args: a }: { args: Record<string, any> }) => {
     const defaults = Object.fromEntries(Object.entries(serverArgs).map(([k, v]) => [k, (v as any).default]));
@@ -32,6 +33,7 @@ export default defineCommand({
     const server = new ApiServer(opts);
     const t0 = performance.now();
     const kubeconfig = join(dir, "kubeconfig.yaml");
+    let schedulerCert: ClientCert | undefined;
     // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
     await startOrExit(async () => {
       // the CA exists before the server reads it as its client CA
@@ -40,11 +42,18 @@ export default defineCommand({
       await server.untilReady();
       const admin = await step(`admin certificate in ${pki}`, () => ensureClientCert(pki, "admin", "kite-admin", ["system:masters"]));
       await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, admin));
+      schedulerCert = await step(`scheduler certificate in ${pki}`, () => ensureClientCert(pki, "kube-scheduler", "system:kube-scheduler", []));
     });
+    // the scheduler, a client of the API as `kite scheduler` is, with its own identity
+    const components = new AbortController();
+    const scheduler = runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal)
+      .catch((e) => consola.error(`scheduler: ${(e as Error).message}`));
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.
     const stop = async () => {
       consola.info("stopping");
+      components.abort();
+      await scheduler;
       await server.stop();
       process.exit(0);
     };

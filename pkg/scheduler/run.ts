@@ -36,7 +36,7 @@ export async function schedulerClient(o: SchedulerOptions): Promise<Client> {
  * Runs until `signal` aborts (resolving once the lease is released) or leadership is lost (rejecting,
  * as upstream exits then: another replica leads now).
  */
-export async function runScheduler(o: SchedulerOptions, client: Client, metrics: SchedulerMetrics, server: SchedulerServer, signal: AbortSignal): Promise<void> {
+export async function runScheduler(o: SchedulerOptions, client: Client, metrics: SchedulerMetrics, server: SchedulerServer | undefined, signal: AbortSignal): Promise<void> {
   // nothing here reads field ownership, and it is most of a small pod's memory
   const factory = new InformerFactory(client, { transform: dropManagedFields });
   const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: UNFINISHED });
@@ -65,7 +65,7 @@ export async function runScheduler(o: SchedulerOptions, client: Client, metrics:
   metrics.pendingPods = () => queue.pendingCounts();
 
   let synced = false;
-  server.health.add({ name: "sched-handler-sync", in: ["readyz"], run: async () => (synced ? null : "the informers have not synced") });
+  server?.health.add({ name: "sched-handler-sync", in: ["readyz"], run: async () => (synced ? null : "the informers have not synced") });
   factory.start();
   if (!(await factory.waitForCacheSync(signal))) return stop();
   synced = true;
@@ -104,7 +104,7 @@ export async function runScheduler(o: SchedulerOptions, client: Client, metrics:
         onNewLeader: (id) => { if (id !== identity) consola.info(`the leader is ${id}`); },
       },
     });
-    server.health.add({ name: "leaderElection", in: ["healthz"], run: async () => (lost ? "leaderelection lost" : null) });
+    server?.health.add({ name: "leaderElection", in: ["healthz"], run: async () => (lost ? "leaderelection lost" : null) });
     await elector.run(signal);
     if (lost) throw new Error("leaderelection lost");
   } finally {

@@ -64,3 +64,27 @@ test("kite up is secure by default: the kubeconfig's certificate is a cluster ad
     expect(await cluster.p.exited).toBe(0);
   }
 }, 60_000);
+
+test("kite up schedules: a pod created with kubectl is bound to a node by the scheduler inside it, under its own identity", async () => {
+  const dir = tempDir("kite-up-sched-");
+  const port = await freePort();
+  const cluster = await up(dir, port);
+  const kubeconfig = join(dir, "kubeconfig.yaml");
+  try {
+    // no node agent yet: the node is an object only
+    const node = JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name: "only-node" }, status: { allocatable: { cpu: "2", memory: "4Gi", pods: "10" } } });
+    const apply = (manifest: string) => Bun.spawnSync(["kubectl", `--kubeconfig=${kubeconfig}`, "create", "-f", "-"], { stdin: new Blob([manifest]) });
+    expect(apply(node).exitCode).toBe(0);
+    expect(apply(JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } })).exitCode).toBe(0);
+    let bound = "";
+    for (const deadline = Date.now() + 15_000; !bound && Date.now() < deadline; await Bun.sleep(100)) {
+      bound = kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.spec.nodeName}"]).out;
+    }
+    expect(bound).toBe("only-node");
+    const events = kubectl(kubeconfig, ["get", "events.events.k8s.io", "-o", "jsonpath={range .items[*]}{.reason} {.reportingController} {.note}{\"\\n\"}{end}"]).out;
+    expect(events).toContain("Scheduled default-scheduler Successfully assigned default/web to only-node");
+  } finally {
+    cluster.p.kill("SIGINT");
+    expect(await cluster.p.exited).toBe(0);
+  }
+}, 60_000);
