@@ -84,6 +84,16 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   };
 
   const staticPods = new Map<string, Obj>();
+  /** An orphaned mirror pod (its manifest is gone) is deleted, as upstream's kubelet does. */
+  const deleteMirror = async (pod: Obj) => {
+    const mirror = pods.store.get(key(pod));
+    if (!mirror || !isMirrorPod(mirror)) return;
+    try {
+      await client.delete(RESOURCES.pods, mirror.metadata.name, { namespace: mirror.metadata.namespace, gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid } });
+    } catch (e) {
+      if (!isNotFound(e)) consola.warn(`failed deleting mirror pod ${key(pod)}: ${(e as Error).message}`);
+    }
+  };
   const ensureMirror = async (pod: Obj) => {
     const mirror = pods.store.get(key(pod));
     if (mirror && isMirrorPod(mirror) && mirror.metadata.annotations[CONFIG_MIRROR] === pod.metadata.uid && !mirror.metadata.deletionTimestamp) return;
@@ -104,6 +114,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
       if (uids.has(uid)) continue;
       staticPods.delete(uid);
       void stop(uid, graceMs(pod));
+      await deleteMirror(pod);
     }
     for (const pod of now) {
       if (!staticPods.has(pod.metadata.uid)) {

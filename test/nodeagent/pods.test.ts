@@ -2,7 +2,7 @@
 // it, their output in log files under --root-dir, restartPolicy and CrashLoopBackOff, deletion stopping
 // every process, containers the process runtime cannot run, and static pods with their mirror pods.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { alive, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
@@ -55,7 +55,9 @@ const podWhen = (name: string, what: string, f: (p: any) => boolean, ms = 15_000
 const logOf = (uid: string, c: string, n = 0) => join(agent.rootDir, "pods", uid, "containers", c, `${n}.log`);
 
 test("a bound pod runs: Running with upstream's container status and conditions; its output is in its log file", async () => {
-  const created = await runPod("hello", [container(["sh", "-c", "echo hi; sleep 30"])]);
+  // bound as a scheduler binds: through pods/binding, which sets PodScheduled
+  const created = await ok(s, "POST", `/api/v1/namespaces/${NS}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name: "hello" }, spec: { containers: [container(["sh", "-c", "echo hi; sleep 30"])] } });
+  await ok(s, "POST", `/api/v1/namespaces/${NS}/pods/hello/binding`, { apiVersion: "v1", kind: "Binding", metadata: { name: "hello" }, target: { kind: "Node", name: agent.name } });
   const p = await podWhen("hello", "Running", (p) => p.status?.phase === "Running");
   const cs = p.status.containerStatuses[0];
   expect(cs).toMatchObject({ name: "c", image: "busybox:1.33", imageID: "", ready: true, started: true, restartCount: 0, lastState: {} });
@@ -63,7 +65,7 @@ test("a bound pod runs: Running with upstream's container status and conditions;
   expect(Date.parse(cs.state.running.startedAt)).toBeGreaterThan(Date.parse(created.metadata.creationTimestamp) - 2000);
   expect(p.status).toMatchObject({ hostIP: "127.0.0.1", podIP: "127.0.0.1", qosClass: "BestEffort" });
   expect(p.status.startTime).toBeString();
-  expect(p.status.conditions.map((c: any) => [c.type, c.status])).toEqual([["Initialized", "True"], ["Ready", "True"], ["ContainersReady", "True"]]);
+  expect(p.status.conditions.map((c: any) => [c.type, c.status])).toEqual([["Initialized", "True"], ["Ready", "True"], ["ContainersReady", "True"], ["PodScheduled", "True"]]);
   await until(async () => (existsSync(logOf(p.metadata.uid, "c")) && readFileSync(logOf(p.metadata.uid, "c"), "utf8") === "hi\n") || undefined, "hi in the log");
 });
 
@@ -156,6 +158,9 @@ test("a static pod from --pod-manifest-path runs and gets its mirror pod; dotfil
   const again = await podWhen(name, "the mirror pod back", (p) => p.metadata.uid !== mirror.metadata.uid, 15_000);
   expect(again.metadata.annotations["kubernetes.io/config.mirror"]).toBe(hash);
   expect(readFileSync(logOf(hash, "server"), "utf8")).toBe("static up\n");
+  // a manifest removed: its pod stops and its mirror pod goes
+  rmSync(join(manifests, "web.yaml"));
+  await until(async () => (await getPod(name)) === undefined || undefined, "the mirror pod to go", 15_000);
 }, 40_000);
 
 test("a stopping agent stops the processes it started (it does not adopt them on restart yet)", async () => {
