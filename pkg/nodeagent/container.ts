@@ -26,8 +26,6 @@ export class ContainerRunner {
 
   constructor(private readonly pod: Obj, private readonly spec: Obj, private readonly ctx: ContainerContext) {}
 
-  get pid(): number | undefined { return this.proc?.pid; }
-
   status(): Obj {
     const running = !!this.state.running;
     const s: Obj = {

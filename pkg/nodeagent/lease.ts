@@ -27,18 +27,22 @@ export class NodeLease {
     return next;
   }
 
-  /** One renewal: updates the Lease last written (a conflict re-reads it), creating it when absent. */
+  /** One renewal: updates the Lease last written (after a conflict, the one read again), creating it when absent. */
   async renew(): Promise<void> {
     const ns = NODE_LEASE_NAMESPACE;
-    try {
-      this.latest ??= await this.client.get(RESOURCES.leases, this.nodeName, { namespace: ns });
-      this.latest = await this.client.update(RESOURCES.leases, this.stamp(this.latest!), { namespace: ns });
-    } catch (e) {
-      this.latest = undefined;
-      if (isConflict(e)) return this.renew();
-      if (!isNotFound(e)) throw e;
-      const fresh = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: this.nodeName, namespace: ns } };
-      this.latest = await this.client.create(RESOURCES.leases, this.stamp(fresh), { namespace: ns });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.latest ??= await this.client.get(RESOURCES.leases, this.nodeName, { namespace: ns });
+        this.latest = await this.client.update(RESOURCES.leases, this.stamp(this.latest!), { namespace: ns });
+        return;
+      } catch (e) {
+        this.latest = undefined;
+        if (isConflict(e) && attempt === 0) continue;
+        if (!isNotFound(e)) throw e;
+        const fresh = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: this.nodeName, namespace: ns } };
+        this.latest = await this.client.create(RESOURCES.leases, this.stamp(fresh), { namespace: ns });
+        return;
+      }
     }
   }
 

@@ -23,7 +23,6 @@ export class PodWorker {
   constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {}
 
   get uid(): string { return this.pod.metadata.uid; }
-  get terminated(): boolean { return this.terminating !== undefined; }
 
   private changed = () => {
     if (this.pending) return;
