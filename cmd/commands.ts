@@ -7,6 +7,7 @@ export const COMMANDS = {
   delete: () => import("./delete.ts").then((m) => m.default),
   datastore: () => import("./datastore.ts").then((m) => m.default),
   scheduler: () => import("./scheduler.ts").then((m) => m.default),
+  "node-agent": () => import("./node-agent.ts").then((m) => m.default),
   version: () => import("./version.ts").then((m) => m.default),
 };
 

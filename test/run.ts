@@ -12,6 +12,7 @@ const SUITES: Suite[] = [
   { dir: "test/api", env: { KITE_TEST_BACKEND: "etcd" }, label: "test/api on etcd" },
   { dir: "test/client" },
   { dir: "test/scheduler" },
+  { dir: "test/nodeagent" },
   { dir: "test/e2e" },
 ];
 const only = process.argv.slice(2);

@@ -1,0 +1,37 @@
+// kite node-agent: flags → NodeAgentOptions; pkg/nodeagent does the work.
+import { defineCommand } from "citty";
+import { consola } from "consola";
+import { strict } from "../pkg/cli/args.ts";
+import { NODE_AGENT_ARGS, NOT_BUILT } from "../pkg/nodeagent/flags.ts";
+import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
+import { startOrExit } from "./apiserver.ts";
+
+export default defineCommand({
+  meta: {
+    name: "node-agent",
+    description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Not run yet: init containers, probes, lifecycle hooks, volumes, env valueFrom/envFrom (such containers wait with CreateContainerConfigError); no namespaces, cgroup limits, pod network (pods use the host's IP) or agent servers; a stopping agent stops its pods (they are not adopted by the next one yet).`,
+  },
+  args: NODE_AGENT_ARGS,
+  run: strict("node-agent", NODE_AGENT_ARGS, async ({ args: a }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const o = nodeAgentOptions(a);
+    const { Client } = await import("../pkg/client/client.ts");
+    const { runNodeAgent } = await import("../pkg/nodeagent/agent.ts");
+    const client = await startOrExit(() => Client.load({ kubeconfig: o.kubeconfig }));
+    const abort = new AbortController();
+    const running = runNodeAgent(o, client, abort.signal);
+    const stop = async (sig: string) => {
+      consola.info(`${sig}: stopping the pods and shutting down`);
+      abort.abort();
+      await running.catch(() => {});
+      process.exit(0);
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+    try {
+      await running;
+    } catch (e) {
+      console.error(`Error: ${(e as Error).message}`);
+      process.exit(1);
+    }
+  }),
+});

@@ -1,0 +1,170 @@
+// `kite node-agent` after its flags: register the Node and keep its status and Lease fresh; take pods
+// from the API server (those bound to this node) and from --pod-manifest-path; run each in a PodWorker;
+// write their status through the status subresource when it changed; confirm deletions.
+import { mkdirSync } from "node:fs";
+import { consola } from "consola";
+import { isNotFound, type Client } from "../client/client.ts";
+import { dropManagedFields, InformerFactory } from "../client/informer.ts";
+import { sleep } from "../client/ratelimit.ts";
+import { RESOURCES } from "../client/resources.ts";
+import { DeletedFinalStateUnknown } from "../client/store.ts";
+import { CrashLoopBackoff } from "./backoff.ts";
+import { defaultHostIP, readHost } from "./host.ts";
+import { NodeLease } from "./lease.ts";
+import type { Obj } from "./node.ts";
+import { NodeStatusReporter } from "./nodestatus.ts";
+import type { NodeAgentOptions } from "./options.ts";
+import { PodWorker } from "./podworker.ts";
+import { CONFIG_MIRROR, isMirrorPod, isStaticPod, mirrorPod, readStaticPods } from "./static.ts";
+
+const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+const graceMs = (pod: Obj) => 1000 * (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
+const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+
+export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
+  mkdirSync(o.rootDir, { recursive: true });
+  const nodeIP = o.nodeIP ?? defaultHostIP();
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP);
+  if (o.registerNode) await reporter.register(signal);
+  const lease = new NodeLease(client, o.nodeName, () => reporter.uid);
+  const loops = [reporter.run(signal), lease.run(signal)];
+
+  const factory = new InformerFactory(client, { transform: dropManagedFields });
+  const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
+  const workers = new Map<string, PodWorker>();
+  const written = new Map<string, string>();
+  const writing = new Map<string, Promise<void>>();
+  const backoff = new CrashLoopBackoff();
+
+  /** Writes a worker's status to its pod (a static pod's to its mirror) when it differs from the last write. */
+  const writeStatus = (w: PodWorker): Promise<void> => {
+    const run = async () => {
+      const current = pods.store.get(key(w.pod));
+      if (!current || (isStaticPod(w.pod) && !isMirrorPod(current))) return;
+      if (!isStaticPod(w.pod) && current.metadata.uid !== w.uid) return;
+      const status = w.status(current.status);
+      const json = JSON.stringify(status);
+      if (written.get(w.uid) === json) return;
+      try {
+        await client.patch(RESOURCES.pods, w.pod.metadata.name, { status }, "merge", { namespace: w.pod.metadata.namespace, subresource: "status" });
+        written.set(w.uid, json);
+      } catch (e) {
+        if (!isNotFound(e)) consola.warn(`failed to update status for pod ${key(w.pod)}: ${(e as Error).message}`);
+      }
+    };
+    const next = (writing.get(w.uid) ?? Promise.resolve()).then(run);
+    writing.set(w.uid, next);
+    return next;
+  };
+  const ctx = { rootDir: o.rootDir, hostIP: nodeIP, backoff, onStatusChange: (w: PodWorker) => void writeStatus(w) };
+
+  const start = (pod: Obj) => {
+    const w = new PodWorker(pod, ctx);
+    workers.set(pod.metadata.uid, w);
+    w.start();
+    consola.info(`started pod ${key(pod)}`);
+  };
+  const stop = async (uid: string, grace: number) => {
+    const w = workers.get(uid);
+    if (!w) return;
+    await w.terminate(grace);
+    await writeStatus(w);
+    workers.delete(uid);
+    written.delete(uid);
+    writing.delete(uid);
+  };
+  /** As the kubelet: once every process of a deleted pod is gone, the deletion is confirmed (grace 0). */
+  const confirmDeletion = async (pod: Obj) => {
+    await stop(pod.metadata.uid, graceMs(pod));
+    try {
+      await client.delete(RESOURCES.pods, pod.metadata.name, { namespace: pod.metadata.namespace, gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
+    } catch (e) {
+      if (!isNotFound(e)) consola.warn(`failed to delete pod ${key(pod)}: ${(e as Error).message}`);
+    }
+  };
+
+  const staticPods = new Map<string, Obj>();
+  /** An orphaned mirror pod (its manifest is gone) is deleted, as upstream's kubelet does. */
+  const deleteMirror = async (pod: Obj) => {
+    const mirror = pods.store.get(key(pod));
+    if (!mirror || !isMirrorPod(mirror)) return;
+    try {
+      await client.delete(RESOURCES.pods, mirror.metadata.name, { namespace: mirror.metadata.namespace, gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid } });
+    } catch (e) {
+      if (!isNotFound(e)) consola.warn(`failed deleting mirror pod ${key(pod)}: ${(e as Error).message}`);
+    }
+  };
+  const ensureMirror = async (pod: Obj) => {
+    const mirror = pods.store.get(key(pod));
+    if (mirror && isMirrorPod(mirror) && mirror.metadata.annotations[CONFIG_MIRROR] === pod.metadata.uid && !mirror.metadata.deletionTimestamp) return;
+    if (!reporter.uid) return;
+    try {
+      if (mirror) await client.delete(RESOURCES.pods, mirror.metadata.name, { namespace: mirror.metadata.namespace, gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid } });
+      await client.create(RESOURCES.pods, mirrorPod(pod, o.nodeName, reporter.uid));
+      consola.info(`created mirror pod ${key(pod)}`);
+    } catch (e) {
+      consola.warn(`failed creating a mirror pod for ${key(pod)}: ${(e as Error).message}`);
+    }
+  };
+  const seenErrors = new Set<string>();
+  const syncStatic = async () => {
+    const now = readStaticPods(o.podManifestPath!, o.nodeName, (m) => { if (!seenErrors.has(m)) { seenErrors.add(m); consola.warn(m); } });
+    const uids = new Set(now.map((p) => p.metadata.uid));
+    for (const [uid, pod] of staticPods) {
+      if (uids.has(uid)) continue;
+      staticPods.delete(uid);
+      void stop(uid, graceMs(pod));
+      await deleteMirror(pod);
+    }
+    for (const pod of now) {
+      if (!staticPods.has(pod.metadata.uid)) {
+        staticPods.set(pod.metadata.uid, pod);
+        start(pod);
+      }
+      await ensureMirror(pod);
+      const w = workers.get(pod.metadata.uid);
+      if (w) await writeStatus(w);
+    }
+  };
+
+  pods.addEventHandler({
+    add: (pod) => onPod(pod),
+    update: (_, pod) => onPod(pod),
+    delete: (obj) => {
+      const pod = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+      if (pod && !isMirrorPod(pod)) void stop(pod.metadata.uid, graceMs(pod));
+    },
+  });
+  function onPod(pod: Obj): void {
+    if (isMirrorPod(pod)) {
+      const sp = [...staticPods.values()].find((p) => key(p) === key(pod));
+      if (sp) void (pod.metadata.deletionTimestamp ? ensureMirror(sp) : writeStatus(workers.get(sp.metadata.uid)!));
+      return;
+    }
+    const w = workers.get(pod.metadata.uid);
+    if (pod.metadata.deletionTimestamp) { void confirmDeletion(pod); return; }
+    if (w) { w.pod = pod; void writeStatus(w); return; }
+    if (!finished(pod)) start(pod);
+  }
+
+  factory.start();
+  if (!(await factory.waitForCacheSync(signal))) return shutdown();
+  consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
+  if (o.podManifestPath) {
+    loops.push((async () => {
+      while (!signal.aborted) {
+        await syncStatic();
+        try { await sleep(o.fileCheckFrequencyMs, signal); } catch { return; }
+      }
+    })());
+  }
+  await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  return shutdown();
+
+  /** No adoption yet: the pods this agent ran stop with it, so no process is left unsupervised. */
+  async function shutdown(): Promise<void> {
+    factory.stop();
+    await Promise.all([...workers.values()].map((w) => stop(w.uid, graceMs(w.pod))));
+    await Promise.all(loops);
+  }
+}

@@ -1,0 +1,82 @@
+// Registration and the node's status: create the Node (or adopt the one that exists), then every
+// --node-status-update-frequency compute the status and PATCH it when it changed or when the last report
+// is 5 minutes old (upstream's nodeStatusReportFrequency: with Leases, status is not the heartbeat).
+import { consola } from "consola";
+import { isAlreadyExists, isNotFound, type Client } from "../client/client.ts";
+import { sleep } from "../client/ratelimit.ts";
+import { RESOURCES } from "../client/resources.ts";
+import { filesystemBytes, type HostInfo } from "./host.ts";
+import { initialNode, nodeStatus, sameStatus, type NodeFacts, type Obj } from "./node.ts";
+import type { NodeAgentOptions } from "./options.ts";
+
+export const NODE_STATUS_REPORT_MS = 5 * 60_000;
+/** Upstream's wait between failed registration attempts grows from 100 ms to 7 s. */
+const REGISTER_MAX_DELAY_MS = 7000;
+
+export class NodeStatusReporter {
+  /** The status last written, and when. */
+  private reported?: Obj;
+  private reportedAt = 0;
+  /** The registered Node's uid, once known (the Lease's owner reference needs it). */
+  uid?: string;
+
+  constructor(private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string) {}
+
+  facts(): NodeFacts {
+    return { host: this.host, nodeIP: this.nodeIP, ephemeralStorageBytes: filesystemBytes(this.o.rootDir) };
+  }
+
+  /** Creates the Node, retrying until the API server takes it (or finds the one that exists). */
+  async register(signal: AbortSignal): Promise<void> {
+    let delay = 100;
+    while (!signal.aborted) {
+      try {
+        const node = initialNode(this.o, this.facts(), new Date());
+        try {
+          const created = await this.client.create(RESOURCES.nodes, node, { signal });
+          this.uid = created.metadata.uid;
+          this.reported = node.status;
+          this.reportedAt = Date.now();
+          consola.info(`Successfully registered node ${this.o.nodeName}`);
+        } catch (e) {
+          if (!isAlreadyExists(e)) throw e;
+          const existing = await this.client.get(RESOURCES.nodes, this.o.nodeName, { signal });
+          this.uid = existing.metadata.uid;
+          consola.info(`Node ${this.o.nodeName} was previously registered`);
+          await this.update();
+        }
+        return;
+      } catch (e) {
+        if (signal.aborted) return;
+        consola.warn(`Unable to register node "${this.o.nodeName}" with API server: ${(e as Error).message}`);
+        await sleep(delay, signal).catch(() => {});
+        delay = Math.min(delay * 2, REGISTER_MAX_DELAY_MS);
+      }
+    }
+  }
+
+  /** One status round: PATCHes status/ when it changed or the report is due. */
+  async update(): Promise<void> {
+    const status = nodeStatus(this.o, this.facts(), this.reported, new Date());
+    if (sameStatus(this.reported, status) && Date.now() - this.reportedAt < NODE_STATUS_REPORT_MS) return;
+    const node = await this.client.patch(RESOURCES.nodes, this.o.nodeName, { status }, "merge", { subresource: "status" });
+    this.uid = node.metadata.uid;
+    this.reported = status;
+    this.reportedAt = Date.now();
+  }
+
+  /** Status rounds until the signal aborts; failures are logged and retried on the next round. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await sleep(this.o.nodeStatusUpdateFrequencyMs, signal);
+      } catch { return; }
+      try {
+        await this.update();
+      } catch (e) {
+        if (signal.aborted) return;
+        consola.warn(`Error updating node status, will retry: ${isNotFound(e) ? `nodes "${this.o.nodeName}" not found` : (e as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// The process runtime's pure parts: CrashLoopBackOff timing, $(VAR) expansion, a container's process
+// configuration (or why it cannot run), and static pods read from manifests.
+import { expect, test } from "bun:test";
+import { CrashLoopBackoff } from "../../pkg/nodeagent/backoff.ts";
+import { containerConfig, expand } from "../../pkg/nodeagent/runtime/config.ts";
+import { mirrorPod, staticPod } from "../../pkg/nodeagent/static.ts";
+
+test("CrashLoopBackOff: first restart immediate, then 10 s doubling to 5 min, reset after 10 quiet minutes", () => {
+  let now = 1_000_000;
+  const b = new CrashLoopBackoff(undefined, undefined, () => now);
+  expect(b.remaining("p/c", now)).toBe(0);
+  const waits: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    b.next("p/c");
+    waits.push(b.current("p/c"));
+  }
+  expect(waits).toEqual([10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
+  const b2 = new CrashLoopBackoff(undefined, undefined, () => now);
+  b2.next("p/c"); // restarted now
+  now += 3_000; // exits 3 s later
+  expect(b2.remaining("p/c", now)).toBe(10_000);
+  now += 4_000;
+  expect(b2.remaining("p/c", now - 4_000)).toBe(6_000);
+  // ran for more than 10 minutes after its last restart: no wait, and the next backoff starts over
+  now += 11 * 60_000;
+  expect(b2.remaining("p/c", now)).toBe(0);
+  b2.next("p/c");
+  expect(b2.current("p/c")).toBe(10_000);
+  b2.forget("p/");
+  expect(b2.current("p/c")).toBe(0);
+});
+
+test("$(VAR) expansion as upstream: $$ escapes, unknown references stay", () => {
+  const vars = new Map([["A", "x"], ["B", "y"]]);
+  expect(expand("$(A)-$(B)-$(C)-$$(A)-$$-$A", vars)).toBe("x-y-$(C)-$(A)-$-$A");
+});
+
+test("a container's process: argv, env (in order, with references), workingDir, log file; or the reason it cannot run", () => {
+  const pod = { metadata: { name: "p", uid: "u1" } };
+  const r = containerConfig(pod, { name: "c", command: ["echo", "$(MSG)"], args: ["$(HOSTNAME)"], env: [{ name: "WHO", value: "w" }, { name: "MSG", value: "hi $(WHO)" }] }, "/root", 2);
+  if (!("spec" in r)) throw new Error(r.error);
+  expect(r.spec.argv).toEqual(["echo", "hi w", "p"]);
+  expect(r.spec.env).toMatchObject({ WHO: "w", MSG: "hi w", HOSTNAME: "p" });
+  expect(r.spec.env.PATH).toContain("/usr/bin");
+  expect(r.spec.workingDir).toBe("/");
+  expect(r.spec.logPath).toBe("/root/pods/u1/containers/c/2.log");
+  const refused = (c: object) => { const x = containerConfig(pod, { name: "c", image: "img", ...c }, "/root", 0); return "error" in x ? x.error : ""; };
+  expect(refused({})).toContain(`has no command`);
+  expect(refused({ command: ["x"], envFrom: [{ configMapRef: { name: "m" } }] })).toContain("envFrom");
+  expect(refused({ command: ["x"], volumeMounts: [{ name: "v", mountPath: "/v" }] })).toContain("mounts volumes");
+});
+
+test("a static pod: named <name>-<node>, defaulted, bound to the node, a uid from its content; its mirror pod", () => {
+  const yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: c\n    image: x\n    command: [sleep, '9']\n";
+  const p = staticPod(yaml, "/m/web.yaml", "n1");
+  expect(p.metadata).toMatchObject({ name: "web-n1", namespace: "default" });
+  expect(p.spec).toMatchObject({ nodeName: "n1", restartPolicy: "Always", terminationGracePeriodSeconds: 30 });
+  expect(p.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
+  expect(p.metadata.annotations).toEqual({ "kubernetes.io/config.hash": p.metadata.uid, "kubernetes.io/config.source": "file" });
+  expect(staticPod(yaml, "/m/web.yaml", "n1").metadata.uid).toBe(p.metadata.uid);
+  expect(staticPod(yaml.replace("'9'", "'10'"), "/m/web.yaml", "n1").metadata.uid).not.toBe(p.metadata.uid);
+  expect(() => staticPod("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", "/m/s.yaml", "n1")).toThrow("not a v1 Pod");
+  const m = mirrorPod(p, "n1", "node-uid");
+  expect(m.metadata.uid).toBeUndefined();
+  expect(m.metadata.annotations["kubernetes.io/config.mirror"]).toBe(p.metadata.uid);
+  expect(m.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: "n1", uid: "node-uid", controller: true }]);
+});
