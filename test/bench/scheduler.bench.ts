@@ -4,7 +4,7 @@
 // scheduler's RSS holding the whole cluster. The reference, on the same run and server: the API work a
 // scheduler causes (the same creates, and one binding per pod POSTed directly), with no scheduling.
 // Run: npm run build && KITE_BIN=dist/kite bun test/bench/scheduler.bench.ts
-//      (N_NODES, N_PODS, STEADY_RATE, STEADY_SECONDS override the sizes; SCHED_PROFILE_DIR=DIR runs the
+//      (N_NODES, N_PODS, STEADY_RATE, STEADY_SECONDS, SETTLE_SECONDS override the sizes; SCHED_PROFILE_DIR=DIR runs the
 //      scheduler from source under Bun's CPU profiler, or its heap profiler with SCHED_PROFILE_KIND=heap,
 //      writing a markdown profile into DIR)
 import { readFileSync, writeFileSync } from "node:fs";
@@ -19,6 +19,7 @@ const N_NODES = Number(process.env.N_NODES ?? 5000);
 const N_PODS = Number(process.env.N_PODS ?? 10000);
 const STEADY_RATE = Number(process.env.STEADY_RATE ?? 200);
 const STEADY_SECONDS = Number(process.env.STEADY_SECONDS ?? 10);
+const SETTLE_SECONDS = Number(process.env.SETTLE_SECONDS ?? 10);
 const AUTH = `Authorization: Bearer ${TEST_TOKEN}\r\n`;
 
 const node = (i: number) => JSON.stringify({
@@ -170,7 +171,7 @@ try {
     return performance.now() - sent;
   });
   // what the scheduler holds once the garbage of the bursts is collected (its live heap is ~40 MB)
-  await Bun.sleep(10_000);
+  await Bun.sleep(SETTLE_SECONDS * 1000);
   const rssSettled = memMiB(sched.pid, "VmRSS"), rssPeak = memMiB(sched.pid, "VmHWM");
 
   console.log(`
@@ -184,7 +185,7 @@ try {
 | create → bound at ${STEADY_RATE} pods/s: p50 / p99 / max | ${pct(latencies, 50).toFixed(1)} / ${pct(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)} ms |
 | reference: create + direct binding at ${STEADY_RATE} pods/s: p50 / p99 / max | ${pct(direct, 50).toFixed(1)} / ${pct(direct, 99).toFixed(1)} / ${Math.max(...direct).toFixed(1)} ms |
 | the scheduler's own part of it (scheduler_e2e_scheduling_duration_seconds): p50 / p99 | ≤ ${inScheduler.p50} / ≤ ${inScheduler.p99} ms (${inScheduler.n} attempts) |
-| scheduler RSS holding the cluster: right after the 10,000-pod burst / 10 s after the last pod / peak | ${rssAfterBurst.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssPeak.toFixed(0)} MiB |`);
+| scheduler RSS holding the cluster: right after the ${N_PODS}-pod burst / ${SETTLE_SECONDS} s after the last pod / peak | ${rssAfterBurst.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssPeak.toFixed(0)} MiB |`);
   sched.kill("SIGTERM");
   await sched.exited;
   http.close();
