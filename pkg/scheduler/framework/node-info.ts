@@ -31,6 +31,17 @@ export class NodeInfo {
   /** Like `requested`, counting the default CPU and memory for containers that request none. */
   nonZeroRequested = new Resource();
   allocatable = new Resource();
+  // Flat copies of the amounts NodeResourcesFit and the allocation scores read for every node of
+  // every cycle: one object to read instead of three (kept in step by setNode and account).
+  allocatableMilliCPU = 0;
+  allocatableMemory = 0;
+  allocatableEphemeralStorage = 0;
+  allowedPodNumber = 0;
+  requestedMilliCPU = 0;
+  requestedMemory = 0;
+  requestedEphemeralStorage = 0;
+  nonZeroRequestedMilliCPU = 0;
+  nonZeroRequestedMemory = 0;
   /** Images on the node by name (as status.images lists them), with how widely each is spread. */
   imageStates = new Map<string, ImageStateSummary>();
   generation = nextGeneration();
@@ -43,7 +54,11 @@ export class NodeInfo {
   setNode(node: Node): void {
     this.node = node;
     this.name = node.metadata.name ?? "";
-    this.allocatable = Resource.fromList(node.status?.allocatable);
+    const a = (this.allocatable = Resource.fromList(node.status?.allocatable));
+    this.allocatableMilliCPU = a.milliCPU;
+    this.allocatableMemory = a.memory;
+    this.allocatableEphemeralStorage = a.ephemeralStorage;
+    this.allowedPodNumber = a.allowedPodNumber;
     this.generation = nextGeneration();
   }
 
@@ -88,6 +103,11 @@ export class NodeInfo {
     this.requested.addResource(r.requests, sign);
     this.nonZeroRequested.milliCPU += sign * r.nonZeroMilliCPU;
     this.nonZeroRequested.memory += sign * r.nonZeroMemory;
+    this.requestedMilliCPU = this.requested.milliCPU;
+    this.requestedMemory = this.requested.memory;
+    this.requestedEphemeralStorage = this.requested.ephemeralStorage;
+    this.nonZeroRequestedMilliCPU = this.nonZeroRequested.milliCPU;
+    this.nonZeroRequestedMemory = this.nonZeroRequested.memory;
     for (const c of pod.spec.containers ?? []) {
       for (const p of c.ports ?? []) {
         if (sign > 0) this.usedPorts.add(p.hostIP, p.protocol, p.hostPort ?? 0);
@@ -109,6 +129,15 @@ export class NodeInfo {
     c.requested = this.requested.clone();
     c.nonZeroRequested = this.nonZeroRequested.clone();
     c.allocatable = this.allocatable.clone();
+    c.allocatableMilliCPU = this.allocatableMilliCPU;
+    c.allocatableMemory = this.allocatableMemory;
+    c.allocatableEphemeralStorage = this.allocatableEphemeralStorage;
+    c.allowedPodNumber = this.allowedPodNumber;
+    c.requestedMilliCPU = this.requestedMilliCPU;
+    c.requestedMemory = this.requestedMemory;
+    c.requestedEphemeralStorage = this.requestedEphemeralStorage;
+    c.nonZeroRequestedMilliCPU = this.nonZeroRequestedMilliCPU;
+    c.nonZeroRequestedMemory = this.nonZeroRequestedMemory;
     c.imageStates = this.imageStates;
     c.generation = this.generation;
     return c;

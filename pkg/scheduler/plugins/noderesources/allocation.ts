@@ -43,16 +43,16 @@ function kindOf(resource: string): Kind {
 function fill(nodeInfo: NodeInfo, kind: Kind, resource: string, podRequest: number, i: number, allocatable: number[], requested: number[]): void {
   switch (kind) {
     case Kind.CPU:
-      allocatable[i] = nodeInfo.allocatable.milliCPU;
-      requested[i] = nodeInfo.nonZeroRequested.milliCPU + podRequest;
+      allocatable[i] = nodeInfo.allocatableMilliCPU;
+      requested[i] = nodeInfo.nonZeroRequestedMilliCPU + podRequest;
       return;
     case Kind.Memory:
-      allocatable[i] = nodeInfo.allocatable.memory;
-      requested[i] = nodeInfo.nonZeroRequested.memory + podRequest;
+      allocatable[i] = nodeInfo.allocatableMemory;
+      requested[i] = nodeInfo.nonZeroRequestedMemory + podRequest;
       return;
     case Kind.Ephemeral:
-      allocatable[i] = nodeInfo.allocatable.ephemeralStorage;
-      requested[i] = nodeInfo.requested.ephemeralStorage + podRequest;
+      allocatable[i] = nodeInfo.allocatableEphemeralStorage;
+      requested[i] = nodeInfo.requestedEphemeralStorage + podRequest;
       return;
     case Kind.Scalar:
       allocatable[i] = nodeInfo.allocatable.scalarOf(resource);
