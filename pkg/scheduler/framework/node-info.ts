@@ -22,17 +22,11 @@ export class NodeInfo {
   node: Node | null = null;
   /** The node's name ("" without a Node object), kept as a field: the per-node loops read it often. */
   name = "";
-  pods: PodInfo[] = [];
-  podsWithAffinity: PodInfo[] = [];
-  podsWithRequiredAntiAffinity: PodInfo[] = [];
-  usedPorts = new HostPortInfo();
-  /** Sum of the pods' requests. */
-  requested = new Resource();
-  /** Like `requested`, counting the default CPU and memory for containers that request none. */
-  nonZeroRequested = new Resource();
-  allocatable = new Resource();
-  // Flat copies of the amounts NodeResourcesFit and the allocation scores read for every node of
-  // every cycle: one object to read instead of three (kept in step by setNode and account).
+  // Flat copies of the numbers NodeResourcesFit and the allocation scores read for every node of
+  // every cycle, next to the name: one object to read instead of four (kept in step by setNode
+  // and account; the Resources below stay the full record, scalar resources included).
+  /** pods.length. */
+  numPods = 0;
   allocatableMilliCPU = 0;
   allocatableMemory = 0;
   allocatableEphemeralStorage = 0;
@@ -42,6 +36,15 @@ export class NodeInfo {
   requestedEphemeralStorage = 0;
   nonZeroRequestedMilliCPU = 0;
   nonZeroRequestedMemory = 0;
+  pods: PodInfo[] = [];
+  podsWithAffinity: PodInfo[] = [];
+  podsWithRequiredAntiAffinity: PodInfo[] = [];
+  usedPorts = new HostPortInfo();
+  /** Sum of the pods' requests. */
+  requested = new Resource();
+  /** Like `requested`, counting the default CPU and memory for containers that request none. */
+  nonZeroRequested = new Resource();
+  allocatable = new Resource();
   /** Images on the node by name (as status.images lists them), with how widely each is spread. */
   imageStates = new Map<string, ImageStateSummary>();
   generation = nextGeneration();
@@ -103,6 +106,7 @@ export class NodeInfo {
     this.requested.addResource(r.requests, sign);
     this.nonZeroRequested.milliCPU += sign * r.nonZeroMilliCPU;
     this.nonZeroRequested.memory += sign * r.nonZeroMemory;
+    this.numPods = this.pods.length;
     this.requestedMilliCPU = this.requested.milliCPU;
     this.requestedMemory = this.requested.memory;
     this.requestedEphemeralStorage = this.requested.ephemeralStorage;
@@ -129,6 +133,7 @@ export class NodeInfo {
     c.requested = this.requested.clone();
     c.nonZeroRequested = this.nonZeroRequested.clone();
     c.allocatable = this.allocatable.clone();
+    c.numPods = this.numPods;
     c.allocatableMilliCPU = this.allocatableMilliCPU;
     c.allocatableMemory = this.allocatableMemory;
     c.allocatableEphemeralStorage = this.allocatableEphemeralStorage;

@@ -61,7 +61,7 @@ export function fitsRequest(req: Resource, nodeInfo: NodeInfo, ignored: Set<stri
 
 /** The common case without building reasons: every checked resource fits (flat fields: read per node). */
 function fits(req: Resource, nodeInfo: NodeInfo): boolean {
-  return nodeInfo.pods.length < nodeInfo.allowedPodNumber && req.scalar === null &&
+  return nodeInfo.numPods < nodeInfo.allowedPodNumber && req.scalar === null &&
     nodeInfo.allocatableMilliCPU >= req.milliCPU + nodeInfo.requestedMilliCPU &&
     nodeInfo.allocatableMemory >= req.memory + nodeInfo.requestedMemory &&
     nodeInfo.allocatableEphemeralStorage >= req.ephemeralStorage + nodeInfo.requestedEphemeralStorage;
