@@ -263,7 +263,8 @@ export class Framework implements Handle {
       const pl = this.score[p];
       if (pl.scoreSkips?.(pod)) continue;
       try {
-        for (let i = 0; i < nodes.length; i++) scratch[i].score = pl.score(state, pod, nodes[i]);
+        if (pl.scoreNodes) pl.scoreNodes(state, pod, nodes, scratch);
+        else for (let i = 0; i < nodes.length; i++) scratch[i].score = pl.score(state, pod, nodes[i]);
       } catch (e) {
         return { scores: [], status: new Status(Code.Error, `running Score plugin "${pl.name}": ${(e as Error).message}`) };
       }

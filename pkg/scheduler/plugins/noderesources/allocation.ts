@@ -78,16 +78,20 @@ export function allocationScorePlugin(name: string, resources: ResourceSpec[], s
   const allocatable = new Array<number>(names.length).fill(0);
   let lastPod: Pod | null = null;
   const podReq = new Array<number>(names.length).fill(0);
+  const score = (pod: Pod, nodeInfo: NodeInfo): number => {
+    if (!nodeInfo.node) throw new Error(`getting node "${nodeInfo.name}" from Snapshot: node not found`);
+    if (pod !== lastPod) {
+      for (let i = 0; i < names.length; i++) podReq[i] = podResourceRequest(pod, names[i]);
+      lastPod = pod;
+    }
+    for (let i = 0; i < names.length; i++) fill(nodeInfo, kinds[i], names[i], podReq[i], i, allocatable, requested);
+    return scorer(requested, allocatable);
+  };
   const plugin: ScorePlugin = {
     name,
-    score(_state, pod, nodeInfo) {
-      if (!nodeInfo.node) throw new Error(`getting node "${nodeInfo.name}" from Snapshot: node not found`);
-      if (pod !== lastPod) {
-        for (let i = 0; i < names.length; i++) podReq[i] = podResourceRequest(pod, names[i]);
-        lastPod = pod;
-      }
-      for (let i = 0; i < names.length; i++) fill(nodeInfo, kinds[i], names[i], podReq[i], i, allocatable, requested);
-      return scorer(requested, allocatable);
+    score: (_state, pod, nodeInfo) => score(pod, nodeInfo),
+    scoreNodes(_state, pod, nodes, scores) {
+      for (let i = 0; i < nodes.length; i++) scores[i].score = score(pod, nodes[i]);
     },
     scoreExtensions: () => null,
   };
