@@ -76,6 +76,10 @@ export class Framework implements Handle {
   private snapshot: SharedLister = new Snapshot();
   private readonly scratch: NodeScore[] = [];
   private readonly totals: NodeScore[] = [];
+  // The active filters of the cycle whose PreFilter ran last, kept at hand for the per-node loop
+  // (a keyed CycleState read per node costs more than the filters themselves); clones read the state.
+  private cycleState: CycleState | null = null;
+  private cycleFilters: FilterPlugin[] = [];
 
   /** Builds the plugins the profile enables; throws with upstream's message when one is unknown. */
   constructor(opts: FrameworkOptions) {
@@ -143,12 +147,15 @@ export class Framework implements Handle {
       if (s.isUnschedulable()) return s.withFailedPlugin(pl.name);
       return new Status(Code.Error, `running PreFilter plugin "${pl.name}": ${s.message()}`).withFailedPlugin(pl.name);
     }
-    state.write(ACTIVE_FILTERS, new ActiveFilters(this.filter.filter((pl) => !pl.filterSkips?.(pod))));
+    const active = this.filter.filter((pl) => !pl.filterSkips?.(pod));
+    state.write(ACTIVE_FILTERS, new ActiveFilters(active));
+    this.cycleState = state;
+    this.cycleFilters = active;
     return null;
   }
 
   runFilterPlugins(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Result {
-    const filters = state.read<ActiveFilters>(ACTIVE_FILTERS)?.filters ?? this.filter;
+    const filters = state === this.cycleState ? this.cycleFilters : state.read<ActiveFilters>(ACTIVE_FILTERS)?.filters ?? this.filter;
     for (let i = 0; i < filters.length; i++) {
       const pl = filters[i];
       let s: Result;
@@ -256,7 +263,8 @@ export class Framework implements Handle {
       const pl = this.score[p];
       if (pl.scoreSkips?.(pod)) continue;
       try {
-        for (let i = 0; i < nodes.length; i++) scratch[i].score = pl.score(state, pod, nodes[i]);
+        if (pl.scoreNodes) pl.scoreNodes(state, pod, nodes, scratch);
+        else for (let i = 0; i < nodes.length; i++) scratch[i].score = pl.score(state, pod, nodes[i]);
       } catch (e) {
         return { scores: [], status: new Status(Code.Error, `running Score plugin "${pl.name}": ${(e as Error).message}`) };
       }

@@ -20,26 +20,38 @@ function calculatePriority(sumScores: number, numContainers: number): number {
   return Math.trunc((MAX_NODE_SCORE * (sum - MIN_THRESHOLD)) / (maxThreshold - MIN_THRESHOLD));
 }
 
+/** The sizes of the pod's images on the node, each scaled by the share of nodes holding it. */
+function nodeScore(images: string[], nodeInfo: NodeInfo, totalNodes: number): number {
+  let sum = 0;
+  if (nodeInfo.imageStates.size > 0) {
+    for (let i = 0; i < images.length; i++) {
+      const s = nodeInfo.imageStates.get(images[i]);
+      if (s) sum += Math.trunc(s.size * (s.numNodes / totalNodes));
+    }
+  }
+  return calculatePriority(sum, images.length);
+}
+
 export function newImageLocality(_args: unknown, handle: Handle): Plugin {
   // The pod's image names, normalized once per pod rather than once per node.
   let lastPod: Pod | null = null;
   let images: string[] = [];
+  const imagesOf = (pod: Pod): string[] => {
+    if (pod !== lastPod) {
+      images = (pod.spec.containers ?? []).map((c) => normalizedImageName(c.image ?? ""));
+      lastPod = pod;
+    }
+    return images;
+  };
   const plugin: ScorePlugin = {
     name: ImageLocality,
     score(_state, pod, nodeInfo: NodeInfo) {
-      if (pod !== lastPod) {
-        images = (pod.spec.containers ?? []).map((c) => normalizedImageName(c.image ?? ""));
-        lastPod = pod;
-      }
-      let sum = 0;
-      if (nodeInfo.imageStates.size > 0) {
-        const totalNodes = handle.snapshotSharedLister().nodeInfos().list().length;
-        for (let i = 0; i < images.length; i++) {
-          const s = nodeInfo.imageStates.get(images[i]);
-          if (s) sum += Math.trunc(s.size * (s.numNodes / totalNodes));
-        }
-      }
-      return calculatePriority(sum, images.length);
+      return nodeScore(imagesOf(pod), nodeInfo, handle.snapshotSharedLister().nodeInfos().list().length);
+    },
+    scoreNodes(_state, pod, nodes, scores) {
+      const imgs = imagesOf(pod);
+      const totalNodes = handle.snapshotSharedLister().nodeInfos().list().length;
+      for (let i = 0; i < nodes.length; i++) scores[i].score = nodeScore(imgs, nodes[i], totalNodes);
     },
     scoreExtensions: () => null,
   };

@@ -43,16 +43,16 @@ function kindOf(resource: string): Kind {
 function fill(nodeInfo: NodeInfo, kind: Kind, resource: string, podRequest: number, i: number, allocatable: number[], requested: number[]): void {
   switch (kind) {
     case Kind.CPU:
-      allocatable[i] = nodeInfo.allocatable.milliCPU;
-      requested[i] = nodeInfo.nonZeroRequested.milliCPU + podRequest;
+      allocatable[i] = nodeInfo.allocatableMilliCPU;
+      requested[i] = nodeInfo.nonZeroRequestedMilliCPU + podRequest;
       return;
     case Kind.Memory:
-      allocatable[i] = nodeInfo.allocatable.memory;
-      requested[i] = nodeInfo.nonZeroRequested.memory + podRequest;
+      allocatable[i] = nodeInfo.allocatableMemory;
+      requested[i] = nodeInfo.nonZeroRequestedMemory + podRequest;
       return;
     case Kind.Ephemeral:
-      allocatable[i] = nodeInfo.allocatable.ephemeralStorage;
-      requested[i] = nodeInfo.requested.ephemeralStorage + podRequest;
+      allocatable[i] = nodeInfo.allocatableEphemeralStorage;
+      requested[i] = nodeInfo.requestedEphemeralStorage + podRequest;
       return;
     case Kind.Scalar:
       allocatable[i] = nodeInfo.allocatable.scalarOf(resource);
@@ -78,16 +78,20 @@ export function allocationScorePlugin(name: string, resources: ResourceSpec[], s
   const allocatable = new Array<number>(names.length).fill(0);
   let lastPod: Pod | null = null;
   const podReq = new Array<number>(names.length).fill(0);
+  const score = (pod: Pod, nodeInfo: NodeInfo): number => {
+    if (!nodeInfo.node) throw new Error(`getting node "${nodeInfo.name}" from Snapshot: node not found`);
+    if (pod !== lastPod) {
+      for (let i = 0; i < names.length; i++) podReq[i] = podResourceRequest(pod, names[i]);
+      lastPod = pod;
+    }
+    for (let i = 0; i < names.length; i++) fill(nodeInfo, kinds[i], names[i], podReq[i], i, allocatable, requested);
+    return scorer(requested, allocatable);
+  };
   const plugin: ScorePlugin = {
     name,
-    score(_state, pod, nodeInfo) {
-      if (!nodeInfo.node) throw new Error(`getting node "${nodeInfo.name}" from Snapshot: node not found`);
-      if (pod !== lastPod) {
-        for (let i = 0; i < names.length; i++) podReq[i] = podResourceRequest(pod, names[i]);
-        lastPod = pod;
-      }
-      for (let i = 0; i < names.length; i++) fill(nodeInfo, kinds[i], names[i], podReq[i], i, allocatable, requested);
-      return scorer(requested, allocatable);
+    score: (_state, pod, nodeInfo) => score(pod, nodeInfo),
+    scoreNodes(_state, pod, nodes, scores) {
+      for (let i = 0; i < nodes.length; i++) scores[i].score = score(pod, nodes[i]);
     },
     scoreExtensions: () => null,
   };

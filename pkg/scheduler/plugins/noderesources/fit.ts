@@ -5,8 +5,7 @@ import {
   type CycleState, type FilterPlugin, type NodeInfo, type Plugin, type PreFilterPlugin, type Resource, type StateData,
 } from "../../framework/index.ts";
 import { NodeResourcesFit } from "../names.ts";
-
-const STATE_KEY = "PreFilter" + NodeResourcesFit;
+import { StateMemo } from "../state-memo.ts";
 
 export interface NodeResourcesFitArgs {
   /** Extended resources the filter does not check. */
@@ -60,29 +59,28 @@ export function fitsRequest(req: Resource, nodeInfo: NodeInfo, ignored: Set<stri
   return out;
 }
 
-/** The common case without building reasons: every checked resource fits. */
+/** The common case without building reasons: every checked resource fits (flat fields: read per node). */
 function fits(req: Resource, nodeInfo: NodeInfo): boolean {
-  const alloc = nodeInfo.allocatable;
-  const used = nodeInfo.requested;
-  return nodeInfo.pods.length + 1 <= alloc.allowedPodNumber && req.scalar === null &&
-    alloc.milliCPU >= req.milliCPU + used.milliCPU && alloc.memory >= req.memory + used.memory &&
-    alloc.ephemeralStorage >= req.ephemeralStorage + used.ephemeralStorage;
+  return nodeInfo.numPods < nodeInfo.allowedPodNumber && req.scalar === null &&
+    nodeInfo.allocatableMilliCPU >= req.milliCPU + nodeInfo.requestedMilliCPU &&
+    nodeInfo.allocatableMemory >= req.memory + nodeInfo.requestedMemory &&
+    nodeInfo.allocatableEphemeralStorage >= req.ephemeralStorage + nodeInfo.requestedEphemeralStorage;
 }
 
 export function newFit(args: unknown): Plugin {
   const a = (args ?? {}) as NodeResourcesFitArgs;
   const ignored = new Set(a.ignoredResources ?? []);
   const ignoredGroups = new Set(a.ignoredResourceGroups ?? []);
+  const memo = new StateMemo<PodRequest>("PreFilter" + NodeResourcesFit);
   const plugin: PreFilterPlugin & FilterPlugin = {
     name: NodeResourcesFit,
     preFilter(state, pod) {
-      state.write(STATE_KEY, new PodRequest(podRequests(pod).requests));
+      memo.write(state, new PodRequest(podRequests(pod).requests));
       return null;
     },
     preFilterExtensions: () => null,
     filter(state: CycleState, _pod, nodeInfo) {
-      const s = state.read<PodRequest>(STATE_KEY);
-      if (!s) return new Status(Code.Error, `error reading "${STATE_KEY}" from cycleState: not found`);
+      const s = memo.read(state);
       if (fits(s.request, nodeInfo)) return null;
       const lacking = fitsRequest(s.request, nodeInfo, ignored, ignoredGroups);
       if (lacking.length === 0) return null;
