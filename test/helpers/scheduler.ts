@@ -123,6 +123,13 @@ export async function events(s: TestServer, ns: string, name?: string): Promise<
   return name ? items.filter((e) => e.regarding?.name === name) : items;
 }
 
+/** Every event of `reason` about the pod, once there is one (events are written in the background). */
+export const eventsOnceThere = (s: TestServer, ns: string, name: string, reason: string) =>
+  until(async () => {
+    const got = (await events(s, ns, name)).filter((e) => e.reason === reason);
+    return got.length ? got : undefined;
+  }, `a ${reason} event for ${ns}/${name}`);
+
 /** The first event of `reason` about the pod, once there is one. */
 export const eventFor = (s: TestServer, ns: string, name: string, reason: string, ms?: number) =>
   until(async () => (await events(s, ns, name)).find((e) => e.reason === reason), `a ${reason} event for ${ns}/${name}`, ms);

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { type TestServer, startServer } from "../helpers/server.ts";
 import {
-  type TestScheduler, boundNode, createNode, createPod, eventFor, events, getPod, namespace, ok, pod, startScheduler, until,
+  type TestScheduler, boundNode, createNode, createPod, eventFor, events, eventsOnceThere, getPod, namespace, ok, pod, startScheduler, until,
 } from "../helpers/scheduler.ts";
 
 let s: TestServer;
@@ -62,7 +62,7 @@ test("a higher-priority pod evicts a lower-priority one, is nominated, and is bo
   // what a kubelet does once the victim's containers stopped: the pod is gone, its room is free
   await ok(s, "DELETE", `/api/v1/namespaces/${ns}/pods/victim`, { gracePeriodSeconds: 0 });
   expect(await boundNode(s, ns, "preemptor")).toBe("preempt-1");
-  expect((await events(s, ns, "preemptor")).filter((e) => e.reason === "Scheduled")).toHaveLength(1);
+  expect(await eventsOnceThere(s, ns, "preemptor", "Scheduled")).toHaveLength(1);
 });
 
 test("a pod with preemptionPolicy Never waits without evicting anyone", async () => {

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { type TestServer, startServer } from "../helpers/server.ts";
 import {
-  type TestScheduler, boundNode, createNode, createPod, eventFor, events, getPod, namespace, ok, pod, startScheduler, until,
+  type TestScheduler, boundNode, createNode, createPod, eventFor, events, eventsOnceThere, getPod, namespace, ok, pod, startScheduler, until,
 } from "../helpers/scheduler.ts";
 
 let s: TestServer;
@@ -66,7 +66,7 @@ test("a pod that fits nowhere stays Pending with upstream's message, then is bou
   n.status.capacity.cpu = n.status.allocatable.cpu = "4";
   await ok(s, "PUT", "/api/v1/nodes/nowhere-b/status", n);
   expect(await boundNode(s, ns, "big")).toBe("nowhere-b");
-  expect((await events(s, ns, "big")).filter((x) => x.reason === "Scheduled")).toHaveLength(1);
+  expect(await eventsOnceThere(s, ns, "big", "Scheduled")).toHaveLength(1);
 });
 
 test("a new node takes a pod no node could run (the only one cordoned), without a restart", async () => {
