@@ -1,10 +1,10 @@
 // kite node-agent: flags → NodeAgentOptions; pkg/nodeagent does the work.
 import { defineCommand } from "citty";
-import { consola } from "consola";
 import { strict } from "../pkg/cli/args.ts";
 import { NODE_AGENT_ARGS, NOT_BUILT } from "../pkg/nodeagent/flags.ts";
 import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
 import { startOrExit } from "./apiserver.ts";
+import { runUntilSignal } from "./component.ts";
 
 export default defineCommand({
   meta: {
@@ -17,21 +17,6 @@ export default defineCommand({
     const { Client } = await import("../pkg/client/client.ts");
     const { runNodeAgent } = await import("../pkg/nodeagent/agent.ts");
     const client = await startOrExit(() => Client.load({ kubeconfig: o.kubeconfig }));
-    const abort = new AbortController();
-    const running = runNodeAgent(o, client, abort.signal);
-    const stop = async (sig: string) => {
-      consola.info(`${sig}: stopping the pods and shutting down`);
-      abort.abort();
-      await running.catch(() => {});
-      process.exit(0);
-    };
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    process.on("SIGINT", () => stop("SIGINT"));
-    try {
-      await running;
-    } catch (e) {
-      console.error(`Error: ${(e as Error).message}`);
-      process.exit(1);
-    }
+    await runUntilSignal((signal) => runNodeAgent(o, client, signal), "stopping the pods and shutting down");
   }),
 });

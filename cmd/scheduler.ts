@@ -1,6 +1,5 @@
 // kite scheduler: flags (and --config) → SchedulerOptions; pkg/scheduler does the work.
 import { defineCommand } from "citty";
-import { consola } from "consola";
 import { UsageError, strict } from "../pkg/cli/args.ts";
 import { writeConfigFile } from "../pkg/scheduler/config/file.ts";
 import { SCHEDULER_ARGS } from "../pkg/scheduler/options/flags.ts";
@@ -9,6 +8,7 @@ import { SchedulerMetrics } from "../pkg/scheduler/serving/metrics.ts";
 import { SchedulerServer } from "../pkg/scheduler/serving/server.ts";
 import { reason } from "../pkg/serving/listen.ts";
 import { startOrExit } from "./apiserver.ts";
+import { runUntilSignal } from "./component.ts";
 
 /** The options, or the one line that says why there are none: bad flags and configurations exit 2. */
 function optionsOrExit(a: Record<string, any>, rawArgs: string[]): SchedulerOptions {
@@ -41,23 +41,7 @@ export default defineCommand({
     const client = await startOrExit(() => schedulerClient(o));
     await startOrExit(() => server.start());
     for (const w of server.warnings) console.error(`Warning: ${w}`);
-    const abort = new AbortController();
-    const running = runScheduler(o, client, metrics, server, abort.signal);
-    const stop = async (sig: string) => {
-      consola.info(`${sig}: shutting down`);
-      abort.abort();
-      await running.catch(() => {});
-      await server.stop();
-      process.exit(0);
-    };
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    process.on("SIGINT", () => stop("SIGINT"));
-    try {
-      await running;
-    } catch (e) {
-      // upstream exits when it loses the lease: a restart campaigns again
-      console.error(`Error: ${(e as Error).message}`);
-      process.exit(1);
-    }
+    // upstream exits when it loses the lease: a restart campaigns again
+    await runUntilSignal((signal) => runScheduler(o, client, metrics, server, signal), "shutting down", () => server.stop());
   }),
 });

@@ -1,18 +1,15 @@
 // Real `kite scheduler` processes against a test server, and what the scheduler tests ask of that server:
 // nodes as objects only, pods, their events, and polling for a condition with a deadline.
-import type { Subprocess } from "bun";
-import { track } from "./processes.ts";
-import { KITE, freePort, type TestServer } from "./server.ts";
+import { startComponent, type TestComponent, until } from "./component.ts";
+import { freePort, type TestServer } from "./server.ts";
 
-export interface TestScheduler {
-  proc: Subprocess<"ignore", "pipe", "pipe">;
+export { until };
+
+export interface TestScheduler extends TestComponent {
   /** The insecure port serving /healthz, /readyz and /metrics without authentication. */
   port: number;
-  /** What it has printed so far, stdout and stderr interleaved. */
-  output(): string;
   /** `/metrics` of the insecure port. */
   metrics(): Promise<string>;
-  stop(signal?: NodeJS.Signals | number): Promise<number>;
 }
 
 /**
@@ -23,46 +20,10 @@ export interface TestScheduler {
 export async function startScheduler(s: TestServer, args: string[] | ((port: number) => string[]) = []): Promise<TestScheduler> {
   const port = await freePort();
   const extra = typeof args === "function" ? args(port) : args;
-  // consola logs only warnings under NODE_ENV=test (bun test's): the scheduler logs as it would for a user
-  const { NODE_ENV: _, TEST: __, ...env } = process.env;
-  const proc = Bun.spawn([...KITE, "scheduler", `--kubeconfig=${s.kubeconfig}`, "--secure-port=0", "--address=127.0.0.1", `--port=${port}`, ...extra], {
-    stdin: "ignore", stdout: "pipe", stderr: "pipe", env,
-  });
-  track(proc);
-  let out = "";
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) out += decoder.decode(chunk, { stream: true });
-  };
-  void collect(proc.stdout);
-  void collect(proc.stderr);
   const base = `http://127.0.0.1:${port}`;
-  await until(async () => {
-    if (proc.exitCode !== null) throw new Error(`kite scheduler exited ${proc.exitCode}: ${out}`);
-    return (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) || undefined;
-  }, "kite scheduler to be ready", 15_000).catch((e) => {
-    throw new Error(`${(e as Error).message}; it said: ${out}`);
-  });
-  return {
-    proc, port,
-    output: () => out,
-    metrics: () => fetch(`${base}/metrics`).then((r) => r.text()),
-    async stop(signal: NodeJS.Signals | number = "SIGTERM") {
-      proc.kill(signal);
-      return await proc.exited;
-    },
-  };
-}
-
-/** Polls `f` until it returns a value other than undefined, failing after `ms` with what it waited for. */
-export async function until<T>(f: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
+  const c = await startComponent(["scheduler", `--kubeconfig=${s.kubeconfig}`, "--secure-port=0", "--address=127.0.0.1", `--port=${port}`, ...extra],
+    "kite scheduler to be ready", () => fetch(`${base}/readyz`).then((r) => r.ok, () => false), 15_000);
+  return { ...c, port, metrics: () => fetch(`${base}/metrics`).then((r) => r.text()) };
 }
 
 /** The server's answer, failing the test on an unexpected status. */
