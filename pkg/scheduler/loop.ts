@@ -4,6 +4,7 @@
 import type { Client } from "../client/client.ts";
 import { log } from "../client/log.ts";
 import { RESOURCES } from "../client/resources.ts";
+import { rfc3339 } from "../client/time.ts";
 import type { EventRecorder } from "../client/events.ts";
 import type { Pod } from "./framework/index.ts";
 import { EVENT_FAILED_SCHEDULING, EVENT_SCHEDULED, unscheduledCondition } from "./failure.ts";
@@ -78,7 +79,7 @@ async function publishFailure(d: LoopDeps, f: Failure, start: number) {
   const nominate = f.nominatedNodeName && f.nominatedNodeName !== pod.status?.nominatedNodeName;
   if (same && !nominate) return;
   const status: Record<string, unknown> = {
-    conditions: [{ ...cond, lastProbeTime: null, lastTransitionTime: old?.status === cond.status ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, "Z") }],
+    conditions: [{ ...cond, lastProbeTime: null, lastTransitionTime: old?.status === cond.status ? old.lastTransitionTime : rfc3339(new Date()) }],
   };
   if (nominate) status.nominatedNodeName = f.nominatedNodeName;
   try {
