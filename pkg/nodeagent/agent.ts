@@ -1,5 +1,5 @@
 // `kite node-agent` after its flags: register the Node and keep its status and Lease fresh; take pods
-// from the API server (those bound to this node) and from --pod-manifest-path; run each in a PodWorker;
+// from the API server (those bound to this node), --pod-manifest-path and --manifest-url; run each in a PodWorker;
 // write their status through the status subresource when it changed; confirm deletions.
 import { mkdirSync } from "node:fs";
 import { consola } from "consola";
@@ -8,14 +8,15 @@ import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
 import { DeletedFinalStateUnknown } from "../client/store.ts";
+import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
 import { defaultHostIP, readHost } from "./host.ts";
 import { NodeLease } from "./lease.ts";
-import type { Obj } from "./node.ts";
+import { allocatableOf, capacityOf, type Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
-import { CONFIG_MIRROR, isMirrorPod, isStaticPod, mirrorPod, readStaticPods } from "./static.ts";
+import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
 
 const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const graceMs = (pod: Obj) => 1000 * (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
@@ -26,7 +27,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const nodeIP = o.nodeIP ?? defaultHostIP();
   const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP);
   if (o.registerNode) await reporter.register(signal);
-  const lease = new NodeLease(client, o.nodeName, () => reporter.uid);
+  const lease = new NodeLease(client, o.nodeName, () => reporter.uid, o.nodeLeaseDurationSeconds);
   const loops = [reporter.run(signal), lease.run(signal)];
 
   const factory = new InformerFactory(client, { transform: dropManagedFields });
@@ -107,8 +108,11 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     }
   };
   const seenErrors = new Set<string>();
-  const syncStatic = async () => {
-    const now = readStaticPods(o.podManifestPath!, o.nodeName, (m) => { if (!seenErrors.has(m)) { seenErrors.add(m); consola.warn(m); } });
+  const warnOnce = (m: string) => { if (!seenErrors.has(m)) { seenErrors.add(m); consola.warn(m); } };
+  /** The static pods each source last gave (an unreachable URL keeps its last answer, as upstream). */
+  const fromSource: Record<StaticSource, Obj[]> = { file: [], http: [] };
+  const reconcileStatic = async () => {
+    const now = [...fromSource.file, ...fromSource.http];
     const uids = new Set(now.map((p) => p.metadata.uid));
     for (const [uid, pod] of staticPods) {
       if (uids.has(uid)) continue;
@@ -126,13 +130,30 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
       if (w) await writeStatus(w);
     }
   };
+  let reconciling = Promise.resolve();
+  const syncStatic = (source: StaticSource, read: () => Promise<Obj[]>) => {
+    reconciling = reconciling.then(async () => {
+      try { fromSource[source] = await read(); } catch (e) { warnOnce((e as Error).message); }
+      await reconcileStatic();
+    });
+    return reconciling;
+  };
+  /** Polls one source every `periodMs` until the agent stops. */
+  const poll = async (source: StaticSource, periodMs: number, read: () => Promise<Obj[]>) => {
+    while (!signal.aborted) {
+      await syncStatic(source, read);
+      try { await sleep(periodMs, signal); } catch { return; }
+    }
+  };
 
   pods.addEventHandler({
     add: (pod) => onPod(pod),
     update: (_, pod) => onPod(pod),
     delete: (obj) => {
       const pod = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
-      if (pod && !isMirrorPod(pod)) void stop(pod.metadata.uid, graceMs(pod));
+      if (!pod || isMirrorPod(pod)) return;
+      rejected.delete(pod.metadata.uid);
+      void stop(pod.metadata.uid, graceMs(pod));
     },
   });
   function onPod(pod: Obj): void {
@@ -144,20 +165,26 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     const w = workers.get(pod.metadata.uid);
     if (pod.metadata.deletionTimestamp) { void confirmDeletion(pod); return; }
     if (w) { w.pod = pod; void writeStatus(w); return; }
-    if (!finished(pod)) start(pod);
+    if (!finished(pod) && !rejected.has(pod.metadata.uid)) admitAndStart(pod);
+  }
+
+  /** Upstream's admission: a pod that does not fit beside the running ones is Failed, never started. */
+  const rejected = new Set<string>();
+  function admitAndStart(pod: Obj): void {
+    const running = [...workers.values()].filter((w) => !finished(w.status())).map((w) => w.pod);
+    const why = admit(pod, running, allocatableOf(o, capacityOf(o, reporter.facts())));
+    if (!why) return start(pod);
+    rejected.add(pod.metadata.uid);
+    consola.warn(`rejected pod ${key(pod)}: ${why.reason}: ${why.message}`);
+    void client.patch(RESOURCES.pods, pod.metadata.name, { status: { phase: "Failed", ...why } }, "merge", { namespace: pod.metadata.namespace, subresource: "status" })
+      .catch((e) => consola.warn(`failed to update status for pod ${key(pod)}: ${(e as Error).message}`));
   }
 
   factory.start();
   if (!(await factory.waitForCacheSync(signal))) return shutdown();
   consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
-  if (o.podManifestPath) {
-    loops.push((async () => {
-      while (!signal.aborted) {
-        await syncStatic();
-        try { await sleep(o.fileCheckFrequencyMs, signal); } catch { return; }
-      }
-    })());
-  }
+  if (o.podManifestPath) loops.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
+  if (o.manifestURL) loops.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   return shutdown();
 
