@@ -10,6 +10,8 @@ import { RESOURCES } from "../client/resources.ts";
 import { DeletedFinalStateUnknown } from "../client/store.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
+import { EvictionManager } from "./eviction/manager.ts";
+import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
 import { NodeLease } from "./lease.ts";
 import { allocatableOf, capacityOf, type Obj } from "./node.ts";
@@ -25,7 +27,8 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
-  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP);
+  const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, () => eviction.conditions());
   if (o.registerNode) await reporter.register(signal);
   const lease = new NodeLease(client, o.nodeName, () => reporter.uid, o.nodeLeaseDurationSeconds);
   const loops = [reporter.run(signal), lease.run(signal)];
@@ -168,21 +171,52 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     if (!finished(pod) && !rejected.has(pod.metadata.uid)) admitAndStart(pod);
   }
 
-  /** Upstream's admission: a pod that does not fit beside the running ones is Failed, never started. */
+  /** Pods this agent rejected or evicted: Failed for good, never started (again). */
   const rejected = new Set<string>();
+  const fail = (pod: Obj, status: Obj) =>
+    client.patch(RESOURCES.pods, pod.metadata.name, { status: { ...status, phase: "Failed" } }, "merge", { namespace: pod.metadata.namespace, subresource: "status" })
+      .catch((e) => consola.warn(`failed to update status for pod ${key(pod)}: ${(e as Error).message}`));
+  const active = () => [...workers.values()].filter((w) => !w.stopping && !finished(w.status()));
+  /** Upstream's admission: a pod refused under pressure or that does not fit beside the running ones is Failed, never started. */
   function admitAndStart(pod: Obj): void {
-    const running = [...workers.values()].filter((w) => !finished(w.status())).map((w) => w.pod);
-    const why = admit(pod, running, allocatableOf(o, capacityOf(o, reporter.facts())));
+    const why = eviction.admit(pod) ?? admit(pod, active().map((w) => w.pod), allocatableOf(o, capacityOf(o, reporter.facts())));
     if (!why) return start(pod);
     rejected.add(pod.metadata.uid);
     consola.warn(`rejected pod ${key(pod)}: ${why.reason}: ${why.message}`);
-    void client.patch(RESOURCES.pods, pod.metadata.name, { status: { phase: "Failed", ...why } }, "merge", { namespace: pod.metadata.namespace, subresource: "status" })
-      .catch((e) => consola.warn(`failed to update status for pod ${key(pod)}: ${(e as Error).message}`));
+    void fail(pod, why);
   }
+
+  /** One eviction round: observe, update the pressure conditions, evict at most one pod. */
+  const evictionRound = async () => {
+    const candidates = active().filter((w) => !isStaticPod(w.pod));
+    const groups = new Map(candidates.flatMap((w) => w.containers.flatMap((c) => (c.pgid ? [[c.pgid, c.name] as const] : []))));
+    const usage = memoryByGroup(new Set(groups.keys()));
+    const byPod = candidates.map((w) => {
+      const containerMemory = new Map(w.containers.map((c) => [c.name, c.pgid ? usage.get(c.pgid) ?? 0 : 0]));
+      return { pod: w.pod, memoryBytes: [...containerMemory.values()].reduce((a, b) => a + b, 0), containerMemory };
+    });
+    const allocatableMemory = allocatableOf(o, capacityOf(o, reporter.facts())).memory;
+    const before = [...eviction.conditions()].join();
+    const decision = eviction.synchronize(observe(o.rootDir, allocatableMemory, byPod.reduce((a, p) => a + p.memoryBytes, 0)), byPod);
+    if ([...eviction.conditions()].join() !== before) await reporter.update().catch(() => {});
+    if (!decision) return;
+    const w = workers.get(decision.pod.metadata.uid);
+    if (!w) return;
+    consola.warn(`evicting pod ${key(w.pod)}: ${decision.message}`);
+    rejected.add(w.uid);
+    w.evicted = { reason: "Evicted", message: decision.message };
+    await stop(w.uid, decision.gracePeriodSeconds * 1000);
+  };
 
   factory.start();
   if (!(await factory.waitForCacheSync(signal))) return shutdown();
   consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
+  loops.push((async () => {
+    while (!signal.aborted) {
+      try { await evictionRound(); } catch (e) { consola.warn(`eviction manager: ${(e as Error).message}`); }
+      try { await sleep(o.housekeepingIntervalMs, signal); } catch { return; }
+    }
+  })());
   if (o.podManifestPath) loops.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
   if (o.manifestURL) loops.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));

@@ -57,6 +57,8 @@ export interface NodeFacts {
   host: HostInfo;
   nodeIP: string;
   ephemeralStorageBytes: number;
+  /** The pressure conditions the eviction manager has on. */
+  pressure?: Set<string>;
 }
 
 /** The Node as first registered: metadata and spec (taints) plus the status below. */
@@ -85,12 +87,11 @@ export function initialNode(o: NodeAgentOptions, f: NodeFacts, now: Date): Obj {
   return node;
 }
 
-/** The conditions this agent reports, in upstream's order, with its reasons and messages. */
-const CONDITIONS: [type: string, status: string, reason: string, message: string][] = [
-  ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
-  ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
-  ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
-  ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
+/** The conditions this agent reports, in upstream's order: [type, when off, when on] with reasons and messages. */
+const CONDITIONS: [type: string, off: [string, string], on: [string, string]][] = [
+  ["MemoryPressure", ["KubeletHasSufficientMemory", "kubelet has sufficient memory available"], ["KubeletHasInsufficientMemory", "kubelet has insufficient memory available"]],
+  ["DiskPressure", ["KubeletHasNoDiskPressure", "kubelet has no disk pressure"], ["KubeletHasDiskPressure", "kubelet has disk pressure"]],
+  ["PIDPressure", ["KubeletHasSufficientPID", "kubelet has sufficient PID available"], ["KubeletHasInsufficientPID", "kubelet has insufficient PID available"]],
 ];
 
 /**
@@ -114,10 +115,14 @@ export function nodeStatus(o: NodeAgentOptions, f: NodeFacts, previous: Obj | un
     pods: String(alloc.pods),
   };
   const before = new Map<string, Obj>((previous?.conditions ?? []).map((c: Obj) => [c.type, c]));
-  const conditions = CONDITIONS.map(([type, status, reason, message]) => {
+  const condition = (type: string, status: string, reason: string, message: string) => {
     const old = before.get(type);
     return { type, status, lastHeartbeatTime: t, lastTransitionTime: old?.status === status ? old.lastTransitionTime : t, reason, message };
-  });
+  };
+  const conditions = [
+    ...CONDITIONS.map(([type, off, on]) => (f.pressure?.has(type) ? condition(type, "True", ...on) : condition(type, "False", ...off))),
+    condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+  ];
   return {
     capacity,
     allocatable,

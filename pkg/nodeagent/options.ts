@@ -25,6 +25,7 @@ export interface NodeAgentOptions {
   manifestURLHeader: Record<string, string[]>;
   httpCheckFrequencyMs: number;
   syncFrequencyMs: number;
+  housekeepingIntervalMs: number;
   providerID?: string;
   podsPerCore: number;
   kubeReserved: Record<string, number>;
@@ -159,7 +160,7 @@ function checkInert(a: Record<string, any>) {
   int("max-open-files", String(a["max-open-files"]));
   int("node-status-max-images", String(a["node-status-max-images"]), -1);
   for (const f of ["registry-qps", "registry-burst", "event-qps", "event-burst"]) int(f, String(a[f]), 0);
-  for (const f of ["minimum-image-ttl-duration", "image-pull-progress-deadline", "runtime-request-timeout", "streaming-connection-idle-timeout", "cpu-cfs-quota-period", "cpu-manager-reconcile-period", "housekeeping-interval", "volume-stats-agg-period"]) duration(f, String(a[f]));
+  for (const f of ["minimum-image-ttl-duration", "image-pull-progress-deadline", "runtime-request-timeout", "streaming-connection-idle-timeout", "cpu-cfs-quota-period", "cpu-manager-reconcile-period", "volume-stats-agg-period"]) duration(f, String(a[f]));
   oneOf("cpu-manager-policy", a["cpu-manager-policy"], ["none", "static"]);
   oneOf("topology-manager-policy", a["topology-manager-policy"], ["none", "best-effort", "restricted", "single-numa-node"]);
   oneOf("topology-manager-scope", a["topology-manager-scope"], ["container", "pod"]);
@@ -194,6 +195,7 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     manifestURLHeader: headerFlag("manifest-url-header", a["manifest-url-header"]),
     httpCheckFrequencyMs: positiveDuration("http-check-frequency", a["http-check-frequency"]),
     syncFrequencyMs: positiveDuration("sync-frequency", a["sync-frequency"]),
+    housekeepingIntervalMs: positiveDuration("housekeeping-interval", a["housekeeping-interval"]),
     providerID: a["provider-id"] || undefined,
     podsPerCore: int("pods-per-core", String(a["pods-per-core"]), 0),
     kubeReserved: reserved("kube-reserved", a["kube-reserved"]),
