@@ -1,0 +1,83 @@
+// One probe of one run of a container, on one timer: the first probe initialDelaySeconds after the
+// container started (upstream probes on its period's ticks from then on, so this is the earliest such
+// tick), then every periodSeconds after the previous one began. A result counts once it repeats
+// successThreshold (success) or failureThreshold (failure) times in a row, as upstream's worker counts.
+import { consola } from "consola";
+import type { Obj } from "../node.ts";
+import { type ContainerTarget, type ProbeOutcome, runProbe } from "./handler.ts";
+
+export type ProbeType = "liveness" | "readiness" | "startup";
+
+/** A probe's timing with the API server's defaults (a zero means the default, as there). */
+export function probeTimings(p: Obj) {
+  return {
+    initialDelayMs: 1000 * (p.initialDelaySeconds || 0),
+    periodMs: 1000 * (p.periodSeconds || 10),
+    timeoutMs: 1000 * (p.timeoutSeconds || 1),
+    successThreshold: p.successThreshold || 1,
+    failureThreshold: p.failureThreshold || 3,
+  };
+}
+
+const TITLE: Record<ProbeType, string> = { liveness: "Liveness", readiness: "Readiness", startup: "Startup" };
+
+export class ProbeWorker {
+  /** upstream's initial results: not ready, alive, not yet started. */
+  result: boolean | undefined;
+  private readonly timing: ReturnType<typeof probeTimings>;
+  private timer?: ReturnType<typeof setTimeout>;
+  private last?: boolean;
+  private run = 0;
+  private stopped = true;
+
+  constructor(readonly type: ProbeType, private readonly probe: Obj, private readonly target: ContainerTarget,
+    private readonly onResult: (w: ProbeWorker) => void, private readonly probeFn = runProbe) {
+    this.timing = probeTimings(probe);
+    this.result = type === "readiness" ? false : type === "liveness" ? true : undefined;
+  }
+
+  /** Starts probing: the first probe initialDelaySeconds after `startedAt` (or at once if that is past). */
+  start(startedAt: number): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(startedAt + this.timing.initialDelayMs);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(at: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), Math.max(0, at - Date.now()));
+  }
+
+  private async tick(): Promise<void> {
+    const began = Date.now();
+    const outcome = await this.probeFn(this.probe, this.target, this.timing.timeoutMs);
+    if (this.stopped) return;
+    this.count(outcome);
+    this.schedule(began + this.timing.periodMs);
+  }
+
+  private count(outcome: ProbeOutcome): void {
+    const c = this.target.container.name, p = this.target.pod.metadata;
+    if ("error" in outcome) {
+      consola.debug(`${TITLE[this.type]} probe errored for ${p.namespace}/${p.name} container ${c}: ${outcome.error}`);
+      return;
+    }
+    const ok = outcome.result !== "failure";
+    if (!ok) consola.debug(`${TITLE[this.type]} probe failed for ${p.namespace}/${p.name} container ${c}: ${outcome.output}`);
+    if (this.last === ok) this.run++;
+    else { this.last = ok; this.run = 1; }
+    if (this.run < (ok ? this.timing.successThreshold : this.timing.failureThreshold)) return;
+    // a failed liveness or startup probe ends this run of the container: nothing more to probe
+    if (!ok && this.type !== "readiness") this.stop();
+    // a startup probe is done once it succeeded
+    if (ok && this.type === "startup") this.stop();
+    if (this.result === ok) return;
+    this.result = ok;
+    this.onResult(this);
+  }
+}
