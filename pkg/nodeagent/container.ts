@@ -72,11 +72,11 @@ export class ContainerRunner {
 
   status(): Obj {
     const running = !!this.state.running;
-    const probe = (t: ProbeType) => this.current?.probes.get(t);
     // upstream's prober manager: started once the startup probe succeeded (or there is none);
     // ready once started and the readiness probe succeeded (or there is none)
-    const started = running && (probe("startup")?.result ?? true) === true;
-    const ready = this.init ? this.succeeded : started && (probe("readiness")?.result ?? true) === true;
+    const passed = (t: ProbeType) => { const w = this.current?.probes.get(t); return !w || w.result === true; };
+    const started = running && passed("startup");
+    const ready = this.init ? this.succeeded : started && passed("readiness");
     const s: Obj = {
       name: this.spec.name, state: this.state, lastState: this.lastState, ready,
       restartCount: this.restartCount, image: this.spec.image ?? "", imageID: "",
