@@ -9,7 +9,7 @@ import { runUntilSignal } from "./component.ts";
 export default defineCommand({
   meta: {
     name: "node-agent",
-    description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Not run yet: init containers, probes, lifecycle hooks, volumes, env valueFrom/envFrom (such containers wait with CreateContainerConfigError); no namespaces, cgroup limits, pod network (pods use the host's IP) or agent servers; a stopping agent stops its pods (they are not adopted by the next one yet).`,
+    description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Init containers, liveness/readiness/startup probes (exec, httpGet, tcpSocket), postStart/preStop hooks and termination messages run as upstream's kubelet runs them (a container's termination-message file is at $KITE_TERMINATION_MESSAGE_PATH). Not run yet: volumes, env valueFrom/envFrom (such containers wait with CreateContainerConfigError); no namespaces, cgroup limits, pod network (pods use the host's IP) or agent servers; a stopping agent stops its pods (they are not adopted by the next one yet).`,
   },
   args: NODE_AGENT_ARGS,
   run: strict("node-agent", NODE_AGENT_ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {

@@ -110,8 +110,7 @@ export class ContainerRunner {
       this.lastState = { terminated };
       const wait = this.ctx.backoff.remaining(this.key, Date.parse(terminated.finishedAt));
       if (wait > 0) {
-        const p = this.pod.metadata;
-        this.set({ waiting: { reason: "CrashLoopBackOff", message: `back-off ${formatDuration(this.ctx.backoff.current(this.key))} restarting failed container=${this.spec.name} pod=${p.name}_${p.namespace}(${p.uid})` } });
+        this.set({ waiting: { reason: "CrashLoopBackOff", message: `back-off ${formatDuration(this.ctx.backoff.current(this.key))} restarting failed container=${this.spec.name} pod=${podDesc(this.pod)}` } });
         try { await sleep(wait, this.wake.signal); } catch { return this.set({ terminated }); }
       } else if (hookError) {
         // upstream's waiting state for a container whose start failed, until it starts again

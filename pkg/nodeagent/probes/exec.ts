@@ -35,6 +35,7 @@ const killGroup = (pid: number) => {
 export async function execIn(t: ExecTarget, argv: string[], timeoutMs: number, signal?: AbortSignal): Promise<ExecResult> {
   const [cmd, ...args] = argv;
   if (!cmd) return { error: "no command" };
+  if (signal?.aborted) return { error: "the container stopped" };
   const exe = cmd.includes("/") ? cmd : Bun.which(cmd, { PATH: t.env.PATH ?? DEFAULT_PATH });
   if (!exe) return { error: `exec: "${cmd}": executable file not found in $PATH` };
   let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
