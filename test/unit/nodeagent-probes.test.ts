@@ -52,8 +52,9 @@ test("ports by number, by a container port's name, or a number in a string", () 
   expect(probeURL("http", "10.0.0.1", 8080, "ready").href).toBe("http://10.0.0.1:8080/ready");
 });
 
-test("exec: exit 0 succeeds, else fails with stdout then stderr; $(VAR) from the env, run in workingDir; a timeout kills it", async () => {
-  expect(await runProbe({ exec: { command: ["sh", "-c", "echo $(GREETING) $PWD"] } }, target(), 1000)).toEqual({ result: "success", output: `hi ${dir}\n` });
+test("exec: exit 0 succeeds, else fails with stdout then stderr; $(VAR) from the spec's env values, run in workingDir; a timeout kills it", async () => {
+  const withEnv = target({ env: [{ name: "GREETING", value: "hi" }, { name: "FROM", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }] });
+  expect(await runProbe({ exec: { command: ["sh", "-c", "echo $(GREETING) [$(FROM)] '$(PATH)' $PWD"] } }, withEnv, 1000)).toEqual({ result: "success", output: `hi [] $(PATH) ${dir}\n` });
   expect(await runProbe({ exec: { command: ["sh", "-c", "echo err >&2; echo out; exit 3"] } }, target(), 1000)).toEqual({ result: "failure", output: "out\nerr\n" });
   const t0 = Date.now();
   expect(await runProbe({ exec: { command: ["sh", "-c", "sleep 20 & sleep 20"] } }, target(), 300)).toEqual({ result: "failure", output: 'command "sh -c sleep 20 & sleep 20" timed out' });

@@ -43,8 +43,8 @@ export function probeURL(scheme: string, host: string, port: number, path = ""):
 }
 
 async function execProbe(p: Obj, t: ContainerTarget, timeoutMs: number): Promise<ProbeOutcome> {
-  // upstream expands $(VAR) in a probe's command from the container's environment
-  const vars = new Map(Object.entries(t.process.env));
+  // upstream expands $(VAR) in a probe's command from the container's env as written (valueFrom ones are empty)
+  const vars = new Map<string, string>((t.container.env ?? []).map((e: Obj) => [e.name, e.value ?? ""]));
   const argv = (p.command ?? []).map((s: string) => expand(s, vars));
   const r = await execIn(t.process, argv, timeoutMs, t.signal);
   if ("timedOut" in r) return { result: "failure", output: `command ${JSON.stringify(argv.join(" "))} timed out` };
