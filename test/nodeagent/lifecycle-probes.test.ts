@@ -67,6 +67,9 @@ beforeAll(async () => {
         livenessProbe: { exec: { command: ["test", "!", "-f", file("kill")] }, ...fast },
       }],
     }),
+    runPod("never-starts", {
+      containers: [{ name: "c", image: "busybox:1.33", command: ["sleep", "60"], startupProbe: { exec: { command: ["false"] }, periodSeconds: 1, failureThreshold: 2 } }],
+    }),
   ]);
 });
 afterAll(async () => {
@@ -134,4 +137,11 @@ test("a startup probe holds liveness (and readiness) back: not started, not read
   writeFileSync(file("kill"), "");
   const restarted = await podWhen("startup", "restarted by liveness", (p) => cs(p)?.restartCount >= 1);
   expect(cs(restarted).lastState.terminated).toBeDefined();
+});
+
+test("a startup probe that keeps failing (failureThreshold times) kills and restarts the container", async () => {
+  const p = await podWhen("never-starts", "restarted", (p) => cs(p)?.restartCount >= 1);
+  expect([137, 143]).toContain(cs(p).lastState.terminated.exitCode);
+  expect(cs(p).started).toBe(false);
+  await until(async () => agent.output().includes("Container c failed startup probe, will be restarted") || undefined, "the kill in the agent's log");
 });
