@@ -27,6 +27,9 @@ export interface ContainerContext {
 /** upstream's minimumGracePeriodInSeconds: a container always gets 2 s between SIGTERM and SIGKILL. */
 const MIN_GRACE_MS = 2000;
 
+/** The longest a container's running state waits for its first readiness probe (see firstReadiness). */
+const FIRST_READINESS_WAIT_MS = 1000;
+
 const PROBES: [ProbeType, string][] = [["startup", "startupProbe"], ["liveness", "livenessProbe"], ["readiness", "readinessProbe"]];
 
 /** One run of the container's process, with what watches it. */
@@ -150,14 +153,17 @@ export class ContainerRunner {
 
     // upstream reports the container running once its postStart hook is done; a failed hook kills it
     const postStart = this.spec.lifecycle?.postStart;
+    // the pod's status says ContainerCreating while a hook runs, however long it takes
+    if (postStart) this.ctx.onChange();
     let hookError = postStart && !this.stopping ? await runHook(postStart, target) : undefined;
     if (hookError && !run.gone) {
       consola.warn(`FailedPostStartHook: ${hookError}`);
       void this.kill(run, this.graceMs);
     } else hookError = undefined;
     if (!hookError && !run.gone && !this.stopping) {
-      this.set({ running: { startedAt } });
       this.startProbes(run, proc.startedAt.getTime());
+      await this.firstReadiness(run);
+      if (!run.gone) this.set({ running: { startedAt } });
     }
 
     const exit = await proc.exited;
@@ -168,6 +174,16 @@ export class ContainerRunner {
     if (message) terminated.message = message;
     Object.assign(terminated, { startedAt, finishedAt: rfc3339(exit.finishedAt), containerID: this.containerID });
     return { terminated, killedByProbe: !!run.killedByProbe, hookError };
+  }
+
+  /**
+   * A readiness probe due at the start is awaited (for at most its timeout, at most 1 s) before the
+   * container is reported running: running and ready then reach the API server in one status write.
+   */
+  private async firstReadiness(run: Run): Promise<void> {
+    const readiness = run.probes.get("readiness");
+    if (!readiness || run.probes.has("startup") || readiness.timing.initialDelayMs > 0) return;
+    await within(readiness.firstProbe, Math.min(readiness.timing.timeoutMs, FIRST_READINESS_WAIT_MS));
   }
 
   /** Startup first; liveness and readiness once it succeeded (at once without one). */
@@ -181,7 +197,8 @@ export class ContainerRunner {
         run.killedByProbe = true;
         void this.kill(run, this.graceMs);
       }
-      this.ctx.onChange();
+      // results count in the status only while it says running (the first readiness one comes with that)
+      if (this.state.running) this.ctx.onChange();
     };
     for (const [type, field] of PROBES) {
       if (this.spec[field]) run.probes.set(type, new ProbeWorker(type, this.spec[field], run.target, onResult));

@@ -38,8 +38,9 @@ export class PodWorker {
     const ctx = { rootDir: this.ctx.rootDir, backoff: this.ctx.backoff, onChange: this.changed, podIP: () => this.ctx.hostIP };
     for (const c of this.pod.spec.initContainers ?? []) this.initContainers.push(new ContainerRunner(this.pod, c, ctx, true));
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
+    // no status yet: the containers' first change (running, and ready after a first readiness probe,
+    // within milliseconds) makes the first one, so that a new pod costs one status write, not two
     void this.run();
-    this.changed();
   }
 
   /** Init containers in order, each until it succeeded (a failure under restartPolicy Never fails the pod), then the containers. */

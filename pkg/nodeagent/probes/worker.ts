@@ -24,7 +24,10 @@ const TITLE: Record<ProbeType, string> = { liveness: "Liveness", readiness: "Rea
 export class ProbeWorker {
   /** upstream's initial results: not ready, alive, not yet started. */
   result: boolean | undefined;
-  private readonly timing: ReturnType<typeof probeTimings>;
+  readonly timing: ReturnType<typeof probeTimings>;
+  /** Settles once the first probe has been counted (or the worker stopped before it). */
+  readonly firstProbe: Promise<void>;
+  private settleFirst!: () => void;
   private timer?: ReturnType<typeof setTimeout>;
   private last?: boolean;
   private run = 0;
@@ -33,6 +36,7 @@ export class ProbeWorker {
   constructor(readonly type: ProbeType, private readonly probe: Obj, private readonly target: ContainerTarget,
     private readonly onResult: (w: ProbeWorker) => void, private readonly probeFn = runProbe) {
     this.timing = probeTimings(probe);
+    this.firstProbe = new Promise((resolve) => { this.settleFirst = resolve; });
     this.result = type === "readiness" ? false : type === "liveness" ? true : undefined;
   }
 
@@ -46,11 +50,15 @@ export class ProbeWorker {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.settleFirst();
   }
 
   private schedule(at: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), Math.max(0, at - Date.now()));
+    const delay = at - Date.now();
+    // a probe due now starts now: behind a timer it would wait for whatever else this turn of the loop runs
+    if (delay <= 0) void this.tick();
+    else this.timer = setTimeout(() => void this.tick(), delay);
   }
 
   private async tick(): Promise<void> {
@@ -58,6 +66,7 @@ export class ProbeWorker {
     const outcome = await this.probeFn(this.probe, this.target, this.timing.timeoutMs);
     if (this.stopped) return;
     this.count(outcome);
+    this.settleFirst();
     this.schedule(began + this.timing.periodMs);
   }
 
