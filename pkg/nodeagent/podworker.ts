@@ -57,7 +57,8 @@ export class PodWorker {
   private changed = () => {
     if (this.pending) return;
     this.pending = true;
-    queueMicrotask(() => { this.pending = false; this.ctx.onStatusChange(this); });
+    // after this macrotask: a start that resolves its env and volumes without I/O is one write, not two
+    setImmediate(() => { this.pending = false; this.ctx.onStatusChange(this); });
   };
 
   /** The pod's addresses (its status and its env's status.hostIP/podIP/podIPs). */
