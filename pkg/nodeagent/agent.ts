@@ -7,7 +7,7 @@ import { isNotFound, type Client } from "../client/client.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
-import { DeletedFinalStateUnknown } from "../client/store.ts";
+import { DeletedFinalStateUnknown, NAMESPACE_INDEX, namespaceIndex } from "../client/store.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
 import { EvictionManager } from "./eviction/manager.ts";
@@ -35,6 +35,12 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
 
   const factory = new InformerFactory(client, { transform: dropManagedFields });
   const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
+  // as upstream's kubelet: every service, for the containers' service env vars
+  const services = factory.informerFor(RESOURCES.services, { indexers: { [NAMESPACE_INDEX]: namespaceIndex } });
+  const servicesFor = async (ns: string) => {
+    await services.waitForSync(signal);
+    return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
+  };
   const workers = new Map<string, PodWorker>();
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
@@ -60,7 +66,10 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     writing.set(w.uid, next);
     return next;
   };
-  const ctx = { rootDir: o.rootDir, hostIP: nodeIP, backoff, onStatusChange: (w: PodWorker) => void writeStatus(w) };
+  const ctx = {
+    rootDir: o.rootDir, hostIP: nodeIP, backoff, client, syncFrequencyMs: o.syncFrequencyMs,
+    allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, onStatusChange: (w: PodWorker) => void writeStatus(w),
+  };
 
   const start = (pod: Obj) => {
     const w = new PodWorker(pod, ctx);
@@ -68,10 +77,12 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     w.start();
     consola.info(`started pod ${key(pod)}`);
   };
-  const stop = async (uid: string, grace: number) => {
+  /** Stops a pod's containers; its volume folders go too unless the agent is only shutting down. */
+  const stop = async (uid: string, grace: number, removeVolumes = true) => {
     const w = workers.get(uid);
     if (!w) return;
     await w.terminate(grace);
+    if (removeVolumes) w.removeVolumes();
     await writeStatus(w);
     workers.delete(uid);
     written.delete(uid);
@@ -225,7 +236,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   /** No adoption yet: the pods this agent ran stop with it, so no process is left unsupervised. */
   async function shutdown(): Promise<void> {
     factory.stop();
-    await Promise.all([...workers.values()].map((w) => stop(w.uid, graceMs(w.pod))));
+    await Promise.all([...workers.values()].map((w) => stop(w.uid, graceMs(w.pod), false)));
     await Promise.all(loops);
   }
 }

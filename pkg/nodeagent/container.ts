@@ -6,13 +6,17 @@ import { rfc3339 } from "../client/time.ts";
 import { formatDuration } from "../util/duration.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
 import { RUNTIME_SCHEME, type Obj } from "./node.ts";
-import { containerConfig } from "./runtime/config.ts";
-import { ContainerProcess, type ProcessSpec } from "./runtime/process.ts";
+import { containerConfig, type ContainerInputs } from "./runtime/config.ts";
+import { ContainerProcess, unsupported, type ProcessSpec } from "./runtime/process.ts";
 
 export interface ContainerContext {
   rootDir: string;
   backoff: CrashLoopBackoff;
   onChange: () => void;
+  /** The container's env and mounts now; throws the reason it cannot be configured yet. */
+  inputs: (container: Obj) => Promise<ContainerInputs>;
+  /** How long a container that cannot be configured waits before trying again. */
+  retryMs: number;
 }
 
 export class ContainerRunner {
@@ -47,6 +51,11 @@ export class ContainerRunner {
     this.set({ waiting: { reason: "CreateContainerConfigError", message } });
   }
 
+  /** Keeps the container waiting while its pod's volumes are not set up (upstream shows no message; Kite says why). */
+  creating(message: string): void {
+    this.set({ waiting: { reason: "ContainerCreating", message } });
+  }
+
   private set(state: Obj): void {
     this.state = state;
     this.ctx.onChange();
@@ -57,8 +66,19 @@ export class ContainerRunner {
   /** Runs until the container is done for good (its restartPolicy says so) or stop() is called. */
   async run(): Promise<void> {
     while (!this.stopping) {
-      const config = containerConfig(this.pod, this.spec, this.ctx.rootDir, this.restartCount);
+      let inputs: ContainerInputs;
+      try {
+        inputs = await this.ctx.inputs(this.spec);
+      } catch (e) {
+        // a missing ConfigMap, Secret or key may appear: tried again, as upstream's pod sync retries
+        this.refuse((e as Error).message);
+        try { await sleep(this.ctx.retryMs, this.wake.signal); } catch { return; }
+        continue;
+      }
+      const config = containerConfig(this.pod, this.spec, this.ctx.rootDir, this.restartCount, inputs);
       if ("error" in config) return this.refuse(config.error);
+      const why = unsupported(config.spec);
+      if (why) return this.refuse(`container "${this.spec.name}" ${why}`);
       const terminated = await this.runOnce(config.spec);
       if (this.stopping || !this.shouldRestart(terminated.exitCode)) return this.set({ terminated });
       const wait = this.ctx.backoff.remaining(this.key, Date.parse(terminated.finishedAt));

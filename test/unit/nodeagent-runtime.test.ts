@@ -3,6 +3,7 @@
 import { expect, test } from "bun:test";
 import { CrashLoopBackoff } from "../../pkg/nodeagent/backoff.ts";
 import { containerConfig, expand } from "../../pkg/nodeagent/runtime/config.ts";
+import { unsupported } from "../../pkg/nodeagent/runtime/process.ts";
 import { mirrorPod, staticPod } from "../../pkg/nodeagent/static.ts";
 import { decodeYaml } from "../../pkg/yaml/decode.ts";
 
@@ -36,19 +37,24 @@ test("$(VAR) expansion as upstream: $$ escapes, unknown references stay", () => 
   expect(expand("$(A)-$(B)-$(C)-$$(A)-$$-$A", vars)).toBe("x-y-$(C)-$(A)-$-$A");
 });
 
-test("a container's process: argv, env (in order, with references), workingDir, log file; or the reason it cannot run", () => {
+test("a container's process: argv expanded from its env, env over PATH and HOSTNAME, workingDir, log file, mounts; or the reason it cannot run", () => {
   const pod = { metadata: { name: "p", uid: "u1" } };
-  const r = containerConfig(pod, { name: "c", command: ["echo", "$(MSG)"], args: ["$(HOSTNAME)"], env: [{ name: "WHO", value: "w" }, { name: "MSG", value: "hi $(WHO)" }] }, "/root", 2);
+  const mounts = [{ hostPath: "/h", containerPath: "/c", readOnly: true }];
+  const inputs = { env: new Map([["WHO", "w"], ["MSG", "hi w"]]), mounts };
+  const r = containerConfig(pod, { name: "c", command: ["echo", "$(MSG)"], args: ["$(HOSTNAME)"] }, "/root", 2, inputs);
   if (!("spec" in r)) throw new Error(r.error);
-  expect(r.spec.argv).toEqual(["echo", "hi w", "p"]);
+  // HOSTNAME is the runtime's, not the container's: upstream leaves the reference as written
+  expect(r.spec.argv).toEqual(["echo", "hi w", "$(HOSTNAME)"]);
   expect(r.spec.env).toMatchObject({ WHO: "w", MSG: "hi w", HOSTNAME: "p" });
   expect(r.spec.env.PATH).toContain("/usr/bin");
   expect(r.spec.workingDir).toBe("/");
   expect(r.spec.logPath).toBe("/root/pods/u1/containers/c/2.log");
-  const refused = (c: object) => { const x = containerConfig(pod, { name: "c", image: "img", ...c }, "/root", 0); return "error" in x ? x.error : ""; };
-  expect(refused({})).toContain(`has no command`);
-  expect(refused({ command: ["x"], envFrom: [{ configMapRef: { name: "m" } }] })).toContain("envFrom");
-  expect(refused({ command: ["x"], volumeMounts: [{ name: "v", mountPath: "/v" }] })).toContain("mounts volumes");
+  expect(r.spec.mounts).toEqual(mounts);
+  const x = containerConfig(pod, { name: "c", image: "img" }, "/root", 0, { env: new Map(), mounts: [] });
+  expect("error" in x && x.error).toContain(`has no command`);
+  // the runtime, not the config, refuses mounts until it bind-mounts them
+  expect(unsupported(r.spec)).toContain("mounts volumes");
+  expect(unsupported({ ...r.spec, mounts: [] })).toBeUndefined();
 });
 
 test("a static pod: named <name>-<node>, defaulted, bound to the node, a uid from its content; its mirror pod", () => {

@@ -7,11 +7,20 @@ import { dirname } from "node:path";
 /** Docker's default PATH: a container's environment does not inherit the agent's. */
 export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+/** A folder or file of the host seen at containerPath inside the container. */
+export interface Mount { hostPath: string; containerPath: string; readOnly: boolean }
+
 export interface ProcessSpec {
   argv: string[];
   env: Record<string, string>;
   workingDir: string;
   logPath: string;
+  mounts: Mount[];
+}
+
+/** Why this runtime cannot run `spec` yet (a waiting container's message after its name), or undefined. */
+export function unsupported(spec: ProcessSpec): string | undefined {
+  if (spec.mounts.length) return "mounts volumes, which the process runtime does not support yet";
 }
 
 export interface ProcessExit {
