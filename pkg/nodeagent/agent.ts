@@ -14,6 +14,7 @@ import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
 import { NodeLease } from "./lease.ts";
+import { startPodNetworks } from "./network/start.ts";
 import { allocatableOf, capacityOf, type Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
@@ -30,6 +31,8 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
   const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, () => eviction.conditions());
   if (o.registerNode) await reporter.register(signal);
+  const node = await client.get(RESOURCES.nodes, o.nodeName, { signal }).catch(() => undefined);
+  const network = await startPodNetworks(o, node, nodeIP, (m) => reporter.readyNotes.push(m));
   const lease = new NodeLease(client, o.nodeName, () => reporter.uid, o.nodeLeaseDurationSeconds);
   const loops = [reporter.run(signal), lease.run(signal)];
 
@@ -67,7 +70,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     return next;
   };
   const ctx = {
-    rootDir: o.rootDir, hostIP: nodeIP, backoff, client, syncFrequencyMs: o.syncFrequencyMs,
+    rootDir: o.rootDir, hostIP: nodeIP, backoff, network, client, syncFrequencyMs: o.syncFrequencyMs,
     allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, onStatusChange: (w: PodWorker) => void writeStatus(w),
   };
 
@@ -77,12 +80,15 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     w.start();
     consola.info(`started pod ${key(pod)}`);
   };
-  /** Stops a pod's containers; its volume folders go too unless the agent is only shutting down. */
-  const stop = async (uid: string, grace: number, removeVolumes = true) => {
+  /** Stops a pod's containers; when it is gone for good, its volume folders and network go too (not when the agent only shuts down). */
+  const stop = async (uid: string, grace: number, gone = true) => {
     const w = workers.get(uid);
     if (!w) return;
     await w.terminate(grace);
-    if (removeVolumes) w.removeVolumes();
+    if (gone) {
+      w.removeVolumes();
+      await w.tearDownNetwork();
+    }
     await writeStatus(w);
     workers.delete(uid);
     written.delete(uid);
@@ -152,12 +158,15 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     });
     return reconciling;
   };
-  /** Polls one source every `periodMs` until the agent stops. */
+  /** Reads one source now, then every `periodMs` until the agent stops; resolves after the first read. */
   const poll = async (source: StaticSource, periodMs: number, read: () => Promise<Obj[]>) => {
-    while (!signal.aborted) {
-      await syncStatic(source, read);
-      try { await sleep(periodMs, signal); } catch { return; }
-    }
+    await syncStatic(source, read);
+    loops.push((async () => {
+      for (;;) {
+        try { await sleep(periodMs, signal); } catch { return; }
+        await syncStatic(source, read);
+      }
+    })());
   };
 
   pods.addEventHandler({
@@ -228,8 +237,12 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
       try { await sleep(o.housekeepingIntervalMs, signal); } catch { return; }
     }
   })());
-  if (o.podManifestPath) loops.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
-  if (o.manifestURL) loops.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
+  const sources: Promise<void>[] = [];
+  if (o.podManifestPath) sources.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
+  if (o.manifestURL) sources.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
+  // every source read once (upstream's sourcesReady): the networks of pods without a worker went while no agent ran
+  await Promise.all(sources);
+  await network.collect(new Set(workers.keys()));
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   return shutdown();
 

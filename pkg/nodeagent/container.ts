@@ -17,6 +17,8 @@ export interface ContainerContext {
   inputs: (container: Obj) => Promise<ContainerInputs>;
   /** How long a container that cannot be configured waits before trying again. */
   retryMs: number;
+  /** The pod's network namespace, once made; absent: the host's network. */
+  netns?: string;
 }
 
 export class ContainerRunner {
@@ -79,7 +81,7 @@ export class ContainerRunner {
       if ("error" in config) return this.refuse(config.error);
       const why = unsupported(config.spec);
       if (why) return this.refuse(`container "${this.spec.name}" ${why}`);
-      const terminated = await this.runOnce(config.spec);
+      const terminated = await this.runOnce({ ...config.spec, netns: this.ctx.netns });
       if (this.stopping || !this.shouldRestart(terminated.exitCode)) return this.set({ terminated });
       const wait = this.ctx.backoff.remaining(this.key, Date.parse(terminated.finishedAt));
       if (wait > 0) {

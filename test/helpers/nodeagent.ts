@@ -15,11 +15,15 @@ let seq = 0;
 /** A node name no other test uses. */
 export const uniqueNodeName = () => `node-${process.pid}-${Date.now().toString(36)}-${seq++}`;
 
-/** Starts `kite node-agent` against `s` and resolves once its Node is registered. */
-export async function startNodeAgent(s: TestServer, args: string[] = [], name = uniqueNodeName()): Promise<TestNodeAgent> {
-  const rootDir = tempDir("kite-agent-");
+/**
+ * Starts `kite node-agent` against `s` and resolves once its Node is registered. Its pods use the host's
+ * network unless `args` say otherwise: only a test inside a network namespace of its own (netns.ts) may
+ * let the agent make bridges, veths and namespaces.
+ */
+export async function startNodeAgent(s: TestServer, args: string[] = [], name = uniqueNodeName(), rootDir = tempDir("kite-agent-")): Promise<TestNodeAgent> {
+  const network = args.some((a) => a.startsWith("--pod-network")) ? [] : ["--pod-network=host"];
   const c = await startComponent(
-    ["node-agent", `--kubeconfig=${s.kubeconfig}`, `--hostname-override=${name}`, `--root-dir=${rootDir}`, "--node-ip=127.0.0.1", ...args],
+    ["node-agent", `--kubeconfig=${s.kubeconfig}`, `--hostname-override=${name}`, `--root-dir=${rootDir}`, "--node-ip=127.0.0.1", ...network, ...args],
     "the node to register", async () => (await s.call("GET", `/api/v1/nodes/${name}`)).status === 200, 20_000);
   return { ...c, name, rootDir };
 }

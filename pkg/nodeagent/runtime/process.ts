@@ -16,6 +16,8 @@ export interface ProcessSpec {
   workingDir: string;
   logPath: string;
   mounts: Mount[];
+  /** The pod's network namespace (a path such as /run/netns/NAME) to run in; absent: the host's. */
+  netns?: string;
 }
 
 /** Why this runtime cannot run `spec` yet (a waiting container's message after its name), or undefined. */
@@ -47,10 +49,11 @@ export class ContainerProcess {
     const [cmd, ...args] = spec.argv;
     const exe = cmd.includes("/") ? cmd : Bun.which(cmd, { PATH: spec.env.PATH ?? DEFAULT_PATH });
     if (!exe) throw new Error(`exec: "${cmd}": executable file not found in $PATH`);
+    const argv = spec.netns ? [...enterNetns(spec.netns), exe, ...args] : [exe, ...args];
     mkdirSync(dirname(spec.logPath), { recursive: true });
     const log = openSync(spec.logPath, "a");
     try {
-      this.proc = Bun.spawn([exe, ...args], { cwd: spec.workingDir, env: spec.env, stdin: "ignore", stdout: log, stderr: log, detached: true });
+      this.proc = Bun.spawn(argv, { cwd: spec.workingDir, env: spec.env, stdin: "ignore", stdout: log, stderr: log, detached: true });
     } finally {
       closeSync(log);
     }
@@ -70,6 +73,13 @@ export class ContainerProcess {
 
   /** Signals the whole process group (a no-op once it is gone). */
   signal(sig: NodeJS.Signals): void { signalGroup(this.proc.pid, sig); }
+}
+
+/** nsenter joins the namespace, then execs the command in its place (the pid stays the group's leader). */
+function enterNetns(path: string): string[] {
+  const nsenter = Bun.which("nsenter");
+  if (!nsenter) throw new Error(`exec: "nsenter": executable file not found in $PATH`);
+  return [nsenter, `--net=${path}`, "--"];
 }
 
 function signalGroup(pgid: number, sig: NodeJS.Signals): void {
