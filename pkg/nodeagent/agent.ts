@@ -15,6 +15,7 @@ import type { Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
+import { ProcessRuntime } from "./runtime/runtime.ts";
 import { CONFIG_MIRROR, isMirrorPod, isStaticPod, mirrorPod, readStaticPods } from "./static.ts";
 
 const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -24,7 +25,10 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
-  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP);
+  const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
+  for (const line of runtime.describe()) consola.info(line);
+  if (runtime.limitsProblem) consola.warn(runtime.limitsProblem);
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, runtime.limitsProblem);
   if (o.registerNode) await reporter.register(signal);
   const lease = new NodeLease(client, o.nodeName, () => reporter.uid);
   const loops = [reporter.run(signal), lease.run(signal)];
@@ -56,7 +60,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     writing.set(w.uid, next);
     return next;
   };
-  const ctx = { rootDir: o.rootDir, hostIP: nodeIP, backoff, onStatusChange: (w: PodWorker) => void writeStatus(w) };
+  const ctx = { rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, onStatusChange: (w: PodWorker) => void writeStatus(w) };
 
   const start = (pod: Obj) => {
     const w = new PodWorker(pod, ctx);
@@ -64,10 +68,12 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     w.start();
     consola.info(`started pod ${key(pod)}`);
   };
+  /** Stops a pod's processes (those recorded by an earlier agent too) and forgets it. */
   const stop = async (uid: string, grace: number) => {
     const w = workers.get(uid);
-    if (!w) return;
+    if (!w) return runtime.stopRecorded(uid, grace);
     await w.terminate(grace);
+    runtime.forget(uid);
     await writeStatus(w);
     workers.delete(uid);
     written.delete(uid);
@@ -151,20 +157,25 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   if (!(await factory.waitForCacheSync(signal))) return shutdown();
   consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
   if (o.podManifestPath) {
+    await syncStatic();
     loops.push((async () => {
       while (!signal.aborted) {
-        await syncStatic();
         try { await sleep(o.fileCheckFrequencyMs, signal); } catch { return; }
+        await syncStatic();
       }
     })());
   }
+  // what an earlier agent ran for pods that are neither bound here nor static any more is stopped
+  const known = new Set([...pods.store.list().map((p: Obj) => p.metadata.uid), ...staticPods.keys()]);
+  for (const uid of runtime.recordedPods()) if (!known.has(uid)) void runtime.stopRecorded(uid);
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   return shutdown();
 
-  /** No adoption yet: the pods this agent ran stop with it, so no process is left unsupervised. */
+  /** As upstream's kubelet: the pods keep running (their shims outlive the agent); the next agent adopts them. */
   async function shutdown(): Promise<void> {
     factory.stop();
-    await Promise.all([...workers.values()].map((w) => stop(w.uid, graceMs(w.pod))));
     await Promise.all(loops);
+    await Promise.all(writing.values());
+    if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
   }
 }

@@ -8,7 +8,7 @@ export const NOT_BUILT = [
   "--config", "--provider-id", "--pods-per-core", "--kube-reserved", "--system-reserved", "--eviction-*",
   "--manifest-url", "--manifest-url-header", "--http-check-frequency", "--port", "--read-only-port", "--healthz-port",
   "--anonymous-auth", "--client-ca-file", "--authentication-token-webhook", "--authorization-mode",
-  "--container-log-max-size", "--container-log-max-files", "--pod-cidr", "--pod-max-pids", "--sync-frequency",
+  "--container-log-max-size", "--container-log-max-files", "--pod-cidr", "--sync-frequency",
 ];
 
 export const NODE_AGENT_ARGS = {
@@ -23,4 +23,5 @@ export const NODE_AGENT_ARGS = {
   "root-dir": { type: "string", default: join(homedir(), ".kite", "agent"), description: "Directory path for managing agent files (pod logs and state)." },
   "pod-manifest-path": { type: "string", description: "Path to the directory containing static pod files to run, or the path to a single static pod file. Files starting with dots will be ignored." },
   "file-check-frequency": { type: "string", default: "20s", description: "Duration between checking config files for new data." },
+  "pod-max-pids": { type: "string", default: "-1", description: "Set the maximum number of processes per pod. If -1, the agent defaults to the node allocatable pid capacity (no limit)." },
 } as const;

@@ -22,6 +22,8 @@ export interface NodeFacts {
   host: HostInfo;
   nodeIP: string;
   ephemeralStorageBytes: number;
+  /** Appended to the Ready condition's message (as upstream appends "AppArmor enabled"): what the runtime cannot do here. */
+  readyNote?: string;
 }
 
 /** The Node as first registered: metadata and spec (taints) plus the status below. */
@@ -70,6 +72,7 @@ export function nodeStatus(o: NodeAgentOptions, f: NodeFacts, previous: Obj | un
   const before = new Map<string, Obj>((previous?.conditions ?? []).map((c: Obj) => [c.type, c]));
   const conditions = CONDITIONS.map(([type, status, reason, message]) => {
     const old = before.get(type);
+    if (type === "Ready" && f.readyNote) message = `${message}. ${f.readyNote}`;
     return { type, status, lastHeartbeatTime: t, lastTransitionTime: old?.status === status ? old.lastTransitionTime : t, reason, message };
   });
   return {

@@ -20,10 +20,10 @@ export class NodeStatusReporter {
   /** The registered Node's uid, once known (the Lease's owner reference needs it). */
   uid?: string;
 
-  constructor(private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string) {}
+  constructor(private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string, private readonly readyNote?: string) {}
 
   facts(): NodeFacts {
-    return { host: this.host, nodeIP: this.nodeIP, ephemeralStorageBytes: filesystemBytes(this.o.rootDir) };
+    return { host: this.host, nodeIP: this.nodeIP, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), readyNote: this.readyNote };
   }
 
   /** Creates the Node, retrying until the API server takes it (or finds the one that exists). */

@@ -18,6 +18,8 @@ export interface NodeAgentOptions {
   rootDir: string;
   podManifestPath?: string;
   fileCheckFrequencyMs: number;
+  /** pids.max of each pod's cgroup; -1: no limit. */
+  podMaxPids: number;
 }
 
 const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
@@ -95,5 +97,6 @@ export function nodeAgentOptions(a: Record<string, any>): NodeAgentOptions {
     rootDir: resolve(a["root-dir"]),
     podManifestPath: a["pod-manifest-path"] ? resolve(a["pod-manifest-path"]) : undefined,
     fileCheckFrequencyMs: positiveDuration("file-check-frequency", a["file-check-frequency"]),
+    podMaxPids: int("pod-max-pids", String(a["pod-max-pids"]), -1),
   };
 }

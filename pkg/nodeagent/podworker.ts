@@ -5,9 +5,11 @@ import type { CrashLoopBackoff } from "./backoff.ts";
 import { ContainerRunner } from "./container.ts";
 import type { Obj } from "./node.ts";
 import { mergeConditions, podConditions, podPhase, qosClass } from "./podstatus.ts";
+import type { ProcessRuntime } from "./runtime/runtime.ts";
 
 export interface PodWorkerContext {
   rootDir: string;
+  runtime: ProcessRuntime;
   hostIP: string;
   backoff: CrashLoopBackoff;
   /** Called (at most once per tick) when the pod's status may have changed. */
@@ -31,7 +33,7 @@ export class PodWorker {
   };
 
   start(): void {
-    const ctx = { rootDir: this.ctx.rootDir, backoff: this.ctx.backoff, onChange: this.changed };
+    const ctx = { rootDir: this.ctx.rootDir, runtime: this.ctx.runtime, backoff: this.ctx.backoff, onChange: this.changed };
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
     const init = this.pod.spec.initContainers ?? [];
     for (const r of this.containers) {
