@@ -92,7 +92,7 @@ export class Cgroups {
     return [...new Set(dirs.values())];
   }
 
-  /** Removes a run's folders (a no-op for those already gone or not yet empty). */
+  /** Removes cgroup folders and what is below them (a no-op for those already gone or still in use). */
   static removeRun(dirs: string[]): void {
     for (const d of dirs) removeTree(d);
   }
