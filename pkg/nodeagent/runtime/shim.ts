@@ -5,7 +5,7 @@
 // is pid 1 of a new PID namespace: that child mounts its own /proc, sets the hostname and bind-mounts
 // the volumes before it execs the command. Only shell builtins run after that child is gone (a dead
 // PID namespace takes no new processes). Passed as `sh -c` text, never as a file a newer agent could
-// rewrite under a running shell.
+// rewrite under a running shell; its $0 is the shell's path, for the step that records the pid.
 import type { Mount } from "./process.ts";
 
 const SCRIPT = String.raw`
@@ -19,7 +19,6 @@ while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
   fail() { echo "$1" > "$rec.err"; echo "$1" >&2; exit 128; }
   read -r s < /proc/self/stat; stat_start "$s"; p=${"${s%% *}"}
   for c in $cgs; do echo 0 > "$c/cgroup.procs" || fail "cannot join the cgroup $c"; done
-  echo "$p $START $shim" > "$rec.pid"
   if [ "$ns" = ns ]; then
     mount -t proc proc /proc || fail "cannot mount /proc"
     [ -z "$host" ] || echo "$host" > /proc/sys/kernel/hostname || fail "cannot set the hostname $host"
@@ -32,7 +31,8 @@ while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
     shift 3; n=$((n - 1))
   done
   cd -- "$wd" || fail "cannot enter the working directory $wd"
-  exec "$setsid" -- "$@"
+  # recorded once it leads its own process group, just before the command runs
+  exec "$setsid" -- "$0" -c 'echo "$1" > "$2"; shift 2; exec "$@"' - "$p $START $shim" "$rec.pid" "$@"
 ) &
 c=$!
 wait $c; code=$?
@@ -64,7 +64,7 @@ export interface ShimRun {
 /** The command line that starts a run: `sh -c SCRIPT` with the run's parameters as positional arguments. */
 export function shimArgv(sh: string, setsid: string, r: ShimRun): string[] {
   return [
-    sh, "-c", SCRIPT, "kite-shim", r.prefix, r.logPath, r.workingDir, r.hostname ?? "", setsid, r.namespaces ? "ns" : "plain",
+    sh, "-c", SCRIPT, sh, r.prefix, r.logPath, r.workingDir, r.hostname ?? "", setsid, r.namespaces ? "ns" : "plain",
     String(r.cgroups.length), ...r.cgroups,
     String(r.mounts.length), ...r.mounts.flatMap((m) => [m.hostPath, m.containerPath, m.readOnly ? "ro" : "rw"]),
     ...r.argv,
