@@ -9,7 +9,7 @@ import { runUntilSignal } from "./component.ts";
 export default defineCommand({
   meta: {
     name: "node-agent",
-    description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Not run yet: init containers, probes, lifecycle hooks, volumes, env valueFrom/envFrom (such containers wait with CreateContainerConfigError); no namespaces, cgroup limits, pod network (pods use the host's IP) or agent servers; a stopping agent stops its pods (they are not adopted by the next one yet).`,
+    description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). As root on Linux each container gets its own mount, PID, UTS and IPC namespaces; where cgroups are writable its memory limit (OOMKilled), cpu limit (CFS quota) and --pod-max-pids are enforced. Each container has a small sh shim that outlives the agent: a stopped or killed agent leaves its pods running, and the next one on the same --root-dir adopts them (pods no longer bound here are stopped). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Not run yet: init containers, probes, lifecycle hooks, volumes, env valueFrom/envFrom (such containers wait with CreateContainerConfigError); no pod network (pods use the host's IP) or agent servers.`,
   },
   args: NODE_AGENT_ARGS,
   run: strict("node-agent", NODE_AGENT_ARGS, async ({ args: a }: { args: Record<string, any>; rawArgs: string[] }) => {
@@ -17,6 +17,6 @@ export default defineCommand({
     const { Client } = await import("../pkg/client/client.ts");
     const { runNodeAgent } = await import("../pkg/nodeagent/agent.ts");
     const client = await startOrExit(() => Client.load({ kubeconfig: o.kubeconfig }));
-    await runUntilSignal((signal) => runNodeAgent(o, client, signal), "stopping the pods and shutting down");
+    await runUntilSignal((signal) => runNodeAgent(o, client, signal), "shutting down (the pods keep running)");
   }),
 });

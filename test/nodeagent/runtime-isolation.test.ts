@@ -7,7 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ContainerProcess, ProcessSpec } from "../../pkg/nodeagent/runtime/process.ts";
-import { runPrefix } from "../../pkg/nodeagent/runtime/records.ts";
+import { readPid, runPrefix } from "../../pkg/nodeagent/runtime/records.ts";
 import { ProcessRuntime } from "../../pkg/nodeagent/runtime/runtime.ts";
 import { alive, stopContainers } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
@@ -97,12 +97,10 @@ async function waitForPid(uid: string): Promise<number> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const r = JSON.parse(readFileSync(join(dir, "record.json"), "utf8"));
-    try {
-      return Number(readFileSync(`${runPrefix(dir, r.containerID)}.pid`, "utf8").split(" ")[0]);
-    } catch {
-      if (Date.now() > deadline) throw new Error("no pid recorded");
-      await Bun.sleep(10);
-    }
+    const p = readPid(runPrefix(dir, r.containerID));
+    if (p) return p.pid;
+    if (Date.now() > deadline) throw new Error("no pid recorded");
+    await Bun.sleep(10);
   }
 }
 
@@ -115,12 +113,16 @@ test("a recorded process whose start time no longer matches (a recycled pid) is 
   const [, start, shimPid, shimStart] = readFileSync(pidFile, "utf8").trim().split(" ");
   // as if the record were stale (say from before a reboot) and both pids had been reused since
   writeFileSync(pidFile, `${pid} ${Number(start) + 1} ${shimPid} ${Number(shimStart) + 1}\n`);
-  await rt.stopRecorded(c.uid, 100);
-  expect(alive(pid)).toBe(true);
-  expect(alive(Number(shimPid))).toBe(true);
-  process.kill(-pid, "SIGKILL");
-  while (alive(pid)) await Bun.sleep(10);
-  rt.forget(c.uid);
+  try {
+    await rt.stopRecorded(c.uid, 100);
+    expect(alive(pid)).toBe(true);
+    expect(alive(Number(shimPid))).toBe(true);
+  } finally {
+    // the test's own cleanup: the record no longer names them
+    process.kill(-pid, "SIGKILL");
+    while (alive(pid)) await Bun.sleep(10);
+    rt.forget(c.uid);
+  }
 });
 
 test("without namespaces a container that mounts volumes is refused with a reason; one without runs as a process group", async () => {

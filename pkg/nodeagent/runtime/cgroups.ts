@@ -92,27 +92,33 @@ export class Cgroups {
     return [...new Set(dirs.values())];
   }
 
-  /** Removes cgroup folders and what is below them (a no-op for those already gone or still in use). */
-  static removeRun(dirs: string[]): void {
-    for (const d of dirs) removeTree(d);
+  /** Removes cgroup folders and what is below them; false while some are still in use. */
+  static removeRun(dirs: string[]): boolean {
+    return dirs.map(removeTree).every(Boolean);
   }
 
-  /** Removes every cgroup of the pod (its processes must be gone). */
-  removePod(uid: string): void {
-    for (const [, pod] of this.podDirs(uid)) removeTree(pod);
+  /** Removes every cgroup of the pod, retrying while its last processes finish exiting. */
+  removePod(uid: string, tries = 10): void {
+    const dirs = this.podDirs(uid).map(([, d]) => d);
+    if (!Cgroups.removeRun(dirs) && tries > 1) setTimeout(() => this.removePod(uid, tries - 1), 200).unref();
   }
 }
 
-/** rmdir of a cgroup folder, its children first; errors (still in use) are left for a later try. */
-function removeTree(dir: string): void {
+/** rmdir of a cgroup folder, its children first; false when it is still there (a process still exiting). */
+function removeTree(dir: string): boolean {
   let entries: string[];
   try {
     entries = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
   } catch {
-    return;
+    return true;
   }
   for (const e of entries) removeTree(join(dir, e));
-  try { rmdirSync(dir); } catch { /* busy: a process is still exiting */ }
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** This process's cgroup path per v1 controller ("" for v2's unified hierarchy). */

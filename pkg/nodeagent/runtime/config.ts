@@ -40,7 +40,7 @@ export function containerConfig(pod: Obj, c: Obj, rootDir: string, restartCount:
   if (valueFrom) return { error: `env "${valueFrom.name}" of container "${c.name}" uses valueFrom, which the process runtime does not support yet` };
   if (c.envFrom?.length) return { error: `container "${c.name}" uses envFrom, which the process runtime does not support yet` };
   if (c.volumeMounts?.length) return { error: `container "${c.name}" mounts volumes, which the process runtime does not support yet` };
-  const vars = new Map<string, string>([["PATH", DEFAULT_PATH], ["HOSTNAME", pod.metadata.name]]);
+  const vars = new Map<string, string>([["PATH", DEFAULT_PATH], ["HOSTNAME", podHostname(pod)]]);
   for (const e of c.env ?? []) vars.set(e.name, expand(e.value ?? "", vars));
   return {
     spec: {
