@@ -1,16 +1,17 @@
 // The process runtime's isolation, through its API (volumes come from another part; ProcessSpec.mounts is
 // built here): as root each container has its own PID, mount, UTS and IPC namespaces with its mounts
 // bound at their paths (read-only where asked), its cgroups carry the cpu quota and the pod's pids.max;
-// a recorded pid whose start time no longer matches is never signalled; without namespaces a container
-// with mounts is refused.
+// a recorded pid whose start time no longer matches is never signalled; a container enters the network
+// namespace it is given; without namespaces a container with mounts is refused.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ContainerProcess, ProcessSpec } from "../../pkg/nodeagent/runtime/process.ts";
 import { readPid, runPrefix } from "../../pkg/nodeagent/runtime/records.ts";
 import { ProcessRuntime } from "../../pkg/nodeagent/runtime/runtime.ts";
 import { alive, stopContainers } from "../helpers/nodeagent.ts";
-import { tempDir } from "../helpers/processes.ts";
+import { tempDir, track } from "../helpers/processes.ts";
+import { until } from "../helpers/scheduler.ts";
 
 const root = tempDir("kite-runtime-");
 const rt = new ProcessRuntime({ rootDir: root, podMaxPids: 8 });
@@ -56,6 +57,20 @@ test(`mounts are bound at their containerPath (created if missing), read-only wh
   expect(readFileSync(join(rw, "out"), "utf8")).toBe("written\n");
   // the host's view of the mount points is unchanged: bound only in the container's mount namespace
   expect(() => readFileSync(join(at, "etc", "app", "config.txt"))).toThrow();
+  rt.forget(c.uid);
+});
+
+test(`a container enters ProcessSpec.netns when set${why(isolated, "needs root and unshare")}`, async () => {
+  if (!isolated) return;
+  // a network namespace of the test's own: only a loopback, and nothing leaves it
+  const holder = Bun.spawn(["unshare", "--net", "sleep", "30"], { stdio: ["ignore", "ignore", "ignore"] });
+  track(holder);
+  const netns = `/proc/${holder.pid}/ns/net`;
+  const holderNs = await until(async () => { const l = readlinkSync(netns); return l !== readlinkSync("/proc/self/ns/net") ? l : undefined; }, "the test's network namespace");
+  const c = run("readlink /proc/self/ns/net", { netns });
+  expect((await c.proc.exited).exitCode).toBe(0);
+  expect(c.log()).toBe(`${holderNs}\n`);
+  holder.kill();
   rt.forget(c.uid);
 });
 
