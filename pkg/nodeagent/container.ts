@@ -74,7 +74,7 @@ export class ContainerRunner {
       this.restartCount = resumed.record.restartCount;
       this.lastState = resumed.record.lastState;
       this.containerID = resumed.record.containerID;
-      terminated = await this.supervise(resumed.proc, resumed.record);
+      if (resumed.proc) terminated = await this.supervise(resumed.proc, resumed.record);
     }
     while (!this.stopping) {
       if (!terminated) {

@@ -57,7 +57,12 @@ test(`mounts are bound at their containerPath (created if missing), read-only wh
   expect(readFileSync(join(rw, "out"), "utf8")).toBe("written\n");
   // the host's view of the mount points is unchanged: bound only in the container's mount namespace
   expect(() => readFileSync(join(at, "etc", "app", "config.txt"))).toThrow();
+  // the container's own PATH (here without mount or mkdir) is the command's, not the setup's
+  const p = run("", { argv: ["/bin/sh", "-c", `echo $PATH; /bin/cat ${at}/etc/app/config.txt`], env: { PATH: "/nowhere" }, mounts });
+  expect((await p.proc.exited).exitCode).toBe(0);
+  expect(p.log()).toBe("/nowhere\nfrom the volume\n");
   rt.forget(c.uid);
+  rt.forget(p.uid);
 });
 
 test(`a container enters ProcessSpec.netns when set${why(isolated, "needs root and unshare")}`, async () => {

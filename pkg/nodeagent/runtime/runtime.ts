@@ -5,8 +5,8 @@
 // A stopping agent leaves its containers running, as upstream's kubelet does: their shims outlive it
 // and the next agent on the same --root-dir adopts them.
 import { randomBytes } from "node:crypto";
-import { rmdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, rmdirSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Cgroups } from "./cgroups.ts";
 import { ContainerProcess, DEFAULT_PATH, type ProcessSpec } from "./process.ts";
 import { containerDir, podDir, podRecords, recordedPods, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
@@ -16,8 +16,8 @@ import { RUNTIME_SCHEME } from "../node.ts";
 
 export interface RuntimeOptions { rootDir: string; podMaxPids: number }
 
-/** A recorded run found again: its record and its process (ended or not). */
-export interface Resumed { record: ContainerRecord; proc: ContainerProcess }
+/** A recorded run found again: its record and its process (ended or not; none if its shim never started it). */
+export interface Resumed { record: ContainerRecord; proc?: ContainerProcess }
 
 export class ProcessRuntime {
   readonly sandbox: Sandbox;
@@ -55,6 +55,7 @@ export class ProcessRuntime {
     const [cmd] = spec.argv;
     if (!cmd.includes("/") && !Bun.which(cmd, { PATH: spec.env.PATH ?? DEFAULT_PATH })) throw new Error(`exec: "${cmd}": executable file not found in $PATH`);
     const dir = containerDir(this.o.rootDir, uid, name);
+    mkdirSync(dirname(spec.logPath), { recursive: true });
     const hex = randomBytes(32).toString("hex");
     const cgroups = typeof this.cgroups === "string" ? [] : this.cgroups.createRun(uid, hex, spec.limits ?? {});
     const startedAt = new Date();
@@ -82,8 +83,8 @@ export class ProcessRuntime {
   }
 
   /**
-   * The run a previous agent recorded for this container, running or ended, or undefined when there is
-   * none (or its shim never got to start it: it is then started again).
+   * The run a previous agent recorded for this container, running or ended (without a process when its
+   * shim never got to start it: it is then started again), or undefined when there is none.
    */
   async resume(uid: string, name: string): Promise<Resumed | undefined> {
     const dir = containerDir(this.o.rootDir, uid, name);
@@ -92,7 +93,7 @@ export class ProcessRuntime {
     const prefix = runPrefix(dir, record.containerID);
     // a shim started just before the last agent died may not have written its record yet
     for (let i = 0; i < 20 && !readPid(prefix) && !readExit(prefix); i++) await Bun.sleep(50);
-    if (!readPid(prefix) && !readExit(prefix)) return undefined;
+    if (!readPid(prefix) && !readExit(prefix)) return { record };
     return { record, proc: new ContainerProcess(record.containerID, prefix, new Date(record.startedAt)) };
   }
 

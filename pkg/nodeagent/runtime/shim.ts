@@ -11,6 +11,9 @@ import type { Mount } from "./process.ts";
 const SCRIPT = String.raw`
 stat_start() { set -- ${"${1##*\") \"}"}; shift 19; START=$1; }
 read -r s < /proc/self/stat; stat_start "$s"; shim="${"${s%% *}"} $START"
+# its own tools come from the usual places whatever PATH the container's environment sets
+[ -z "${"${PATH+x}"}" ] || cpath=$PATH
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 rec=$1 log=$2 wd=$3 host=$4 setsid=$5 ns=$6 n=$7; shift 7
 cgs=
 while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
@@ -31,6 +34,7 @@ while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
     shift 3; n=$((n - 1))
   done
   cd -- "$wd" || fail "cannot enter the working directory $wd"
+  if [ -n "${"${cpath+x}"}" ]; then PATH=$cpath; else unset PATH; fi
   # recorded once it leads its own process group, just before the command runs
   exec "$setsid" -- "$0" -c 'echo "$1" > "$2"; shift 2; exec "$@"' - "$p $START $shim" "$rec.pid" "$@"
 ) &
