@@ -12,11 +12,15 @@ export default defineCommand({
     description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). As root on Linux each container gets its own mount, PID, UTS and IPC namespaces; where cgroups are writable its memory limit (OOMKilled), cpu limit (CFS quota) and --pod-max-pids are enforced. Each container has a small sh shim that outlives the agent: a stopped or killed agent leaves its pods running, and the next one on the same --root-dir adopts them (pods no longer bound here are stopped). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Not run yet: init containers, probes, lifecycle hooks, volumes, env valueFrom/envFrom (such containers wait with CreateContainerConfigError); no pod network (pods use the host's IP) or agent servers.`,
   },
   args: NODE_AGENT_ARGS,
-  run: strict("node-agent", NODE_AGENT_ARGS, async ({ args: a }: { args: Record<string, any>; rawArgs: string[] }) => {
-    const o = nodeAgentOptions(a);
+  run: strict("node-agent", NODE_AGENT_ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const o = nodeAgentOptions(a, rawArgs);
+    for (const w of o.warnings) console.error(w);
     const { Client } = await import("../pkg/client/client.ts");
+    const { loadClientConfig } = await import("../pkg/client/kubeconfig.ts");
+    const { Transport } = await import("../pkg/client/transport.ts");
     const { runNodeAgent } = await import("../pkg/nodeagent/agent.ts");
-    const client = await startOrExit(() => Client.load({ kubeconfig: o.kubeconfig }));
+    const limit = o.kubeAPIQPS > 0 ? { qps: o.kubeAPIQPS, burst: Math.max(1, o.kubeAPIBurst) } : {};
+    const client = await startOrExit(async () => new Client(new Transport({ ...(await loadClientConfig({ kubeconfig: o.kubeconfig })), ...limit })));
     await runUntilSignal((signal) => runNodeAgent(o, client, signal), "shutting down (the pods keep running)");
   }),
 });

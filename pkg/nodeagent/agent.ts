@@ -1,5 +1,5 @@
 // `kite node-agent` after its flags: register the Node and keep its status and Lease fresh; take pods
-// from the API server (those bound to this node) and from --pod-manifest-path; run each in a PodWorker;
+// from the API server (those bound to this node), --pod-manifest-path and --manifest-url; run each in a PodWorker;
 // write their status through the status subresource when it changed; confirm deletions.
 import { mkdirSync } from "node:fs";
 import { consola } from "consola";
@@ -8,15 +8,18 @@ import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
 import { DeletedFinalStateUnknown } from "../client/store.ts";
+import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
+import { EvictionManager } from "./eviction/manager.ts";
+import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
 import { NodeLease } from "./lease.ts";
-import type { Obj } from "./node.ts";
+import { allocatableOf, capacityOf, type Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
 import { ProcessRuntime } from "./runtime/runtime.ts";
-import { CONFIG_MIRROR, isMirrorPod, isStaticPod, mirrorPod, readStaticPods } from "./static.ts";
+import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
 
 const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const graceMs = (pod: Obj) => 1000 * (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
@@ -25,12 +28,13 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
+  const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
   const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
   for (const line of runtime.describe()) consola.info(line);
   if (runtime.limitsProblem) consola.warn(runtime.limitsProblem);
-  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, runtime.limitsProblem);
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, () => eviction.conditions(), runtime.limitsProblem);
   if (o.registerNode) await reporter.register(signal);
-  const lease = new NodeLease(client, o.nodeName, () => reporter.uid);
+  const lease = new NodeLease(client, o.nodeName, () => reporter.uid, o.nodeLeaseDurationSeconds);
   const loops = [reporter.run(signal), lease.run(signal)];
 
   const factory = new InformerFactory(client, { transform: dropManagedFields });
@@ -113,8 +117,11 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     }
   };
   const seenErrors = new Set<string>();
-  const syncStatic = async () => {
-    const now = readStaticPods(o.podManifestPath!, o.nodeName, (m) => { if (!seenErrors.has(m)) { seenErrors.add(m); consola.warn(m); } });
+  const warnOnce = (m: string) => { if (!seenErrors.has(m)) { seenErrors.add(m); consola.warn(m); } };
+  /** The static pods each source last gave (an unreachable URL keeps its last answer, as upstream). */
+  const fromSource: Record<StaticSource, Obj[]> = { file: [], http: [] };
+  const reconcileStatic = async () => {
+    const now = [...fromSource.file, ...fromSource.http];
     const uids = new Set(now.map((p) => p.metadata.uid));
     for (const [uid, pod] of staticPods) {
       if (uids.has(uid)) continue;
@@ -132,13 +139,30 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
       if (w) await writeStatus(w);
     }
   };
+  let reconciling = Promise.resolve();
+  const syncStatic = (source: StaticSource, read: () => Promise<Obj[]>) => {
+    reconciling = reconciling.then(async () => {
+      try { fromSource[source] = await read(); } catch (e) { warnOnce((e as Error).message); }
+      await reconcileStatic();
+    });
+    return reconciling;
+  };
+  /** Polls one source every `periodMs` until the agent stops. */
+  const poll = async (source: StaticSource, periodMs: number, read: () => Promise<Obj[]>) => {
+    while (!signal.aborted) {
+      await syncStatic(source, read);
+      try { await sleep(periodMs, signal); } catch { return; }
+    }
+  };
 
   pods.addEventHandler({
     add: (pod) => onPod(pod),
     update: (_, pod) => onPod(pod),
     delete: (obj) => {
       const pod = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
-      if (pod && !isMirrorPod(pod)) void stop(pod.metadata.uid, graceMs(pod));
+      if (!pod || isMirrorPod(pod)) return;
+      rejected.delete(pod.metadata.uid);
+      void stop(pod.metadata.uid, graceMs(pod));
     },
   });
   function onPod(pod: Obj): void {
@@ -150,22 +174,59 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     const w = workers.get(pod.metadata.uid);
     if (pod.metadata.deletionTimestamp) { void confirmDeletion(pod); return; }
     if (w) { w.pod = pod; void writeStatus(w); return; }
-    if (!finished(pod)) start(pod);
+    if (!finished(pod) && !rejected.has(pod.metadata.uid)) admitAndStart(pod);
   }
+
+  /** Pods this agent rejected or evicted: Failed for good, never started (again). */
+  const rejected = new Set<string>();
+  const fail = (pod: Obj, status: Obj) =>
+    client.patch(RESOURCES.pods, pod.metadata.name, { status: { ...status, phase: "Failed" } }, "merge", { namespace: pod.metadata.namespace, subresource: "status" })
+      .catch((e) => consola.warn(`failed to update status for pod ${key(pod)}: ${(e as Error).message}`));
+  const active = () => [...workers.values()].filter((w) => !w.stopping && !finished(w.status()));
+  /** Upstream's admission: a pod refused under pressure or that does not fit beside the running ones is Failed, never started. */
+  function admitAndStart(pod: Obj): void {
+    const why = eviction.admit(pod) ?? admit(pod, active().map((w) => w.pod), allocatableOf(o, capacityOf(o, reporter.facts())));
+    if (!why) return start(pod);
+    rejected.add(pod.metadata.uid);
+    consola.warn(`rejected pod ${key(pod)}: ${why.reason}: ${why.message}`);
+    void fail(pod, why);
+  }
+
+  /** One eviction round: observe, update the pressure conditions, evict at most one pod. */
+  const evictionRound = async () => {
+    const candidates = active().filter((w) => !isStaticPod(w.pod));
+    const groups = new Map(candidates.flatMap((w) => w.containers.flatMap((c) => (c.pgid ? [[c.pgid, c.name] as const] : []))));
+    const usage = memoryByGroup(new Set(groups.keys()));
+    const byPod = candidates.map((w) => {
+      const containerMemory = new Map(w.containers.map((c) => [c.name, c.pgid ? usage.get(c.pgid) ?? 0 : 0]));
+      return { pod: w.pod, memoryBytes: [...containerMemory.values()].reduce((a, b) => a + b, 0), containerMemory };
+    });
+    const allocatableMemory = allocatableOf(o, capacityOf(o, reporter.facts())).memory;
+    const before = [...eviction.conditions()].join();
+    const decision = eviction.synchronize(observe(o.rootDir, allocatableMemory, byPod.reduce((a, p) => a + p.memoryBytes, 0)), byPod);
+    if ([...eviction.conditions()].join() !== before) await reporter.update().catch(() => {});
+    if (!decision) return;
+    const w = workers.get(decision.pod.metadata.uid);
+    if (!w) return;
+    consola.warn(`evicting pod ${key(w.pod)}: ${decision.message}`);
+    rejected.add(w.uid);
+    w.evicted = { reason: "Evicted", message: decision.message };
+    await stop(w.uid, decision.gracePeriodSeconds * 1000);
+  };
 
   factory.start();
   if (!(await factory.waitForCacheSync(signal))) return shutdown();
   consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
-  if (o.podManifestPath) {
-    await syncStatic();
-    loops.push((async () => {
-      while (!signal.aborted) {
-        try { await sleep(o.fileCheckFrequencyMs, signal); } catch { return; }
-        await syncStatic();
-      }
-    })());
-  }
-  // what an earlier agent ran for pods that are neither bound here nor static any more is stopped
+  loops.push((async () => {
+    while (!signal.aborted) {
+      try { await evictionRound(); } catch (e) { consola.warn(`eviction manager: ${(e as Error).message}`); }
+      try { await sleep(o.housekeepingIntervalMs, signal); } catch { return; }
+    }
+  })());
+  if (o.podManifestPath) loops.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
+  if (o.manifestURL) loops.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
+  // once the sources have been read: what an earlier agent ran for pods neither bound here nor static any more is stopped
+  await reconciling;
   const known = new Set([...pods.store.list().map((p: Obj) => p.metadata.uid), ...staticPods.keys()]);
   for (const uid of runtime.recordedPods()) if (!known.has(uid)) void runtime.stopRecorded(uid);
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));

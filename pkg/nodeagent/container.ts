@@ -41,6 +41,11 @@ export class ContainerRunner {
 
   constructor(private readonly pod: Obj, private readonly spec: Obj, private readonly ctx: ContainerContext) {}
 
+  /** The process group of the running process, if one runs. */
+  get pgid(): number | undefined { return this.state.running ? this.proc?.pid : undefined; }
+
+  get name(): string { return this.spec.name; }
+
   status(): Obj {
     const running = !!this.state.running;
     const s: Obj = {

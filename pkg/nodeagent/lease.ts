@@ -1,5 +1,6 @@
-// The node's heartbeat: the Lease kube-node-lease/<node>, renewed every 10 s (a quarter of its 40 s
-// duration, as upstream's nodelease controller), owned by the Node so it goes when the Node goes.
+// The node's heartbeat: the Lease kube-node-lease/<node>, renewed every quarter of its duration (40 s,
+// or nodeLeaseDurationSeconds of --config; as upstream's nodelease controller), owned by the Node so it
+// goes when the Node goes.
 import { consola } from "consola";
 import { isConflict, isNotFound, type Client, type Obj } from "../client/client.ts";
 import { sleep } from "../client/ratelimit.ts";
@@ -7,20 +8,18 @@ import { RESOURCES } from "../client/resources.ts";
 import { microTimeNow } from "../client/time.ts";
 
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
-export const LEASE_DURATION_SECONDS = 40;
-export const LEASE_RENEW_INTERVAL_MS = LEASE_DURATION_SECONDS * 1000 / 4;
 
 export class NodeLease {
   private latest?: Obj;
 
   /** nodeUid() is the registered Node's uid, or undefined while it is not known. */
-  constructor(private readonly client: Client, private readonly nodeName: string, private readonly nodeUid: () => string | undefined) {}
+  constructor(private readonly client: Client, private readonly nodeName: string, private readonly nodeUid: () => string | undefined, private readonly durationSeconds = 40) {}
 
   /** The spec and owner a renewal writes (the owner only once the Node's uid is known). */
   private stamp(lease: Obj): Obj {
     const uid = this.nodeUid();
     const next = structuredClone(lease);
-    next.spec = { ...next.spec, holderIdentity: this.nodeName, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTimeNow() };
+    next.spec = { ...next.spec, holderIdentity: this.nodeName, leaseDurationSeconds: this.durationSeconds, renewTime: microTimeNow() };
     if (uid && !(next.metadata.ownerReferences ?? []).some((r: Obj) => r.uid === uid)) {
       next.metadata.ownerReferences = [{ apiVersion: "v1", kind: "Node", name: this.nodeName, uid }];
     }
@@ -53,7 +52,7 @@ export class NodeLease {
       } catch (e) {
         if (!signal.aborted) consola.warn(`failed to update lease ${NODE_LEASE_NAMESPACE}/${this.nodeName}: ${(e as Error).message}`);
       }
-      try { await sleep(LEASE_RENEW_INTERVAL_MS, signal); } catch { return; }
+      try { await sleep(this.durationSeconds * 1000 / 4, signal); } catch { return; }
     }
   }
 }

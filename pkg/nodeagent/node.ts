@@ -2,6 +2,7 @@
 // setters): labels, taints, addresses, capacity, nodeInfo and the four conditions.
 import { rfc3339 } from "../client/time.ts";
 import { KITE_VERSION, VERSION_INFO } from "../version.ts";
+import { thresholdValue } from "./config/thresholds.ts";
 import type { HostInfo } from "./host.ts";
 import type { NodeAgentOptions } from "./options.ts";
 
@@ -18,10 +19,46 @@ export function binaryQuantity(bytes: number): string {
   return `${bytes}${suffixes[i]}`;
 }
 
+/** Cores as resource.Quantity prints them: whole cores plainly, else in millicores. */
+export function milliQuantity(cores: number): string {
+  const milli = Math.round(cores * 1000);
+  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+}
+
+/** The node's resources in base units (cores, bytes, pods). */
+export interface Resources { cpu: number; memory: number; "ephemeral-storage": number; pods: number }
+
+/** What the host has; pods are --max-pods, or fewer with --pods-per-core. */
+export function capacityOf(o: NodeAgentOptions, f: NodeFacts): Resources {
+  const perCore = o.podsPerCore > 0 ? o.podsPerCore * f.host.cpus : Infinity;
+  return { cpu: f.host.cpus, memory: f.host.memoryBytes, "ephemeral-storage": f.ephemeralStorageBytes, pods: Math.min(o.maxPods, perCore) };
+}
+
+/**
+ * What pods may use: capacity less --kube-reserved, --system-reserved and the hard eviction thresholds of
+ * memory and the node's filesystem (upstream's node allocatable), never below zero.
+ */
+export function allocatableOf(o: NodeAgentOptions, cap: Resources): Resources {
+  const hard = (signal: string, capacity: number) => {
+    const t = o.evictionHard.find((x) => x.signal === signal);
+    return t ? thresholdValue(t, capacity) : 0;
+  };
+  const minus = (name: "cpu" | "memory" | "ephemeral-storage", eviction = 0) =>
+    Math.max(0, cap[name] - (o.kubeReserved[name] ?? 0) - (o.systemReserved[name] ?? 0) - eviction);
+  return {
+    cpu: minus("cpu"),
+    memory: Math.floor(minus("memory", hard("memory.available", cap.memory))),
+    "ephemeral-storage": Math.floor(minus("ephemeral-storage", hard("nodefs.available", cap["ephemeral-storage"]))),
+    pods: cap.pods,
+  };
+}
+
 export interface NodeFacts {
   host: HostInfo;
   nodeIP: string;
   ephemeralStorageBytes: number;
+  /** The pressure conditions the eviction manager has on. */
+  pressure?: Set<string>;
   /** Appended to the Ready condition's message (as upstream appends "AppArmor enabled"): what the runtime cannot do here. */
   readyNote?: string;
 }
@@ -43,18 +80,20 @@ export function initialNode(o: NodeAgentOptions, f: NodeFacts, now: Date): Obj {
       // upstream's kubelet marks itself as the node's controller of attach/detach
       annotations: { "volumes.kubernetes.io/controller-managed-attach-detach": "true" },
     },
-    spec: o.registerWithTaints.length ? { taints: o.registerWithTaints } : {},
+    spec: {
+      ...(o.registerWithTaints.length ? { taints: o.registerWithTaints } : {}),
+      ...(o.providerID ? { providerID: o.providerID } : {}),
+    },
   };
   node.status = nodeStatus(o, f, undefined, now);
   return node;
 }
 
-/** The conditions this agent reports, in upstream's order, with its reasons and messages. */
-const CONDITIONS: [type: string, status: string, reason: string, message: string][] = [
-  ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
-  ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
-  ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
-  ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
+/** The conditions this agent reports, in upstream's order: [type, when off, when on] with reasons and messages. */
+const CONDITIONS: [type: string, off: [string, string], on: [string, string]][] = [
+  ["MemoryPressure", ["KubeletHasSufficientMemory", "kubelet has sufficient memory available"], ["KubeletHasInsufficientMemory", "kubelet has insufficient memory available"]],
+  ["DiskPressure", ["KubeletHasNoDiskPressure", "kubelet has no disk pressure"], ["KubeletHasDiskPressure", "kubelet has disk pressure"]],
+  ["PIDPressure", ["KubeletHasSufficientPID", "kubelet has sufficient PID available"], ["KubeletHasInsufficientPID", "kubelet has insufficient PID available"]],
 ];
 
 /**
@@ -63,21 +102,32 @@ const CONDITIONS: [type: string, status: string, reason: string, message: string
  */
 export function nodeStatus(o: NodeAgentOptions, f: NodeFacts, previous: Obj | undefined, now: Date): Obj {
   const t = rfc3339(now);
+  const cap = capacityOf(o, f);
   const capacity = {
-    cpu: String(f.host.cpus),
-    "ephemeral-storage": binaryQuantity(f.ephemeralStorageBytes),
-    memory: binaryQuantity(f.host.memoryBytes),
-    pods: String(o.maxPods),
+    cpu: String(cap.cpu),
+    "ephemeral-storage": binaryQuantity(cap["ephemeral-storage"]),
+    memory: binaryQuantity(cap.memory),
+    pods: String(cap.pods),
+  };
+  const alloc = allocatableOf(o, cap);
+  const allocatable = {
+    cpu: milliQuantity(alloc.cpu),
+    "ephemeral-storage": binaryQuantity(alloc["ephemeral-storage"]),
+    memory: binaryQuantity(alloc.memory),
+    pods: String(alloc.pods),
   };
   const before = new Map<string, Obj>((previous?.conditions ?? []).map((c: Obj) => [c.type, c]));
-  const conditions = CONDITIONS.map(([type, status, reason, message]) => {
+  const condition = (type: string, status: string, reason: string, message: string) => {
     const old = before.get(type);
-    if (type === "Ready" && f.readyNote) message = `${message}. ${f.readyNote}`;
     return { type, status, lastHeartbeatTime: t, lastTransitionTime: old?.status === status ? old.lastTransitionTime : t, reason, message };
-  });
+  };
+  const conditions = [
+    ...CONDITIONS.map(([type, off, on]) => (f.pressure?.has(type) ? condition(type, "True", ...on) : condition(type, "False", ...off))),
+    condition("Ready", "True", "KubeletReady", `kubelet is posting ready status${f.readyNote ? `. ${f.readyNote}` : ""}`),
+  ];
   return {
     capacity,
-    allocatable: { ...capacity },
+    allocatable,
     conditions,
     addresses: [{ type: "InternalIP", address: f.nodeIP }, { type: "Hostname", address: o.nodeName }],
     daemonEndpoints: { kubeletEndpoint: { Port: 0 } },

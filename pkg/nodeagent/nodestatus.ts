@@ -1,6 +1,6 @@
 // Registration and the node's status: create the Node (or adopt the one that exists), then every
 // --node-status-update-frequency compute the status and PATCH it when it changed or when the last report
-// is 5 minutes old (upstream's nodeStatusReportFrequency: with Leases, status is not the heartbeat).
+// is nodeStatusReportFrequency old (5 minutes unless --config says; with Leases, status is not the heartbeat).
 import { consola } from "consola";
 import { isAlreadyExists, isNotFound, type Client } from "../client/client.ts";
 import { sleep } from "../client/ratelimit.ts";
@@ -9,7 +9,6 @@ import { filesystemBytes, type HostInfo } from "./host.ts";
 import { initialNode, nodeStatus, sameStatus, type NodeFacts, type Obj } from "./node.ts";
 import type { NodeAgentOptions } from "./options.ts";
 
-export const NODE_STATUS_REPORT_MS = 5 * 60_000;
 /** Upstream's wait between failed registration attempts grows from 100 ms to 7 s. */
 const REGISTER_MAX_DELAY_MS = 7000;
 
@@ -20,10 +19,13 @@ export class NodeStatusReporter {
   /** The registered Node's uid, once known (the Lease's owner reference needs it). */
   uid?: string;
 
-  constructor(private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string, private readonly readyNote?: string) {}
+  constructor(
+    private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string,
+    private readonly pressure: () => Set<string> = () => new Set(), private readonly readyNote?: string,
+  ) {}
 
   facts(): NodeFacts {
-    return { host: this.host, nodeIP: this.nodeIP, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), readyNote: this.readyNote };
+    return { host: this.host, nodeIP: this.nodeIP, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), pressure: this.pressure(), readyNote: this.readyNote };
   }
 
   /** Creates the Node, retrying until the API server takes it (or finds the one that exists). */
@@ -58,7 +60,7 @@ export class NodeStatusReporter {
   /** One status round: PATCHes status/ when it changed or the report is due. */
   async update(): Promise<void> {
     const status = nodeStatus(this.o, this.facts(), this.reported, new Date());
-    if (sameStatus(this.reported, status) && Date.now() - this.reportedAt < NODE_STATUS_REPORT_MS) return;
+    if (sameStatus(this.reported, status) && Date.now() - this.reportedAt < this.o.nodeStatusReportFrequencyMs) return;
     const node = await this.client.patch(RESOURCES.nodes, this.o.nodeName, { status }, "merge", { subresource: "status" });
     this.uid = node.metadata.uid;
     this.reported = status;

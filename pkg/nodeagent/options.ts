@@ -2,7 +2,10 @@
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { bool, duration, int, UsageError } from "../cli/args.ts";
+import { bool, duration, int, oneOf, repeated, UsageError } from "../cli/args.ts";
+import { readKubeletConfig, KubeletConfigError } from "./config/file.ts";
+import { configFlags, FIELDS, NESTED } from "./config/fields.ts";
+import { reserved, softThresholds, thresholds, withMinimumReclaim, type Threshold } from "./config/thresholds.ts";
 
 export interface Taint { key: string; value?: string; effect: string }
 
@@ -18,8 +21,28 @@ export interface NodeAgentOptions {
   rootDir: string;
   podManifestPath?: string;
   fileCheckFrequencyMs: number;
+  manifestURL?: string;
+  manifestURLHeader: Record<string, string[]>;
+  httpCheckFrequencyMs: number;
+  syncFrequencyMs: number;
+  housekeepingIntervalMs: number;
   /** pids.max of each pod's cgroup; -1: no limit. */
   podMaxPids: number;
+  providerID?: string;
+  podsPerCore: number;
+  kubeReserved: Record<string, number>;
+  systemReserved: Record<string, number>;
+  evictionHard: Threshold[];
+  evictionSoft: Threshold[];
+  evictionPressureTransitionPeriodMs: number;
+  evictionMaxPodGracePeriodSeconds: number;
+  kubeAPIQPS: number;
+  kubeAPIBurst: number;
+  /** From --config only (no flags upstream). */
+  nodeLeaseDurationSeconds: number;
+  nodeStatusReportFrequencyMs: number;
+  /** Deprecated flags given and fields of the config file ignored, one line each, for the log. */
+  warnings: string[];
 }
 
 const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
@@ -79,7 +102,80 @@ function positiveDuration(flag: string, v: string): number {
   return ms;
 }
 
-export function nodeAgentOptions(a: Record<string, any>): NodeAgentOptions {
+/** The flags given on the command line (`--x`, `--x=v`, `--no-x`), by name. */
+function givenFlags(rawArgs: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const a of rawArgs) {
+    if (a === "--") break;
+    const m = /^--([^=]+)/.exec(a);
+    if (m) out.add(m[1].replace(/^no-/, ""));
+  }
+  return out;
+}
+
+const CONFIG_FLAGS = new Set<string>([...Object.values(FIELDS).flatMap((f) => (f.flag ? [f.flag] : [])), ...NESTED.map(([, flag]) => flag)]);
+const deprecated = (flag: string) => `Flag --${flag} has been deprecated, This parameter should be set via the config file specified by the Kubelet's --config flag. See https://kubernetes.io/docs/tasks/administer-cluster/kubelet-config-file/ for more information.`;
+
+/**
+ * The flags' values with a --config file under them: the file's settings replace the defaults, and a flag
+ * given on the command line replaces the file's setting (upstream's precedence).
+ */
+export function withConfigFile(a: Record<string, any>, rawArgs: string[]): { args: Record<string, any>; config: Record<string, any>; warnings: string[] } {
+  const given = givenFlags(rawArgs);
+  const warnings = [...given].filter((f) => CONFIG_FLAGS.has(f)).map(deprecated);
+  if (!a.config) return { args: a, config: {}, warnings };
+  let file;
+  try {
+    file = readKubeletConfig(resolve(a.config));
+  } catch (e) {
+    if (e instanceof KubeletConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  const fromFile = Object.fromEntries(Object.entries(configFlags(file.config)).filter(([flag]) => !given.has(flag)));
+  return { args: { ...a, ...fromFile }, config: file.config, warnings: [...warnings, ...file.warnings] };
+}
+
+function headerFlag(flag: string, v: string | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const pair of (v ?? "").split(",").filter(Boolean)) {
+    const colon = pair.indexOf(":");
+    if (colon <= 0) throw new UsageError(`invalid argument "${v}" for "--${flag}" flag: malformed header, expect "key:value"`);
+    (out[pair.slice(0, colon)] ??= []).push(pair.slice(colon + 1));
+  }
+  return out;
+}
+
+function leaseDuration(v: number | undefined): number {
+  if (v === undefined) return 40;
+  if (v <= 0) throw new UsageError(`invalid configuration: nodeLeaseDurationSeconds must be greater than 0`);
+  return v;
+}
+
+/** Upstream's validation of the options that have no effect here: the values must still be valid. */
+function checkInert(a: Record<string, any>) {
+  const high = int("image-gc-high-threshold", String(a["image-gc-high-threshold"]), 0, 100);
+  const low = int("image-gc-low-threshold", String(a["image-gc-low-threshold"]), 0, 100);
+  if (low > high) throw new UsageError(`invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) ${low} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${high}`);
+  int("oom-score-adj", String(a["oom-score-adj"]), -1000, 1000);
+  int("iptables-masquerade-bit", String(a["iptables-masquerade-bit"]), 0, 31);
+  int("iptables-drop-bit", String(a["iptables-drop-bit"]), 0, 31);
+  int("max-open-files", String(a["max-open-files"]));
+  int("node-status-max-images", String(a["node-status-max-images"]), -1);
+  for (const f of ["registry-qps", "registry-burst", "event-qps", "event-burst"]) int(f, String(a[f]), 0);
+  for (const f of ["minimum-image-ttl-duration", "image-pull-progress-deadline", "runtime-request-timeout", "streaming-connection-idle-timeout", "cpu-cfs-quota-period", "cpu-manager-reconcile-period", "volume-stats-agg-period"]) duration(f, String(a[f]));
+  oneOf("cpu-manager-policy", a["cpu-manager-policy"], ["none", "static"]);
+  oneOf("topology-manager-policy", a["topology-manager-policy"], ["none", "best-effort", "restricted", "single-numa-node"]);
+  oneOf("topology-manager-scope", a["topology-manager-scope"], ["container", "pod"]);
+  oneOf("container-runtime", a["container-runtime"], ["docker", "remote"]);
+  for (const f of ["cpu-cfs-quota", "fail-swap-on", "serialize-image-pulls"]) bool(f, a[f]);
+  for (const level of String(a["enforce-node-allocatable"]).split(",").filter(Boolean)) oneOf("enforce-node-allocatable", level, ["none", "pods", "system-reserved", "kube-reserved"]);
+}
+
+export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = []): NodeAgentOptions {
+  const { args: a, config, warnings } = withConfigFile(raw, rawArgs);
+  // repeatable upstream; citty keeps only the last
+  if (rawArgs.some((x) => x.startsWith("--manifest-url-header"))) a["manifest-url-header"] = repeated(rawArgs, "manifest-url-header").join(",");
+  checkInert(a);
   const nodeName = (a["hostname-override"] || hostname()).trim().toLowerCase();
   if (!DNS_SUBDOMAIN.test(nodeName) || nodeName.length > 253) throw new UsageError(`invalid node name "${nodeName}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
   const nodeIP = a["node-ip"] || undefined;
@@ -97,6 +193,24 @@ export function nodeAgentOptions(a: Record<string, any>): NodeAgentOptions {
     rootDir: resolve(a["root-dir"]),
     podManifestPath: a["pod-manifest-path"] ? resolve(a["pod-manifest-path"]) : undefined,
     fileCheckFrequencyMs: positiveDuration("file-check-frequency", a["file-check-frequency"]),
+    manifestURL: a["manifest-url"] || undefined,
+    manifestURLHeader: headerFlag("manifest-url-header", a["manifest-url-header"]),
+    httpCheckFrequencyMs: positiveDuration("http-check-frequency", a["http-check-frequency"]),
+    syncFrequencyMs: positiveDuration("sync-frequency", a["sync-frequency"]),
+    housekeepingIntervalMs: positiveDuration("housekeeping-interval", a["housekeeping-interval"]),
     podMaxPids: int("pod-max-pids", String(a["pod-max-pids"]), -1),
+    providerID: a["provider-id"] || undefined,
+    podsPerCore: int("pods-per-core", String(a["pods-per-core"]), 0),
+    kubeReserved: reserved("kube-reserved", a["kube-reserved"]),
+    systemReserved: reserved("system-reserved", a["system-reserved"]),
+    evictionHard: withMinimumReclaim(thresholds("eviction-hard", a["eviction-hard"]), "eviction-minimum-reclaim", a["eviction-minimum-reclaim"]),
+    evictionSoft: withMinimumReclaim(softThresholds(thresholds("eviction-soft", a["eviction-soft"]), "eviction-soft-grace-period", a["eviction-soft-grace-period"]), "eviction-minimum-reclaim", a["eviction-minimum-reclaim"]),
+    evictionPressureTransitionPeriodMs: duration("eviction-pressure-transition-period", a["eviction-pressure-transition-period"]),
+    evictionMaxPodGracePeriodSeconds: int("eviction-max-pod-grace-period", String(a["eviction-max-pod-grace-period"])),
+    kubeAPIQPS: int("kube-api-qps", String(a["kube-api-qps"]), 0),
+    kubeAPIBurst: int("kube-api-burst", String(a["kube-api-burst"]), 0),
+    nodeLeaseDurationSeconds: leaseDuration(config.nodeLeaseDurationSeconds),
+    nodeStatusReportFrequencyMs: config.nodeStatusReportFrequency ? duration("nodeStatusReportFrequency", config.nodeStatusReportFrequency) : 5 * 60_000,
+    warnings,
   };
 }

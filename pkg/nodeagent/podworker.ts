@@ -20,6 +20,8 @@ export class PodWorker {
   readonly containers: ContainerRunner[] = [];
   readonly startTime = new Date();
   private terminating?: Promise<void>;
+  /** Set when the agent evicts the pod: it is Failed with this reason and message from then on. */
+  evicted?: { reason: string; message: string };
   private pending = false;
 
   constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {}
@@ -43,6 +45,9 @@ export class PodWorker {
     this.changed();
   }
 
+  /** True once terminate() was called. */
+  get stopping(): boolean { return this.terminating !== undefined; }
+
   /** Stops every container (SIGTERM, SIGKILL after graceMs); resolves when all are gone. */
   terminate(graceMs: number): Promise<void> {
     this.terminating ??= Promise.all(this.containers.map((c) => c.stop(graceMs))).then(() => this.ctx.backoff.forget(`${this.uid}/`));
@@ -52,7 +57,7 @@ export class PodWorker {
   /** The status to report, merged over `current` (the pod's status in the API server). */
   status(current: Obj = {}): Obj {
     const statuses = this.containers.map((c) => c.status());
-    const phase = podPhase(this.pod.spec, statuses);
+    const phase = this.evicted ? "Failed" : podPhase(this.pod.spec, statuses);
     const now = rfc3339(new Date());
     return {
       phase,
@@ -63,6 +68,7 @@ export class PodWorker {
       startTime: current.startTime ?? rfc3339(this.startTime),
       containerStatuses: statuses,
       qosClass: qosClass(this.pod.spec),
+      ...this.evicted,
     };
   }
 }

@@ -1,6 +1,7 @@
 // Static pods: the pods of --pod-manifest-path (one file, or every file of a folder but dotfiles, each
-// one pod in YAML or JSON), named `<name>-<node>` as upstream, with a uid hashed from their content so
-// that an edited file is a new pod. Their mirror pods stand for them in the API server.
+// one pod in YAML or JSON) and of --manifest-url (a Pod or a PodList), named `<name>-<node>` as upstream,
+// with a uid hashed from their content so that an edited manifest is a new pod. Their mirror pods stand
+// for them in the API server.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defaultPod } from "../defaults/pod.ts";
@@ -12,25 +13,27 @@ export const CONFIG_HASH = "kubernetes.io/config.hash";
 export const CONFIG_SOURCE = "kubernetes.io/config.source";
 
 export const isMirrorPod = (pod: Obj) => pod.metadata?.annotations?.[CONFIG_MIRROR] !== undefined;
-export const isStaticPod = (pod: Obj) => pod.metadata?.annotations?.[CONFIG_SOURCE] === "file";
+export type StaticSource = "file" | "http";
+export const isStaticPod = (pod: Obj) => ["file", "http"].includes(pod.metadata?.annotations?.[CONFIG_SOURCE]);
+
+const decode = (text: string): Obj => (text.trimStart().startsWith("{") ? JSON.parse(text) : decodeYaml(text)) as Obj;
 
 function manifestFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
   return readdirSync(path).filter((f) => !f.startsWith(".")).sort().map((f) => join(path, f)).filter((f) => statSync(f).isFile());
 }
 
-/** One static pod from a manifest's text; throws with the reason it is not a pod. */
-export function staticPod(text: string, file: string, nodeName: string): Obj {
-  const pod = (text.trimStart().startsWith("{") ? JSON.parse(text) : decodeYaml(text)) as Obj;
-  if (pod?.kind !== "Pod" || pod.apiVersion !== "v1") throw new Error(`${file}: not a v1 Pod (kind ${pod?.kind}, apiVersion ${pod?.apiVersion})`);
-  if (!pod.metadata?.name) throw new Error(`${file}: the pod has no name`);
+/** One static pod from a manifest; throws with the reason it is not a pod. `origin` names the file or URL. */
+export function staticPod(pod: Obj, origin: string, source: StaticSource, nodeName: string): Obj {
+  if (pod?.kind !== "Pod" || pod.apiVersion !== "v1") throw new Error(`${origin}: not a v1 Pod (kind ${pod?.kind}, apiVersion ${pod?.apiVersion})`);
+  if (!pod.metadata?.name) throw new Error(`${origin}: the pod has no name`);
   pod.metadata.namespace ||= "default";
   pod.metadata.name = `${pod.metadata.name}-${nodeName}`;
   pod.spec = { ...pod.spec, nodeName };
   defaultPod(pod);
-  const hash = new Bun.CryptoHasher("md5").update(JSON.stringify([pod, nodeName, file])).digest("hex");
+  const hash = new Bun.CryptoHasher("md5").update(JSON.stringify([pod, nodeName, origin])).digest("hex");
   pod.metadata.uid = hash;
-  pod.metadata.annotations = { ...pod.metadata.annotations, [CONFIG_HASH]: hash, [CONFIG_SOURCE]: "file" };
+  pod.metadata.annotations = { ...pod.metadata.annotations, [CONFIG_HASH]: hash, [CONFIG_SOURCE]: source };
   return pod;
 }
 
@@ -40,8 +43,25 @@ export function readStaticPods(path: string, nodeName: string, onError: (message
   try { files = manifestFiles(path); } catch (e) { onError(`unable to read pod manifest path ${path}: ${(e as Error).message}`); return []; }
   const pods: Obj[] = [];
   for (const f of files) {
-    try { pods.push(staticPod(readFileSync(f, "utf8"), f, nodeName)); } catch (e) { onError(`could not process manifest file ${f}: ${(e as Error).message}`); }
+    try { pods.push(staticPod(decode(readFileSync(f, "utf8")), f, "file", nodeName)); } catch (e) { onError(`could not process manifest file ${f}: ${(e as Error).message}`); }
   }
+  return pods;
+}
+
+/** The pods --manifest-url serves now (a Pod or a v1 PodList); throws when it cannot be read. */
+export async function fetchStaticPods(url: string, headers: Record<string, string[]>, nodeName: string, onError: (message: string) => void): Promise<Obj[]> {
+  const h = new Headers();
+  for (const [k, vs] of Object.entries(headers)) for (const v of vs) h.append(k, v);
+  const res = await fetch(url, { headers: h, signal: AbortSignal.timeout(10_000) });
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.statusText}`);
+  const text = await res.text();
+  if (!text.trim()) return [];
+  const body = decode(text);
+  const items: Obj[] = body?.kind === "PodList" ? body.items ?? [] : [body];
+  const pods: Obj[] = [];
+  items.forEach((item, i) => {
+    try { pods.push(staticPod(item, body?.kind === "PodList" ? `${url}#${i}` : url, "http", nodeName)); } catch (e) { onError(`could not process manifest from ${url}: ${(e as Error).message}`); }
+  });
   return pods;
 }
 

@@ -34,7 +34,10 @@ test("the Node: labels, taints, addresses, capacity from the host, nodeInfo and 
   const bytes = (q: string) => Number(/^\d+/.exec(q)![0]) * 1024 ** ["", "Ki", "Mi", "Gi", "Ti"].indexOf(/[KMGT]i$|$/.exec(q)![0]);
   expect(bytes(node.status.capacity.memory)).toBe(memKi * 1024);
   expect(bytes(node.status.capacity["ephemeral-storage"])).toBe(fs.blocks * fs.bsize);
-  expect(node.status.allocatable).toEqual(node.status.capacity);
+  // allocatable is capacity less the default hard eviction thresholds: memory.available<100Mi, nodefs.available<10%
+  expect(node.status.allocatable.cpu).toBe(node.status.capacity.cpu);
+  expect(bytes(node.status.allocatable.memory)).toBe(memKi * 1024 - 100 * 2 ** 20);
+  expect(bytes(node.status.allocatable["ephemeral-storage"])).toBe(Math.floor(fs.blocks * fs.bsize * 0.9));
   expect(node.status.conditions.map((c: any) => [c.type, c.status, c.reason, c.message])).toEqual([
     ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
     ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
@@ -66,14 +69,15 @@ test("the Lease kube-node-lease/<node>: held by the node, owned by the Node, ren
   expect((await s.call("GET", `/api/v1/nodes/${agent.name}`)).body.metadata.resourceVersion).toBe(node.metadata.resourceVersion);
 }, 30_000);
 
-test("bad flag values and options not built yet exit 2 with one line", () => {
+test("bad flag values and unknown flags exit 2 with one line", () => {
   for (const [flag, says] of [
     ["--max-pods=many", `invalid argument "many" for "--max-pods" flag`],
     ["--node-ip=10.0.0", `invalid argument "10.0.0" for "--node-ip" flag`],
     ["--register-with-taints=a=b:Sometimes", "invalid taint effect: Sometimes"],
     ["--node-labels=kubernetes.io/role=x", "unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [kubernetes.io/role]"],
     ["--file-check-frequency=soon", `invalid argument "soon" for "--file-check-frequency" flag`],
-    ["--manifest-url=http://127.0.0.1:1/pods", "unknown flag: --manifest-url"],
+    ["--eviction-hard=memory.available>1Gi", "invalid eviction threshold syntax memory.available>1Gi"],
+    ["--no-such-option=1", "unknown flag: --no-such-option"],
   ]) {
     const r = Bun.spawnSync([...KITE, "node-agent", flag]);
     expect(r.exitCode).toBe(2);

@@ -3,10 +3,15 @@
 import { expect, test } from "bun:test";
 import { osImage, memTotalBytes } from "../../pkg/nodeagent/host.ts";
 import { binaryQuantity, initialNode, nodeStatus, sameStatus } from "../../pkg/nodeagent/node.ts";
+import { NODE_AGENT_ARGS } from "../../pkg/nodeagent/flags.ts";
 import { nodeAgentOptions, parseLabels, parseTaints } from "../../pkg/nodeagent/options.ts";
 
 const host = { hostname: "h", cpus: 4, memoryBytes: 8 * 2 ** 30, kernelVersion: "6.1", osImage: "Debian", operatingSystem: "linux", architecture: "amd64", machineID: "m", bootID: "b", systemUUID: "s" };
-const defaults = { "register-node": true, "max-pods": "110", "node-status-update-frequency": "10s", "root-dir": "/tmp/r", "file-check-frequency": "20s", "pod-max-pids": "-1" };
+/** Every flag's default, as citty hands them to the command. */
+const defaults: Record<string, any> = {
+  ...Object.fromEntries(Object.entries(NODE_AGENT_ARGS).flatMap(([k, d]) => ("default" in d ? [[k, d.default]] : []))),
+  "root-dir": "/tmp/r",
+};
 
 test("labels and taints as upstream parses them", () => {
   expect(parseLabels("node-labels", "a=b,node.kubernetes.io/x=,kubernetes.io/os=linux")).toEqual({ a: "b", "node.kubernetes.io/x": "", "kubernetes.io/os": "linux" });
@@ -47,8 +52,39 @@ test("the Node, and status comparison that ignores heartbeat times but keeps tra
   const node = initialNode(o, facts, new Date("2021-01-01T00:00:00Z"));
   expect(node.spec.taints).toEqual([{ key: "a", effect: "NoSchedule" }]);
   expect(node.status.capacity).toEqual({ cpu: "4", "ephemeral-storage": "100Gi", memory: "8Gi", pods: "110" });
+  // the default hard eviction thresholds come off allocatable: memory.available<100Mi, nodefs.available<10%
+  expect(node.status.allocatable).toEqual({ cpu: "4", "ephemeral-storage": "90Gi", memory: "8092Mi", pods: "110" });
   const later = nodeStatus(o, facts, node.status, new Date("2021-01-01T00:01:00Z"));
   expect(later.conditions[3]).toMatchObject({ lastHeartbeatTime: "2021-01-01T00:01:00Z", lastTransitionTime: "2021-01-01T00:00:00Z" });
   expect(sameStatus(node.status, later)).toBe(true);
   expect(sameStatus(node.status, nodeStatus(o, { ...facts, nodeIP: "10.0.0.2" }, node.status, new Date()))).toBe(false);
+});
+
+test("allocatable: --kube-reserved, --system-reserved and hard eviction thresholds come off capacity; --pods-per-core caps pods", () => {
+  const facts = { host, nodeIP: "10.0.0.1", ephemeralStorageBytes: 100 * 2 ** 30 };
+  const o = nodeAgentOptions({
+    ...defaults, "hostname-override": "n1", "pods-per-core": "10", "kube-reserved": "cpu=200m,memory=512Mi", "system-reserved": "cpu=300m,ephemeral-storage=10Gi",
+    "eviction-hard": "memory.available<1Gi,nodefs.available<20Gi",
+  });
+  const s = nodeStatus(o, facts, undefined, new Date());
+  expect(s.capacity).toMatchObject({ cpu: "4", pods: "40" });
+  expect(s.allocatable).toEqual({ cpu: "3500m", memory: "6656Mi", "ephemeral-storage": "70Gi", pods: "40" });
+  // a zero threshold is no threshold; a percentage is of capacity
+  const none = nodeAgentOptions({ ...defaults, "hostname-override": "n1", "eviction-hard": "memory.available<0,nodefs.available<50%" });
+  expect(nodeStatus(none, facts, undefined, new Date()).allocatable).toMatchObject({ memory: "8Gi", "ephemeral-storage": "50Gi" });
+});
+
+test("reservation and eviction flags are refused as upstream refuses them", () => {
+  const bad = (flags: Record<string, string>) => { try { nodeAgentOptions({ ...defaults, ...flags }); return ""; } catch (e) { return (e as Error).message; } };
+  expect(bad({ "kube-reserved": "gpu=1" })).toContain("gpu is not a supported resource");
+  expect(bad({ "system-reserved": "memory=-1Gi" })).toContain("cannot be negative");
+  expect(bad({ "eviction-hard": "memory.available>1Gi" })).toContain("invalid eviction threshold syntax");
+  expect(bad({ "eviction-hard": "disk.available<1Gi" })).toContain("unsupported eviction signal disk.available");
+  expect(bad({ "eviction-hard": "nodefs.available<120%" })).toContain("must be >= 0% and <= 100%");
+  expect(bad({ "eviction-soft": "memory.available<1Gi" })).toBe("grace period must be specified for the soft eviction threshold memory.available");
+  expect(bad({ "image-gc-low-threshold": "90" })).toContain("must be less than imageGCHighThresholdPercent");
+  expect(bad({ "oom-score-adj": "-2000" })).toContain("--oom-score-adj");
+  expect(bad({ "cpu-manager-policy": "fancy" })).toContain("must be one of none, static");
+  const soft = nodeAgentOptions({ ...defaults, "eviction-soft": "memory.available<2Gi", "eviction-soft-grace-period": "memory.available=1m30s", "eviction-minimum-reclaim": "memory.available=500Mi" });
+  expect(soft.evictionSoft).toEqual([{ signal: "memory.available", quantity: 2 * 2 ** 30, gracePeriodMs: 90_000, minimumReclaim: { quantity: 500 * 2 ** 20 } }]);
 });

@@ -5,6 +5,7 @@ import { CrashLoopBackoff } from "../../pkg/nodeagent/backoff.ts";
 import { limitFiles } from "../../pkg/nodeagent/runtime/cgroups.ts";
 import { containerConfig, containerLimits, expand, podHostname } from "../../pkg/nodeagent/runtime/config.ts";
 import { mirrorPod, staticPod } from "../../pkg/nodeagent/static.ts";
+import { decodeYaml } from "../../pkg/yaml/decode.ts";
 
 test("CrashLoopBackOff: first restart immediate, then 10 s doubling to 5 min, reset after 10 quiet minutes", () => {
   let now = 1_000_000;
@@ -53,14 +54,14 @@ test("a container's process: argv, env (in order, with references), workingDir, 
 
 test("a static pod: named <name>-<node>, defaulted, bound to the node, a uid from its content; its mirror pod", () => {
   const yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: c\n    image: x\n    command: [sleep, '9']\n";
-  const p = staticPod(yaml, "/m/web.yaml", "n1");
+  const p = staticPod(decodeYaml(yaml) as any, "/m/web.yaml", "file", "n1");
   expect(p.metadata).toMatchObject({ name: "web-n1", namespace: "default" });
   expect(p.spec).toMatchObject({ nodeName: "n1", restartPolicy: "Always", terminationGracePeriodSeconds: 30 });
   expect(p.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
   expect(p.metadata.annotations).toEqual({ "kubernetes.io/config.hash": p.metadata.uid, "kubernetes.io/config.source": "file" });
-  expect(staticPod(yaml, "/m/web.yaml", "n1").metadata.uid).toBe(p.metadata.uid);
-  expect(staticPod(yaml.replace("'9'", "'10'"), "/m/web.yaml", "n1").metadata.uid).not.toBe(p.metadata.uid);
-  expect(() => staticPod("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", "/m/s.yaml", "n1")).toThrow("not a v1 Pod");
+  expect(staticPod(decodeYaml(yaml) as any, "/m/web.yaml", "file", "n1").metadata.uid).toBe(p.metadata.uid);
+  expect(staticPod(decodeYaml(yaml.replace("'9'", "'10'")) as any, "/m/web.yaml", "file", "n1").metadata.uid).not.toBe(p.metadata.uid);
+  expect(() => staticPod(decodeYaml("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n") as any, "/m/s.yaml", "file", "n1")).toThrow("not a v1 Pod");
   const m = mirrorPod(p, "n1", "node-uid");
   expect(m.metadata.uid).toBeUndefined();
   expect(m.metadata.annotations["kubernetes.io/config.mirror"]).toBe(p.metadata.uid);

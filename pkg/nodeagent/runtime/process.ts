@@ -60,6 +60,11 @@ export class ContainerProcess {
     return e && { exitCode: e.exitCode, finishedAt: e.finishedAt, oomKilled: e.oomKilled || undefined, startError: e.startError };
   }
 
+  /** The container's pid (its process group's id) while it runs, once the shim has recorded it. */
+  get pid(): number | undefined {
+    return this.exit ? undefined : this.recorded()?.pid;
+  }
+
   /** The run's process, while it is the one recorded. */
   private recorded(): PidRecord | undefined {
     const p = readPid(this.prefix);

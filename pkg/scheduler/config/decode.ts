@@ -1,10 +1,8 @@
 // Reads a KubeSchedulerConfiguration file strictly, as upstream's scheduler decoder does: YAML or JSON, a
 // repeated key, an unknown field or a value of the wrong type is an error naming the field.
-import { parseDuration } from "../../util/duration.ts";
+import { checkShape as check, jsonType, StrictError, type Shape } from "../../util/strictshape.ts";
 import { decodeYaml } from "../../yaml/decode.ts";
 import { API_VERSION, KIND } from "./types.ts";
-
-type Shape = "string" | "int" | "float" | "bool" | "duration" | "any" | { [field: string]: Shape } | [Shape];
 
 const strings: Shape = ["string"];
 const resources: Shape = [{ name: "string", weight: "int" }];
@@ -57,39 +55,6 @@ const CONFIG: Shape = {
 };
 
 export class ConfigError extends Error {}
-/** A field the v1beta1 types do not have, or of the wrong type. */
-class StrictError extends ConfigError {}
-
-const GO_TYPES: Record<string, string> = { string: "string", int: "int32", float: "float32", bool: "bool", duration: "v1.Duration" };
-const jsonType = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v);
-
-function check(v: unknown, shape: Shape, path: string) {
-  if (v === null || shape === "any") return; // null is the zero value, as Go's decoder reads it
-  const wrong = (want: string) => new StrictError(`cannot unmarshal ${jsonType(v)} into field "${path}" of type ${want}`);
-  if (Array.isArray(shape)) {
-    if (!Array.isArray(v)) throw wrong(`[]${typeof shape[0] === "string" ? GO_TYPES[shape[0]] ?? "object" : "object"}`);
-    v.forEach((item, i) => check(item, shape[0], `${path}[${i}]`));
-    return;
-  }
-  if (typeof shape === "object") {
-    if (jsonType(v) !== "object") throw wrong("object");
-    for (const [k, fv] of Object.entries(v as Record<string, unknown>)) {
-      const at = path ? `${path}.${k}` : k;
-      if (!(k in shape)) throw new StrictError(`unknown field "${at}"`);
-      check(fv, shape[k], at);
-    }
-    return;
-  }
-  switch (shape) {
-    case "string": if (typeof v !== "string") throw wrong("string"); return;
-    case "bool": if (typeof v !== "boolean") throw wrong("bool"); return;
-    case "int": if (typeof v !== "number" || !Number.isInteger(v)) throw wrong(GO_TYPES.int); return;
-    case "float": if (typeof v !== "number") throw wrong(GO_TYPES.float); return;
-    case "duration":
-      if (typeof v !== "string") throw wrong(GO_TYPES.duration);
-      try { parseDuration(v); } catch { throw new StrictError(`time: invalid duration ${JSON.stringify(v)}`); }
-  }
-}
 
 /** The args of a plugin config entry: an in-tree plugin's are of its Args kind, others are kept as given. */
 function checkArgs(args: unknown, plugin: string, path: string) {

@@ -1,0 +1,88 @@
+// `kite node-agent` with 100 pods bound to it at once: each a long-running `sleep` with an exec readiness
+// probe. Measures p50/p99 from a pod's binding (the POST's answer) to the pod seen Running and Ready in a
+// watch, then the agent's RSS and CPU with the 100 pods idle. The reference, on the same run: the same 100
+// `sleep` processes spawned directly by this process (what starting them costs with no agent at all).
+// Run: npm run build && KITE_BIN=dist/kite bun test/bench/nodeagent.bench.ts   (N_PODS, IDLE_SECONDS override)
+import { readFileSync } from "node:fs";
+import { clientFor } from "../helpers/client.ts";
+import { startNodeAgent } from "../helpers/nodeagent.ts";
+import { killAll } from "../helpers/processes.ts";
+import { startServer } from "../helpers/server.ts";
+import { RESOURCES } from "../../pkg/client/resources.ts";
+import { cpuOf, progress } from "./load.ts";
+
+const N_PODS = Number(process.env.N_PODS ?? 100);
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
+const NS = "default";
+
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const ready = (p: any) => p.status?.phase === "Running" && p.status.conditions?.some((c: any) => c.type === "Ready" && c.status === "True");
+
+/** The reference: N `sleep` processes spawned and seen running, from this process. */
+async function directSpawn(): Promise<number[]> {
+  const took: number[] = [];
+  const procs = await Promise.all(Array.from({ length: N_PODS }, async () => {
+    const t0 = performance.now();
+    const p = Bun.spawn(["sleep", "3600"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    await Bun.sleep(0);
+    took.push(performance.now() - t0);
+    return p;
+  }));
+  for (const p of procs) p.kill("SIGKILL");
+  return took;
+}
+
+try {
+  const s = await startServer();
+  const agent = await startNodeAgent(s);
+  const client = await clientFor(s);
+  progress(`agent on node ${agent.name}; creating ${N_PODS} pods`);
+  const names = Array.from({ length: N_PODS }, (_, i) => `bench-${i}`);
+  await Promise.all(names.map((name) => client.create(RESOURCES.pods, {
+    apiVersion: "v1", kind: "Pod", metadata: { name, namespace: NS },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: "c", image: "busybox", command: ["sleep", "3600"], readinessProbe: { exec: { command: ["true"] }, periodSeconds: 10 } }],
+    },
+  }, { namespace: NS })));
+
+  const readyAt = new Map<string, number>();
+  const watch = client.watch(RESOURCES.pods, { namespace: NS });
+  const allReady = (async () => {
+    for await (const ev of watch) {
+      const p = ev.object;
+      if (!readyAt.has(p.metadata.name) && ready(p)) readyAt.set(p.metadata.name, performance.now());
+      if (readyAt.size === N_PODS) return;
+    }
+  })();
+
+  progress(`binding ${N_PODS} pods at once`);
+  const boundAt = new Map<string, number>();
+  await Promise.all(names.map(async (name) => {
+    await client.create(RESOURCES.pods, { apiVersion: "v1", kind: "Binding", metadata: { name, namespace: NS }, target: { kind: "Node", name: agent.name } }, { namespace: NS, subresource: "binding" });
+    boundAt.set(name, performance.now());
+  }));
+  const deadline = setTimeout(() => { progress(`only ${readyAt.size} of ${N_PODS} ready after 60 s`); process.exit(1); }, 60_000);
+  await allReady;
+  clearTimeout(deadline);
+  const latencies = names.map((n) => Math.max(0, readyAt.get(n)! - boundAt.get(n)!));
+
+  progress(`all ready; the agent idles with them for ${IDLE_SECONDS} s`);
+  await Bun.sleep(5000);
+  const pid = agent.proc.pid;
+  const cpu0 = cpuOf(pid), t0 = performance.now();
+  await Bun.sleep(IDLE_SECONDS * 1000);
+  const idleCpu = (cpuOf(pid) - cpu0) / ((performance.now() - t0) / 1000);
+  const rss = rssMiB(pid);
+
+  const direct = await directSpawn();
+  console.log(`node agent, ${N_PODS} pods bound at once (sleep + exec readiness probe each)`);
+  console.log(`  binding → Running+Ready: p50 ${pct(latencies, 50).toFixed(0)} ms, p99 ${pct(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`);
+  console.log(`  agent idle with ${N_PODS} pods: RSS ${rss.toFixed(0)} MiB, CPU ${(idleCpu * 100).toFixed(2)} % of one core (over ${IDLE_SECONDS} s)`);
+  console.log(`  reference, ${N_PODS} sleeps spawned directly: p50 ${pct(direct, 50).toFixed(1)} ms, p99 ${pct(direct, 99).toFixed(1)} ms`);
+  await agent.stop();
+  await s.stop();
+} finally {
+  killAll();
+}
