@@ -4,7 +4,7 @@
 // a recorded pid whose start time no longer matches is never signalled; a container enters the network
 // namespace it is given; without namespaces a container with mounts is refused.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ContainerProcess, ProcessSpec } from "../../pkg/nodeagent/runtime/process.ts";
 import { readPid, runPrefix } from "../../pkg/nodeagent/runtime/records.ts";
@@ -29,12 +29,23 @@ function run(script: string, extra: Partial<ProcessSpec> = {}): { uid: string; p
   return { uid, proc, log: () => readFileSync(logPath, "utf8") };
 }
 
-test(`a container has its own PID namespace (it is pid 1 and sees only its processes) and UTS hostname${why(isolated, "needs root and unshare")}`, async () => {
+test(`a container has its own PID namespace (it is pid 1 and sees only its processes), UTS hostname and /dev/shm${why(isolated, "needs root and unshare")}`, async () => {
   if (!isolated) return;
-  const c = run("echo pid=$$; ls /proc | grep -c '^[0-9]'; hostname; cat /proc/sys/kernel/hostname", { hostname: "web-0" });
+  const shm = `kite-test-${process.pid}`;
+  const c = run(`echo pid=$$; ls /proc | grep -c '^[0-9]'; hostname; cat /proc/sys/kernel/hostname; echo x > /dev/shm/${shm}`, { hostname: "web-0" });
   expect((await c.proc.exited).exitCode).toBe(0);
   // its shell and `ls` are the only processes it sees (grep is a third)
   expect(c.log()).toBe("pid=1\n3\nweb-0\nweb-0\n");
+  // and its /dev/shm is its own
+  expect(existsSync(`/dev/shm/${shm}`)).toBe(false);
+  // mount, UTS and IPC namespaces are not the host's
+  const ns = run("for n in mnt uts ipc pid; do readlink /proc/self/ns/$n; done");
+  expect((await ns.proc.exited).exitCode).toBe(0);
+  const mine = ["mnt", "uts", "ipc", "pid"].map((n) => readlinkSync(`/proc/self/ns/${n}`));
+  const theirs = ns.log().trim().split("\n");
+  expect(theirs).toHaveLength(4);
+  theirs.forEach((l, i) => expect(l).not.toBe(mine[i]));
+  rt.forget(ns.uid);
   rt.forget(c.uid);
 });
 

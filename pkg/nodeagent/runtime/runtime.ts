@@ -113,8 +113,9 @@ export class ProcessRuntime {
    */
   async stopRecorded(uid: string, graceMs?: number): Promise<void> {
     await Promise.all([...podRecords(this.o.rootDir, uid)].map(async ([dir, r]) => {
-      const proc = new ContainerProcess(r.containerID, runPrefix(dir, r.containerID), new Date(r.startedAt));
-      if (!readPid(runPrefix(dir, r.containerID))) return;
+      const prefix = runPrefix(dir, r.containerID);
+      if (!readPid(prefix)) return;
+      const proc = new ContainerProcess(r.containerID, prefix, new Date(r.startedAt));
       proc.signal("SIGTERM");
       const timeout = Bun.sleep(graceMs ?? r.graceSeconds * 1000).then(() => proc.signal("SIGKILL"));
       await Promise.race([proc.exited, timeout]);

@@ -2,8 +2,8 @@
 // the agent. It starts the container as its child in a new session (pgid = pid), joined to its cgroups,
 // its output appended to the log file; it records the container's pid and start time, waits for it, and
 // records how it ended (what is left of the container's group and cgroup is killed with it). Run under `unshare --mount --uts --ipc --pid` (without --fork), its first child
-// is pid 1 of a new PID namespace: that child mounts its own /proc, sets the hostname and bind-mounts
-// the volumes before it execs the command. Only shell builtins run after that child is gone (a dead
+// is pid 1 of a new PID namespace: that child mounts its own /proc and /dev/shm, sets the hostname and
+// bind-mounts the volumes before it execs the command. Only shell builtins run after that child is gone (a dead
 // PID namespace takes no new processes). Passed as `sh -c` text, never as a file a newer agent could
 // rewrite under a running shell; its $0 is the shell's path, for the step that records the pid.
 import type { Mount } from "./process.ts";
@@ -24,6 +24,8 @@ while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
   for c in $cgs; do echo 0 > "$c/cgroup.procs" || fail "cannot join the cgroup $c"; done
   if [ "$ns" = ns ]; then
     mount -t proc proc /proc || fail "cannot mount /proc"
+    # its IPC namespace's POSIX shared memory: a /dev/shm of its own, 64 MiB as containerd gives
+    mount -t tmpfs -o nosuid,nodev,noexec,size=65536k shm /dev/shm || fail "cannot mount /dev/shm"
     [ -z "$host" ] || echo "$host" > /proc/sys/kernel/hostname || fail "cannot set the hostname $host"
   fi
   n=$1; shift
