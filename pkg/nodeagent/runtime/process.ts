@@ -81,8 +81,7 @@ export class ContainerProcess {
       const shimAlive = p ? isSame(p.shimPid, p.shimStart) : !shim && Date.now() < deadline;
       if (!shimAlive && !(p && isSame(p.pid, p.start))) {
         // the shim may have written its record between the two reads
-        const last = readExit(this.prefix);
-        if (last) continue;
+        if (readExit(this.prefix)) continue;
         return { exitCode: 137, finishedAt: new Date(), unknown: true };
       }
       await Bun.sleep(this.pollMs);
@@ -98,11 +97,7 @@ export class ContainerProcess {
       if (tries > 0 && !readPid(this.prefix)) setTimeout(() => this.signal(sig, tries - 1), 20);
       return;
     }
-    try {
-      process.kill(-p.pid, sig);
-    } catch {
-      // not yet its group's leader (the shim records it just before setsid)
-      try { process.kill(p.pid, sig); } catch { /* gone */ }
-    }
+    // recorded only once it leads its group (shim.ts)
+    try { process.kill(-p.pid, sig); } catch { /* gone */ }
   }
 }
