@@ -72,8 +72,14 @@ test(`mounts are bound at their containerPath (created if missing), read-only wh
   const p = run("", { argv: ["/bin/sh", "-c", `echo $PATH; /bin/cat ${at}/etc/app/config.txt`], env: { PATH: "/nowhere" }, mounts });
   expect((await p.proc.exited).exitCode).toBe(0);
   expect(p.log()).toBe("/nowhere\nfrom the volume\n");
+  // a mount that cannot be made stops the start: containerd's StartError, with the reason
+  const bad = run("echo never", { mounts: [{ hostPath: join(src, "missing"), containerPath: join(at, "x"), readOnly: false }] });
+  const e = await bad.proc.exited;
+  expect(e).toMatchObject({ exitCode: 128, startError: `cannot mount ${join(src, "missing")} at ${join(at, "x")}` });
+  expect(bad.log()).not.toContain("never");
   rt.forget(c.uid);
   rt.forget(p.uid);
+  rt.forget(bad.uid);
 });
 
 test(`a container enters ProcessSpec.netns when set${why(isolated, "needs root and unshare")}`, async () => {

@@ -2,6 +2,7 @@
 // configuration (or why it cannot run), its limits as cgroup files, and static pods read from manifests.
 import { expect, test } from "bun:test";
 import { CrashLoopBackoff } from "../../pkg/nodeagent/backoff.ts";
+import { terminatedState } from "../../pkg/nodeagent/container.ts";
 import { limitFiles } from "../../pkg/nodeagent/runtime/cgroups.ts";
 import { containerConfig, containerLimits, expand, podHostname } from "../../pkg/nodeagent/runtime/config.ts";
 import { mirrorPod, staticPod } from "../../pkg/nodeagent/static.ts";
@@ -88,4 +89,15 @@ test("a container's hostname: spec.hostname, else the pod's name cut to 63 chara
   const r = containerConfig({ metadata: { name: "p", uid: "u" }, spec: { hostname: "h" } }, { name: "c", command: ["x"], resources: { limits: { memory: "1Mi" } } }, "/r", 0);
   if (!("spec" in r)) throw new Error(r.error);
   expect(r.spec).toMatchObject({ hostname: "h", env: { HOSTNAME: "h" }, mounts: [], limits: { memoryBytes: 2 ** 20 } });
+});
+
+test("a run's terminated state: Completed, Error, OOMKilled, StartError (with its message), ContainerStatusUnknown", () => {
+  const at = new Date("2021-01-01T00:00:05Z"), id = "kite-process://x";
+  const t = (e: object) => terminatedState({ exitCode: 1, finishedAt: at, ...e }, "2021-01-01T00:00:00Z", id);
+  expect(t({ exitCode: 0 })).toEqual({ exitCode: 0, reason: "Completed", startedAt: "2021-01-01T00:00:00Z", finishedAt: "2021-01-01T00:00:05Z", containerID: id });
+  expect(t({}).reason).toBe("Error");
+  expect(t({ exitCode: 137, oomKilled: true }).reason).toBe("OOMKilled");
+  expect(t({ exitCode: 128, startError: "cannot mount /a at /b" })).toMatchObject({ reason: "StartError", message: "cannot mount /a at /b" });
+  expect(t({ exitCode: 137, unknown: true }).reason).toBe("ContainerStatusUnknown");
+  expect(terminatedState({ exitCode: 128, finishedAt: at, startError: "x" }, "s").containerID).toBeUndefined();
 });
