@@ -25,8 +25,9 @@ export function detectSandbox(): Sandbox {
   if (process.getuid?.() !== 0) return plain("not root");
   const unshare = Bun.which("unshare"), nsenter = Bun.which("nsenter");
   if (!unshare || !nsenter) return plain(`no ${unshare ? "nsenter" : "unshare"} on PATH`);
-  const probe = Bun.spawnSync([unshare, "--mount", "--uts", "--ipc", "--pid", "--fork", "true"], { stdout: "ignore", stderr: "pipe" });
-  if (probe.exitCode !== 0) return plain(`unshare failed: ${probe.stderr.toString().trim()}`);
+  // what every container's setup does (shim.ts): new namespaces, its own /proc and /dev/shm
+  const probe = Bun.spawnSync([unshare, "--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", sh, "-c", "mount -t proc proc /proc && mount -t tmpfs shm /dev/shm"], { stdout: "ignore", stderr: "pipe" });
+  if (probe.exitCode !== 0) return plain(`namespaces cannot be set up here: ${probe.stderr.toString().trim()}`);
   return { sh, setsid, unshare, nsenter, mode: "containers run in their own mount, PID, UTS and IPC namespaces, volumes bind-mounted at their mountPath" };
 }
 
