@@ -1,13 +1,13 @@
 // `kite node-agent` after its flags: register the Node and keep its status and Lease fresh; take pods
 // from the API server (those bound to this node), --pod-manifest-path and --manifest-url; run each in a PodWorker;
 // write their status through the status subresource when it changed; confirm deletions.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { consola } from "consola";
 import { isNotFound, type Client } from "../client/client.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
-import { DeletedFinalStateUnknown } from "../client/store.ts";
+import { DeletedFinalStateUnknown, NAMESPACE_INDEX, namespaceIndex } from "../client/store.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
 import { EvictionManager } from "./eviction/manager.ts";
@@ -20,6 +20,8 @@ import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
 import { ProcessRuntime } from "./runtime/runtime.ts";
 import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
+import { volumesDir } from "./volumes/manager.ts";
+import { unmountUnder } from "./volumes/tmpfs.ts";
 
 const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const graceMs = (pod: Obj) => 1000 * (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
@@ -39,6 +41,12 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
 
   const factory = new InformerFactory(client, { transform: dropManagedFields });
   const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
+  // as upstream's kubelet: every service, for the containers' service env vars
+  const services = factory.informerFor(RESOURCES.services, { indexers: { [NAMESPACE_INDEX]: namespaceIndex } });
+  const servicesFor = async (ns: string) => {
+    await services.waitForSync(signal);
+    return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
+  };
   const workers = new Map<string, PodWorker>();
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
@@ -64,7 +72,10 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     writing.set(w.uid, next);
     return next;
   };
-  const ctx = { rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, onStatusChange: (w: PodWorker) => void writeStatus(w) };
+  const ctx = {
+    rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, client, syncFrequencyMs: o.syncFrequencyMs,
+    allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, onStatusChange: (w: PodWorker) => void writeStatus(w),
+  };
 
   const start = (pod: Obj) => {
     const w = new PodWorker(pod, ctx);
@@ -72,11 +83,22 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     w.start();
     consola.info(`started pod ${key(pod)}`);
   };
-  /** Stops a pod's processes (those recorded by an earlier agent too) and forgets it. */
+  /** What an earlier agent left for a pod this one does not run: its recorded processes, then its folders. */
+  const stopLeftover = async (uid: string, grace?: number) => {
+    await runtime.stopRecorded(uid, grace);
+    const dir = volumesDir(o.rootDir, uid);
+    unmountUnder(dir);
+    rmSync(dir, { recursive: true, force: true });
+    runtime.forget(uid);
+  };
+  /** Stops a pod's containers (or what an earlier agent recorded of it); its records and volume folders go too. */
   const stop = async (uid: string, grace: number) => {
     const w = workers.get(uid);
-    if (!w) return runtime.stopRecorded(uid, grace);
+    if (!w) return stopLeftover(uid, grace);
     await w.terminate(grace);
+    // a run recorded by an earlier agent that the worker had not taken over yet (volumes still pending) stops too
+    await runtime.stopRecorded(uid, grace);
+    w.removeVolumes();
     runtime.forget(uid);
     await writeStatus(w);
     workers.delete(uid);
@@ -225,10 +247,10 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   })());
   if (o.podManifestPath) loops.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
   if (o.manifestURL) loops.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
-  // once the sources have been read: what an earlier agent ran for pods neither bound here nor static any more is stopped
+  // once the sources have been read: what an earlier agent left for pods neither bound here nor static any more goes
   await reconciling;
   const known = new Set([...pods.store.list().map((p: Obj) => p.metadata.uid), ...staticPods.keys()]);
-  for (const uid of runtime.recordedPods()) if (!known.has(uid)) void runtime.stopRecorded(uid);
+  for (const uid of runtime.podFolders()) if (!known.has(uid)) void stopLeftover(uid);
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   return shutdown();
 

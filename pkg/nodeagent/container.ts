@@ -6,7 +6,7 @@ import { rfc3339 } from "../client/time.ts";
 import { formatDuration } from "../util/duration.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
 import type { Obj } from "./node.ts";
-import { containerConfig } from "./runtime/config.ts";
+import { containerConfig, type ContainerInputs } from "./runtime/config.ts";
 import type { ContainerProcess, ProcessExit, ProcessSpec } from "./runtime/process.ts";
 import type { ContainerRecord } from "./runtime/records.ts";
 import type { ProcessRuntime, Resumed } from "./runtime/runtime.ts";
@@ -16,6 +16,10 @@ export interface ContainerContext {
   runtime: ProcessRuntime;
   backoff: CrashLoopBackoff;
   onChange: () => void;
+  /** The container's env and mounts now; throws the reason it cannot be configured yet. */
+  inputs: (container: Obj) => Promise<ContainerInputs>;
+  /** How long a container that cannot be configured waits before trying again. */
+  retryMs: number;
 }
 
 /** The terminated state of a run, with upstream's reasons. */
@@ -62,6 +66,11 @@ export class ContainerRunner {
     this.set({ waiting: { reason: "CreateContainerConfigError", message } });
   }
 
+  /** Keeps the container waiting while its pod's volumes are not set up (upstream shows no message; Kite says why). */
+  creating(message: string): void {
+    this.set({ waiting: { reason: "ContainerCreating", message } });
+  }
+
   private set(state: Obj): void {
     this.state = state;
     this.ctx.onChange();
@@ -83,7 +92,16 @@ export class ContainerRunner {
     }
     while (!this.stopping) {
       if (!terminated) {
-        const config = containerConfig(this.pod, this.spec, this.ctx.rootDir, this.restartCount);
+        let inputs: ContainerInputs;
+        try {
+          inputs = await this.ctx.inputs(this.spec);
+        } catch (e) {
+          // a missing ConfigMap, Secret or key may appear: tried again, as upstream's pod sync retries
+          this.refuse((e as Error).message);
+          try { await sleep(this.ctx.retryMs, this.wake.signal); } catch { return; }
+          continue;
+        }
+        const config = containerConfig(this.pod, this.spec, this.ctx.rootDir, this.restartCount, inputs);
         if ("error" in config) return this.refuse(config.error);
         const refused = this.ctx.runtime.refuse(this.spec.name, config.spec);
         if (refused) return this.refuse(refused);

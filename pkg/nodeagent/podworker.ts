@@ -1,17 +1,37 @@
-// One pod on this node: its containers' runners, its status, its stop. The agent creates one per pod uid
-// and calls update() for each new version of the pod and terminate() when it is deleted.
+// One pod on this node: its volumes, its containers' runners, its status, its stop. The agent creates one
+// per pod uid and calls update() for each new version of the pod and terminate() when it is deleted.
+import { consola } from "consola";
+import type { Client } from "../client/client.ts";
+import { sleep } from "../client/ratelimit.ts";
 import { rfc3339 } from "../client/time.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
 import { ContainerRunner } from "./container.ts";
+import { containerEnv } from "./env.ts";
+import { serviceEnv } from "./env-services.ts";
 import type { Obj } from "./node.ts";
 import { mergeConditions, podConditions, podPhase, qosClass } from "./podstatus.ts";
+import type { ContainerInputs } from "./runtime/config.ts";
 import type { ProcessRuntime } from "./runtime/runtime.ts";
+import type { Allocatable, PodAddresses } from "./volumes/downward.ts";
+import { PodVolumes } from "./volumes/manager.ts";
+import { containerMounts } from "./volumes/mounts.ts";
+import { ApiObjects } from "./volumes/objects.ts";
+
+/** upstream's pod worker waits 10 s after a failed sync before the next (a shorter --sync-frequency wins). */
+const RETRY_MS = 10_000;
 
 export interface PodWorkerContext {
   rootDir: string;
   runtime: ProcessRuntime;
   hostIP: string;
   backoff: CrashLoopBackoff;
+  client: Client;
+  /** --sync-frequency: how often volume files are brought up to date with their objects. */
+  syncFrequencyMs: number;
+  /** The node's allocatable (resourceFieldRef's default limits). */
+  allocatable: () => Allocatable;
+  /** The services of a namespace and of default (their env vars), once the agent has listed them. */
+  services: (namespace: string) => Promise<Obj[]>;
   /** Called (at most once per tick) when the pod's status may have changed. */
   onStatusChange: (w: PodWorker) => void;
 }
@@ -19,39 +39,99 @@ export interface PodWorkerContext {
 export class PodWorker {
   readonly containers: ContainerRunner[] = [];
   readonly startTime = new Date();
+  readonly volumes: PodVolumes;
+  private readonly objects: ApiObjects;
+  private readonly stopped = new AbortController();
   private terminating?: Promise<void>;
   /** Set when the agent evicts the pod: it is Failed with this reason and message from then on. */
   evicted?: { reason: string; message: string };
   private pending = false;
 
-  constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {}
+  constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {
+    this.objects = new ApiObjects(ctx.client);
+    this.volumes = new PodVolumes(() => this.pod, { rootDir: ctx.rootDir, objects: this.objects, allocatable: ctx.allocatable });
+  }
 
   get uid(): string { return this.pod.metadata.uid; }
+
+  private get retryMs(): number { return Math.min(RETRY_MS, this.ctx.syncFrequencyMs); }
 
   private changed = () => {
     if (this.pending) return;
     this.pending = true;
-    queueMicrotask(() => { this.pending = false; this.ctx.onStatusChange(this); });
+    // after this macrotask: a start that resolves its env and volumes without I/O is one write, not two
+    setImmediate(() => { this.pending = false; this.ctx.onStatusChange(this); });
   };
 
+  /** The pod's addresses (its status and its env's status.hostIP/podIP/podIPs). */
+  addresses(): PodAddresses {
+    return { hostIP: this.ctx.hostIP, podIPs: [this.ctx.hostIP] };
+  }
+
   start(): void {
-    const ctx = { rootDir: this.ctx.rootDir, runtime: this.ctx.runtime, backoff: this.ctx.backoff, onChange: this.changed };
+    const ctx = { rootDir: this.ctx.rootDir, runtime: this.ctx.runtime, backoff: this.ctx.backoff, onChange: this.changed, inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs };
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
     const init = this.pod.spec.initContainers ?? [];
-    for (const r of this.containers) {
-      if (init.length) r.refuse(`the process runtime does not run init containers yet (pod has ${init.length})`);
-      else void r.run();
-    }
+    void this.prepareVolumes().then((ready) => {
+      if (!ready) return;
+      for (const r of this.containers) {
+        if (init.length) r.refuse(`the process runtime does not run init containers yet (pod has ${init.length})`);
+        else void r.run();
+      }
+      if (this.volumes.syncs) void this.syncVolumes();
+    });
     this.changed();
   }
 
   /** True once terminate() was called. */
   get stopping(): boolean { return this.terminating !== undefined; }
 
+  /** Sets the volumes up, trying again until they are (containers wait meanwhile); false once stopped. */
+  private async prepareVolumes(): Promise<boolean> {
+    for (;;) {
+      try {
+        await this.volumes.setUp();
+        return !this.stopped.signal.aborted;
+      } catch (e) {
+        if (this.stopped.signal.aborted) return false;
+        for (const r of this.containers) r.creating((e as Error).message);
+      }
+      try { await sleep(this.retryMs, this.stopped.signal); } catch { return false; }
+    }
+  }
+
+  /** Every --sync-frequency: the volume files follow their ConfigMaps, Secrets, tokens and the pod's metadata. */
+  private async syncVolumes(): Promise<void> {
+    for (;;) {
+      try { await sleep(this.ctx.syncFrequencyMs, this.stopped.signal); } catch { return; }
+      try { await this.volumes.sync(); } catch (e) { consola.warn(`pod ${this.key}: ${(e as Error).message}`); }
+    }
+  }
+
+  private get key(): string { return `${this.pod.metadata.namespace}/${this.pod.metadata.name}`; }
+
+  /** A container's environment and mounts from the pod, its objects and its volumes now. */
+  private async inputs(c: Obj): Promise<ContainerInputs> {
+    const pod = this.pod;
+    const services = await this.ctx.services(pod.metadata.namespace);
+    const env = await containerEnv(pod, c, {
+      objects: this.objects, addresses: this.addresses(), allocatable: this.ctx.allocatable,
+      serviceEnv: serviceEnv(services, pod.metadata.namespace, pod.spec.enableServiceLinks !== false),
+      warn: (reason, message) => consola.warn(`pod ${this.key}: ${reason}: ${message}`),
+    });
+    return { env, mounts: containerMounts(c, this.volumes.prepared, env) };
+  }
+
   /** Stops every container (SIGTERM, SIGKILL after graceMs); resolves when all are gone. */
   terminate(graceMs: number): Promise<void> {
+    this.stopped.abort();
     this.terminating ??= Promise.all(this.containers.map((c) => c.stop(graceMs))).then(() => this.ctx.backoff.forget(`${this.uid}/`));
     return this.terminating;
+  }
+
+  /** After terminate(), when the pod is gone for good: its volume folders are unmounted and removed. */
+  removeVolumes(): void {
+    try { this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
   }
 
   /** The status to report, merged over `current` (the pod's status in the API server). */
@@ -59,12 +139,13 @@ export class PodWorker {
     const statuses = this.containers.map((c) => c.status());
     const phase = this.evicted ? "Failed" : podPhase(this.pod.spec, statuses);
     const now = rfc3339(new Date());
+    const a = this.addresses();
     return {
       phase,
       conditions: mergeConditions(current.conditions ?? [], podConditions(this.pod.spec, statuses, phase), now),
-      hostIP: this.ctx.hostIP,
-      podIP: this.ctx.hostIP,
-      podIPs: [{ ip: this.ctx.hostIP }],
+      hostIP: a.hostIP,
+      podIP: a.podIPs[0],
+      podIPs: a.podIPs.map((ip) => ({ ip })),
       startTime: current.startTime ?? rfc3339(this.startTime),
       containerStatuses: statuses,
       qosClass: qosClass(this.pod.spec),

@@ -115,13 +115,13 @@ test("env (with $(VAR) references) and workingDir reach the process", async () =
   expect(readFileSync(logOf(created.metadata.uid, "c"), "utf8")).toBe(`hello world from ${work}\nhello world $(GREETING)\n`);
 });
 
-test("a container without command, or with env valueFrom, waits with CreateContainerConfigError and says why", async () => {
-  await runPod("nocmd", [{ name: "c", image: "nginx:1.21" }, container(["sleep", "30"], { name: "d", env: [{ name: "X", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }] })]);
+test("a container without command, or with env from a missing ConfigMap, waits with CreateContainerConfigError and says why", async () => {
+  await runPod("nocmd", [{ name: "c", image: "nginx:1.21" }, container(["sleep", "30"], { name: "d", env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "absent", key: "k" } } }] })]);
   const p = await podWhen("nocmd", "both waiting", (p) => p.status?.containerStatuses?.every((c: any) => c.state.waiting?.reason === "CreateContainerConfigError"));
   const [c, d] = p.status.containerStatuses;
   expect(c.state.waiting.message).toContain(`container "c" has no command`);
   expect(c.state.waiting.message).toContain(`image "nginx:1.21"`);
-  expect(d.state.waiting.message).toContain(`env "X" of container "d" uses valueFrom`);
+  expect(d.state.waiting.message).toBe(`configmap "absent" not found`);
   expect(p.status.phase).toBe("Pending");
 });
 

@@ -44,11 +44,6 @@ export function readRecord(dir: string): ContainerRecord | undefined {
   }
 }
 
-/** The pods with containers recorded under --root-dir. */
-export function recordedPods(rootDir: string): string[] {
-  return dirEntries(join(rootDir, "pods")).filter((uid) => podRecords(rootDir, uid).size);
-}
-
 /** A pod's recorded containers: container folder → record. */
 export function podRecords(rootDir: string, uid: string): Map<string, ContainerRecord> {
   const out = new Map<string, ContainerRecord>();

@@ -5,11 +5,11 @@
 // A stopping agent leaves its containers running, as upstream's kubelet does: their shims outlive it
 // and the next agent on the same --root-dir adopts them.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Cgroups } from "./cgroups.ts";
 import { ContainerProcess, DEFAULT_PATH, type ProcessSpec } from "./process.ts";
-import { containerDir, podDir, podRecords, recordedPods, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
+import { containerDir, podDir, podRecords, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
 import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
 import { shimArgv } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
@@ -102,9 +102,13 @@ export class ProcessRuntime {
     Cgroups.removeRun(r.cgroups);
   }
 
-  /** Pods with records under --root-dir. */
-  recordedPods(): string[] {
-    return recordedPods(this.o.rootDir);
+  /** The pods with a folder under --root-dir (records, logs, volumes). */
+  podFolders(): string[] {
+    try {
+      return readdirSync(join(this.o.rootDir, "pods"));
+    } catch {
+      return [];
+    }
   }
 
   /**
@@ -124,7 +128,7 @@ export class ProcessRuntime {
     this.forget(uid);
   }
 
-  /** Removes a pod's records, logs and cgroups (its processes are gone). */
+  /** Removes a pod's records, logs and cgroups (its processes are gone), and its folder once empty. */
   forget(uid: string): void {
     if (typeof this.cgroups !== "string") this.cgroups.removePod(uid);
     rmSync(join(podDir(this.o.rootDir, uid), "containers"), { recursive: true, force: true });
