@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Cgroups } from "../../pkg/nodeagent/runtime/cgroups.ts";
 import { containerDir, isSame, readPid, readRecord, runPrefix, type PidRecord } from "../../pkg/nodeagent/runtime/records.ts";
+import { unmountUnder } from "../../pkg/nodeagent/volumes/tmpfs.ts";
 import { startComponent, type TestComponent } from "./component.ts";
 import { atCleanup, tempDir } from "./processes.ts";
 import type { TestServer } from "./server.ts";
@@ -38,7 +39,7 @@ export async function startNodeAgent(s: TestServer, args: string[] = [], name = 
   };
 }
 
-/** SIGKILLs the process groups (and shims) recorded under an agent's root dir, if still the recorded processes, and removes their pods' cgroups. */
+/** SIGKILLs the process groups (and shims) recorded under an agent's root dir, if still the recorded processes, and removes their pods' cgroups and tmpfs mounts. */
 export function stopContainers(rootDir: string): void {
   const ls = (d: string) => { try { return readdirSync(d); } catch { return []; } };
   const killed: PidRecord[] = [], cgroups = new Set<string>();
@@ -59,6 +60,8 @@ export function stopContainers(rootDir: string): void {
   const deadline = Date.now() + 5000;
   while (killed.some((p) => isSame(p.pid, p.start) || isSame(p.shimPid, p.shimStart)) && Date.now() < deadline) Bun.sleepSync(10);
   Cgroups.removeRun([...cgroups]);
+  // memory-backed volumes of the pods left behind
+  unmountUnder(rootDir);
 }
 
 /** True while a process with this pid runs: a zombie (dead, not yet reaped by its new parent) is not. */

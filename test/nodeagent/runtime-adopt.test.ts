@@ -15,6 +15,7 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, agent: TestNodeAgent, work: string;
 const cgroups = typeof Cgroups.open(-1) !== "string";
+const root = process.getuid?.() === 0;
 const NS = "default";
 
 beforeAll(async () => {
@@ -27,8 +28,8 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const runPod = (name: string, script: string, spec: Record<string, unknown> = {}, resources?: unknown) =>
-  ok(s, "POST", `/api/v1/namespaces/${NS}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { nodeName: agent.name, terminationGracePeriodSeconds: 1, containers: [{ name: "c", image: "busybox", command: ["sh", "-c", script], resources }], ...spec } });
+const runPod = (name: string, script: string, spec: Record<string, unknown> = {}, container: Record<string, unknown> = {}) =>
+  ok(s, "POST", `/api/v1/namespaces/${NS}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { nodeName: agent.name, terminationGracePeriodSeconds: 1, containers: [{ name: "c", image: "busybox", command: ["sh", "-c", script], ...container }], ...spec } });
 const getPod = async (name: string) => {
   const r = await s.call("GET", `/api/v1/namespaces/${NS}/pods/${name}`);
   return r.status === 200 ? r.body : undefined;
@@ -41,7 +42,11 @@ const leader = (uid: string) => until(async () => containerPids(agent.rootDir, u
 test("after kill -9 the next agent adopts: same process, no second start, same status; ended runs follow restartPolicy; orphans stop; recycled pids are spared", async () => {
   const starts = join(work, "starts"), go = join(work, "go");
   // each start of the container appends a line: a second start would show
-  const adopt = await runPod("adopt", `echo started >> ${starts}; sleep 300`);
+  // (as root) with a memory-backed volume mounted: the restarted agent keeps it, the container still writes to it
+  const scratch = join(work, "scratch");
+  const adopt = root
+    ? await runPod("adopt", `echo started >> ${starts}; echo before > ${scratch}/f; sleep 300`, { volumes: [{ name: "v", emptyDir: { medium: "Memory" } }] }, { volumeMounts: [{ name: "v", mountPath: scratch }] })
+    : await runPod("adopt", `echo started >> ${starts}; sleep 300`);
   const never = await runPod("never", `while [ ! -e ${go} ]; do sleep 0.1; done; exit 3`, { restartPolicy: "Never" });
   // its second run stays up
   const onFailure = await runPod("onfailure", `[ -e ${go}.seen ] && exec sleep 300; while [ ! -e ${go} ]; do sleep 0.1; done; touch ${go}.seen; exit 4`, { restartPolicy: "OnFailure" });
@@ -82,6 +87,7 @@ test("after kill -9 the next agent adopts: same process, no second start, same s
   expect(adopted).toEqual(before.get("adopt"));
   expect(containerPids(agent.rootDir, adopt.metadata.uid, "c")[0]).toBe(adoptPid);
   expect(readFileSync(starts, "utf8")).toBe("started\n");
+  if (root) expect(readFileSync(join(agent.rootDir, "pods", adopt.metadata.uid, "volumes/kubernetes.io~empty-dir/v/f"), "utf8")).toBe("before\n");
 
   // and supervised: its end is noticed and restartPolicy Always starts it again
   process.kill(-adoptPid, "SIGKILL");
@@ -92,7 +98,7 @@ test("after kill -9 the next agent adopts: same process, no second start, same s
 }, 60_000);
 
 test.skipIf(!cgroups)(`a container past its memory limit is OOMKilled (exit 137) in the pod's status${cgroups ? "" : " (skipped: cgroups are not writable here)"}`, async () => {
-  const p = await runPod("oom", "python3 -c 'b = bytearray(200 * 1024 * 1024)'", { restartPolicy: "Never" }, { limits: { memory: "20Mi" } });
+  const p = await runPod("oom", "python3 -c 'b = bytearray(200 * 1024 * 1024)'", { restartPolicy: "Never" }, { resources: { limits: { memory: "20Mi" } } });
   const failed = await podWhen("oom", "Failed", (x) => x.status?.phase === "Failed");
   expect(failed.status.containerStatuses[0].state.terminated).toMatchObject({ exitCode: 137, reason: "OOMKilled" });
   expect(p.metadata.uid).toBeString();
