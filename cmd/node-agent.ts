@@ -3,8 +3,7 @@ import { defineCommand } from "citty";
 import { strict } from "../pkg/cli/args.ts";
 import { NODE_AGENT_ARGS, NOT_BUILT } from "../pkg/nodeagent/flags.ts";
 import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
-import { startOrExit } from "./apiserver.ts";
-import { runUntilSignal } from "./component.ts";
+import { runUntilSignal, startOrExit } from "./component.ts";
 
 export default defineCommand({
   meta: {
