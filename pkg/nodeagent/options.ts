@@ -27,6 +27,8 @@ export interface NodeAgentOptions {
   httpCheckFrequencyMs: number;
   syncFrequencyMs: number;
   housekeepingIntervalMs: number;
+  /** pids.max of each pod's cgroup; -1: no limit. */
+  podMaxPids: number;
   providerID?: string;
   podsPerCore: number;
   kubeReserved: Record<string, number>;
@@ -203,6 +205,7 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     httpCheckFrequencyMs: positiveDuration("http-check-frequency", a["http-check-frequency"]),
     syncFrequencyMs: positiveDuration("sync-frequency", a["sync-frequency"]),
     housekeepingIntervalMs: positiveDuration("housekeeping-interval", a["housekeeping-interval"]),
+    podMaxPids: int("pod-max-pids", String(a["pod-max-pids"]), -1),
     providerID: a["provider-id"] || undefined,
     podsPerCore: int("pods-per-core", String(a["pods-per-core"]), 0),
     kubeReserved: reserved("kube-reserved", a["kube-reserved"]),

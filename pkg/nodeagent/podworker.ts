@@ -12,6 +12,7 @@ import type { PodNetwork, PodNetworks } from "./network/podnetworks.ts";
 import type { Obj } from "./node.ts";
 import { mergeConditions, podConditions, podPhase, qosClass } from "./podstatus.ts";
 import type { ContainerInputs } from "./runtime/config.ts";
+import type { ProcessRuntime } from "./runtime/runtime.ts";
 import type { Allocatable, PodAddresses } from "./volumes/downward.ts";
 import { PodVolumes } from "./volumes/manager.ts";
 import { containerMounts } from "./volumes/mounts.ts";
@@ -22,6 +23,7 @@ const RETRY_MS = 10_000;
 
 export interface PodWorkerContext {
   rootDir: string;
+  runtime: ProcessRuntime;
   hostIP: string;
   backoff: CrashLoopBackoff;
   client: Client;
@@ -74,7 +76,7 @@ export class PodWorker {
   }
 
   start(): void {
-    const ctx: ContainerContext = { rootDir: this.ctx.rootDir, backoff: this.ctx.backoff, onChange: this.changed, inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs };
+    const ctx: ContainerContext = { rootDir: this.ctx.rootDir, runtime: this.ctx.runtime, backoff: this.ctx.backoff, onChange: this.changed, inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs };
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
     const init = this.pod.spec.initContainers ?? [];
     this.networkSetUp = this.setUpNetwork(ctx);
