@@ -21,6 +21,7 @@ const SUITES: Suite[] = [
   { dir: "test/client" },
   { dir: "test/scheduler" },
   { dir: "test/nodeagent" },
+  { dir: "test/controllers" },
   { dir: "test/e2e" },
 ];
 const only = process.argv.slice(2);
