@@ -4,10 +4,11 @@ import { consola } from "consola";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { UsageError, bool, duration, int, oneOf, repeated, strict } from "../pkg/cli/args.ts";
-import { parseIPv4Range, parsePortRange } from "../pkg/registry/allocators.ts";
+import { parsePortRange } from "../pkg/registry/allocators.ts";
+import { parseIPv4Range } from "../pkg/util/ipv4.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
-import { startupFailure } from "../pkg/server/startup-errors.ts";
+import { startOrExit } from "./component.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
@@ -221,16 +222,6 @@ function cacheSizes(v: string): Record<string, number> {
  * (`Error: port 6443 is in use`) and the status startupFailure gives (2: data dir or port held by another
  * process; 1: anything else).
  */
-export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
-  try {
-    return await start();
-  } catch (e) {
-    const { line, exitCode } = startupFailure(e);
-    console.error(`Error: ${line}`);
-    process.exit(exitCode);
-  }
-}
-
 export default defineCommand({
   meta: { name: "apiserver", description: "Serve the cluster API over HTTPS, on the embedded SQLite store" },
   args,

@@ -8,6 +8,7 @@ export const COMMANDS = {
   datastore: () => import("./datastore.ts").then((m) => m.default),
   scheduler: () => import("./scheduler.ts").then((m) => m.default),
   "node-agent": () => import("./node-agent.ts").then((m) => m.default),
+  "controller-manager": () => import("./controller-manager.ts").then((m) => m.default),
   version: () => import("./version.ts").then((m) => m.default),
 };
 

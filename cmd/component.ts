@@ -1,7 +1,20 @@
-// How a long-running component command (scheduler, node agent) ends: SIGTERM or SIGINT aborts its run
-// and exits 0 once it has stopped (then `afterStop`, e.g. closing its ports); a run that ends on its own
-// with an error (a lost lease) exits 1 with one line.
+// How a command starts, and how a long-running component command (scheduler, node agent) ends: a start-up
+// failure is one line; SIGTERM or SIGINT aborts the run and exits 0 once it has stopped (then `afterStop`,
+// e.g. closing its ports); a run that ends on its own with an error (a lost lease) exits 1 with one line.
+// Kept apart from cmd/apiserver.ts so that a component does not load the API server's code.
 import { consola } from "consola";
+import { startupFailure } from "../pkg/server/startup-errors.ts";
+
+/** Runs a start-up step; a failure exits with one line (the code startupFailure gives), never a stack. */
+export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (e) {
+    const { line, exitCode } = startupFailure(e);
+    console.error(`Error: ${line}`);
+    process.exit(exitCode);
+  }
+}
 
 export async function runUntilSignal(run: (signal: AbortSignal) => Promise<void>, stopping: string, afterStop?: () => Promise<void>): Promise<void> {
   const abort = new AbortController();

@@ -3,13 +3,12 @@ import { defineCommand } from "citty";
 import { strict } from "../pkg/cli/args.ts";
 import { NODE_AGENT_ARGS, NOT_BUILT } from "../pkg/nodeagent/flags.ts";
 import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
-import { startOrExit } from "./apiserver.ts";
-import { runUntilSignal } from "./component.ts";
+import { runUntilSignal, startOrExit } from "./component.ts";
 
 export default defineCommand({
   meta: {
     name: "node-agent",
-    description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Init containers, liveness/readiness/startup probes (exec, httpGet, tcpSocket), postStart/preStop hooks and termination messages run as upstream's kubelet runs them (a container's termination-message file is at $KITE_TERMINATION_MESSAGE_PATH). Not run yet: volumes, env valueFrom/envFrom (such containers wait with CreateContainerConfigError); no namespaces, cgroup limits, pod network (pods use the host's IP) or agent servers; a stopping agent stops its pods (they are not adopted by the next one yet).`,
+    description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Env takes valueFrom (ConfigMaps, Secrets, the downward API, resources), envFrom and the service links; each pod's volumes (emptyDir, hostPath, configMap, secret, downwardAPI, projected with a bound service-account token, persistentVolumeClaim bound to a hostPath or local PV) are folders under --root-dir kept in sync every --sync-frequency. As root on Linux each container gets its own mount, PID, UTS and IPC namespaces with its volumes bind-mounted at their mountPath (elsewhere a container with volumeMounts waits with CreateContainerConfigError); where cgroups are writable its memory limit (OOMKilled), cpu limit (CFS quota) and --pod-max-pids are enforced. Each container has a small sh shim that outlives the agent: a stopped or killed agent leaves its pods running, and the next one on the same --root-dir adopts them (pods no longer bound here are stopped). Each pod that is not hostNetwork gets its own network namespace on bridge kite0 with an address from the Node's spec.podCIDR, else --pod-cidr, else 10.244.0.0/24, where the agent may make namespaces (root, Linux, ip and nsenter; --pod-network=host puts every pod on the host's network). Init containers, liveness/readiness/startup probes (exec, httpGet, tcpSocket), postStart/preStop hooks and termination messages run as upstream's kubelet runs them (a container's termination-message file is at $KITE_TERMINATION_MESSAGE_PATH; exec probes and hooks run in the container's namespaces with its env and working directory). Not run yet: the agent servers.`,
   },
   args: NODE_AGENT_ARGS,
   run: strict("node-agent", NODE_AGENT_ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
@@ -21,6 +20,6 @@ export default defineCommand({
     const { runNodeAgent } = await import("../pkg/nodeagent/agent.ts");
     const limit = o.kubeAPIQPS > 0 ? { qps: o.kubeAPIQPS, burst: Math.max(1, o.kubeAPIBurst) } : {};
     const client = await startOrExit(async () => new Client(new Transport({ ...(await loadClientConfig({ kubeconfig: o.kubeconfig })), ...limit })));
-    await runUntilSignal((signal) => runNodeAgent(o, client, signal), "stopping the pods and shutting down");
+    await runUntilSignal((signal) => runNodeAgent(o, client, signal), "shutting down (the pods keep running)");
   }),
 });

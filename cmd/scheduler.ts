@@ -7,8 +7,7 @@ import { PolicyNotSupported, type SchedulerOptions, schedulerOptions } from "../
 import { SchedulerMetrics } from "../pkg/scheduler/serving/metrics.ts";
 import { SchedulerServer } from "../pkg/scheduler/serving/server.ts";
 import { reason } from "../pkg/serving/listen.ts";
-import { startOrExit } from "./apiserver.ts";
-import { runUntilSignal } from "./component.ts";
+import { runUntilSignal, startOrExit } from "./component.ts";
 
 /** The options, or the one line that says why there are none: bad flags and configurations exit 2. */
 function optionsOrExit(a: Record<string, any>, rawArgs: string[]): SchedulerOptions {

@@ -9,7 +9,8 @@ import { writeKubeconfig } from "../pkg/server/kubeconfig.ts";
 import { type ClientCert, ensureClientCert, ensureServingCerts } from "../pkg/pki/certs.ts";
 import { runEmbeddedScheduler } from "../pkg/scheduler/embedded.ts";
 import { step } from "../pkg/server/startup-errors.ts";
-import { startOrExit, toOptions, args as serverArgs } from "./apiserver.ts";
+import { toOptions, args as serverArgs } from "./apiserver.ts";
+import { startOrExit } from "./component.ts";
 
 const args = {
   "data-dir": { type: "string", default: join(homedir(), ".kite"), description: "Directory for the cluster's state, certificates and kubeconfig" },

@@ -189,3 +189,37 @@ export class LeaderElector {
     if (cb) queueMicrotask(() => { try { cb(leader); } catch (e) { log(`leader election: OnNewLeader failed: ${(e as Error)?.message ?? e}`); } });
   }
 }
+
+/** A component's election: which lock, and its timings (the --leader-elect-* flags). */
+export interface Election {
+  lock: ResourceLock;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/**
+ * Runs `work` while this process leads, as upstream's components do: resolves when `signal` aborts (the
+ * lease is released), rejects with "leaderelection lost" when another replica took over (the component
+ * then exits and a restart campaigns again). `onLost` is called as soon as leadership is lost.
+ */
+export async function runWhileLeading(e: Election, work: (signal: AbortSignal) => Promise<void>, signal: AbortSignal, onLost?: () => void): Promise<void> {
+  let lost = false;
+  const elector = new LeaderElector({
+    lock: e.lock, leaseDuration: e.leaseDurationMs, renewDeadline: e.renewDeadlineMs, retryPeriod: e.retryPeriodMs,
+    releaseOnCancel: true, name: e.lock.describe(),
+    callbacks: {
+      onStartedLeading: (s) => {
+        log(`leading as ${e.lock.identity} (${e.lock.describe()})`);
+        void work(s);
+      },
+      onStoppedLeading: () => {
+        lost = !signal.aborted;
+        if (lost) onLost?.();
+      },
+      onNewLeader: (id) => { if (id !== e.lock.identity) log(`the leader is ${id}`); },
+    },
+  });
+  await elector.run(signal);
+  if (lost) throw new Error("leaderelection lost");
+}

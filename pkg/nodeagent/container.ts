@@ -1,27 +1,48 @@
-// One container of a pod, supervised: start its process, run its postStart hook, probe it, record how it
-// ends (with its termination message), restart it as the pod's restartPolicy says (CrashLoopBackOff
-// between early exits), stop it gracefully (preStop, SIGTERM, SIGKILL). Its status is kept in upstream's
-// ContainerStatus shape; every change calls onChange. An init container runs to completion: it is
-// restarted only after a failure, and never under restartPolicy Never.
+// One container of a pod, supervised: start its process (or adopt the run a previous agent recorded), run
+// its postStart hook, probe it, record how it ends (with its termination message), restart it as the
+// pod's restartPolicy says (CrashLoopBackOff between early exits), stop it gracefully (preStop, SIGTERM,
+// SIGKILL). Its status is kept in upstream's ContainerStatus shape; every change calls onChange. An init
+// container runs to completion: it is restarted only after a failure, and never under restartPolicy Never.
 import { consola } from "consola";
 import { sleep } from "../client/ratelimit.ts";
 import { rfc3339 } from "../client/time.ts";
 import { formatDuration } from "../util/duration.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
 import { podDesc, runHook } from "./hooks.ts";
-import { RUNTIME_SCHEME, type Obj } from "./node.ts";
+import type { Obj } from "./node.ts";
 import type { ContainerTarget } from "./probes/handler.ts";
 import { ProbeWorker, type ProbeType } from "./probes/worker.ts";
-import { containerConfig } from "./runtime/config.ts";
-import { ContainerProcess, type ProcessSpec } from "./runtime/process.ts";
-import { createTerminationFile, TERMINATION_MESSAGE_ENV, terminationMessage } from "./termination.ts";
+import { containerConfig, logPath, type ContainerInputs } from "./runtime/config.ts";
+import type { ContainerProcess, ProcessExit, ProcessSpec } from "./runtime/process.ts";
+import type { ContainerRecord } from "./runtime/records.ts";
+import type { ProcessRuntime, Resumed } from "./runtime/runtime.ts";
+import { createTerminationFile, TERMINATION_MESSAGE_ENV, terminationFile, terminationMessage } from "./termination.ts";
 
 export interface ContainerContext {
   rootDir: string;
+  runtime: ProcessRuntime;
   backoff: CrashLoopBackoff;
   onChange: () => void;
+  /** The container's env and mounts now; throws the reason it cannot be configured yet. */
+  inputs: (container: Obj) => Promise<ContainerInputs>;
+  /** How long a container that cannot be configured waits before trying again. */
+  retryMs: number;
+  /** The pod's network namespace, once made; absent: the host's network. */
+  netns?: string;
   /** The pod's IP: where probes and HTTP hooks go when they name no host. */
   podIP: () => string;
+}
+
+/** The terminated state of a run, with upstream's reasons. */
+export function terminatedState(exit: ProcessExit, startedAt: string, containerID?: string, message?: string): Obj {
+  const t: Obj = { exitCode: exit.exitCode, reason: exit.exitCode === 0 ? "Completed" : "Error" };
+  if (exit.oomKilled) t.reason = "OOMKilled";
+  // containerd's answer to a process that cannot start
+  if (exit.startError) Object.assign(t, { reason: "StartError", message: exit.startError });
+  if (exit.unknown) Object.assign(t, { reason: "ContainerStatusUnknown", message: "the container's end was not recorded: its shim was killed" });
+  // the container's own words follow the runtime's (upstream's "message: termination message")
+  if (message) t.message = t.message ? `${t.message}: ${message}` : message;
+  return { ...t, startedAt, finishedAt: rfc3339(exit.finishedAt), ...(containerID && { containerID }) };
 }
 
 /** upstream's minimumGracePeriodInSeconds: a container always gets 2 s between SIGTERM and SIGKILL. */
@@ -42,6 +63,8 @@ interface Run {
   killing?: Promise<void>;
   /** A failed liveness or startup probe killed it: restarted unless the policy is Never, whatever its exit code. */
   killedByProbe?: boolean;
+  /** Its postStart hook failed (upstream's message). */
+  hookError?: string;
 }
 
 /** Resolves when `p` does or after ms, whichever is first (the timer does not outlive it). */
@@ -59,19 +82,21 @@ export class ContainerRunner {
   private current?: Run;
   private stopping = false;
   private readonly wake = new AbortController();
+  /** The run a previous agent recorded, looked for before anything starts. */
+  private resumed: Promise<Resumed | undefined> = Promise.resolve(undefined);
 
   constructor(private readonly pod: Obj, private readonly spec: Obj, private readonly ctx: ContainerContext, readonly init = false) {
     // upstream's default waiting reason: a pod with init containers is initializing
     this.state = { waiting: { reason: pod.spec.initContainers?.length ? "PodInitializing" : "ContainerCreating" } };
   }
 
+  /** The process group of the running process, if one runs. */
+  get pgid(): number | undefined { return this.state.running ? this.current?.proc.pid : undefined; }
+
   get name(): string { return this.spec.name; }
 
   /** Exited 0: an init container that is done. */
   get succeeded(): boolean { return this.state.terminated?.exitCode === 0; }
-
-  /** The process group of the running process, if one runs. */
-  get pgid(): number | undefined { return this.state.running ? this.current?.proc.pid : undefined; }
 
   status(): Obj {
     const running = !!this.state.running;
@@ -94,6 +119,11 @@ export class ContainerRunner {
     this.set({ waiting: { reason: "CreateContainerConfigError", message } });
   }
 
+  /** Keeps the container waiting while its pod's volumes are not set up (upstream shows no message; Kite says why). */
+  creating(message: string): void {
+    this.set({ waiting: { reason: "ContainerCreating", message } });
+  }
+
   private set(state: Obj): void {
     this.state = state;
     this.ctx.onChange();
@@ -105,22 +135,48 @@ export class ContainerRunner {
 
   /** Runs until the container is done for good (its restartPolicy says so) or stop() is called. */
   async run(): Promise<void> {
+    this.resumed = this.ctx.runtime.resume(this.pod.metadata.uid, this.spec.name);
+    const resumed = await this.resumed;
+    let ended: { terminated: Obj; run?: Run } | undefined;
+    if (resumed) {
+      // the status continues where the previous agent left it
+      this.restartCount = resumed.record.restartCount;
+      this.lastState = resumed.record.lastState;
+      this.containerID = resumed.record.containerID;
+      if (resumed.proc) ended = await this.supervise(resumed.proc, resumed.record, undefined, false);
+    }
     while (!this.stopping) {
-      const config = containerConfig(this.pod, this.spec, this.ctx.rootDir, this.restartCount);
-      if ("error" in config) return this.refuse(config.error);
-      const { terminated, killedByProbe, hookError } = await this.runOnce(config.spec);
-      if (this.stopping || !this.shouldRestart(terminated.exitCode, killedByProbe)) return this.set({ terminated });
+      if (!ended) {
+        let inputs: ContainerInputs;
+        try {
+          inputs = await this.ctx.inputs(this.spec);
+        } catch (e) {
+          // a missing ConfigMap, Secret or key may appear: tried again, as upstream's pod sync retries
+          this.refuse((e as Error).message);
+          try { await sleep(this.ctx.retryMs, this.wake.signal); } catch { return; }
+          continue;
+        }
+        if (this.stopping) return;
+        const config = containerConfig(this.pod, this.spec, this.ctx.rootDir, this.restartCount, inputs);
+        if ("error" in config) return this.refuse(config.error);
+        const refused = this.ctx.runtime.refuse(this.spec.name, config.spec);
+        if (refused) return this.refuse(refused);
+        ended = await this.runOnce({ ...config.spec, netns: this.ctx.netns });
+      }
+      const { terminated, run } = ended;
+      if (this.stopping || !this.shouldRestart(terminated.exitCode, !!run?.killedByProbe)) return this.set({ terminated });
       this.lastState = { terminated };
       const wait = this.ctx.backoff.remaining(this.key, Date.parse(terminated.finishedAt));
       if (wait > 0) {
         this.set({ waiting: { reason: "CrashLoopBackOff", message: `back-off ${formatDuration(this.ctx.backoff.current(this.key))} restarting failed container=${this.spec.name} pod=${podDesc(this.pod)}` } });
         try { await sleep(wait, this.wake.signal); } catch { return this.set({ terminated }); }
-      } else if (hookError) {
+      } else if (run?.hookError) {
         // upstream's waiting state for a container whose start failed, until it starts again
-        this.set({ waiting: { reason: "PostStartHookError", message: hookError } });
+        this.set({ waiting: { reason: "PostStartHookError", message: run.hookError } });
       }
       this.ctx.backoff.next(this.key);
       this.restartCount++;
+      ended = undefined;
     }
   }
 
@@ -132,35 +188,55 @@ export class ContainerRunner {
   }
 
   /** One run of the process, to its terminated state. */
-  private async runOnce(spec: ProcessSpec): Promise<{ terminated: Obj; killedByProbe: boolean; hookError?: string }> {
+  private async runOnce(spec: ProcessSpec): Promise<{ terminated: Obj; run?: Run }> {
     const messageFile = createTerminationFile(spec.logPath, this.restartCount);
     spec.env = { ...spec.env, [TERMINATION_MESSAGE_ENV]: messageFile };
-    let proc: ContainerProcess;
+    let started: { proc: ContainerProcess; record: ContainerRecord };
     try {
-      proc = new ContainerProcess(spec);
+      const graceSeconds = this.pod.spec.terminationGracePeriodSeconds ?? 30;
+      started = this.ctx.runtime.start(this.pod.metadata.uid, this.spec.name, spec, { restartCount: this.restartCount, lastState: this.lastState, graceSeconds });
     } catch (e) {
-      // containerd's answer to a process that cannot start
-      const at = rfc3339(new Date());
-      return { terminated: { exitCode: 128, reason: "StartError", message: (e as Error).message, startedAt: at, finishedAt: at }, killedByProbe: false };
+      const at = new Date();
+      return { terminated: terminatedState({ exitCode: 128, finishedAt: at, startError: (e as Error).message }, rfc3339(at)) };
     }
-    this.containerID = `${RUNTIME_SCHEME}://${proc.id}`;
+    return this.supervise(started.proc, started.record, spec, true);
+  }
+
+  /**
+   * Running until the run ends, then its terminated state. A run this agent started gets its postStart
+   * hook first (upstream reports the container running once that is done; a failed hook kills it); an
+   * adopted one had it already. `spec` is the run's process settings (for an adopted run: none known,
+   * so exec probes and hooks run with the container's spec env only).
+   */
+  private async supervise(proc: ContainerProcess, record: ContainerRecord, spec: ProcessSpec | undefined, fresh: boolean): Promise<{ terminated: Obj; run: Run }> {
+    this.containerID = record.containerID;
+    const startedAt = rfc3339(proc.startedAt);
     const abort = new AbortController();
-    const target = { pod: this.pod, container: this.spec, process: spec, podIP: this.ctx.podIP(), signal: abort.signal };
-    const run: Run = this.current = { proc, target, abort, probes: new Map(), gone: false };
+    const settings = spec ?? { env: Object.fromEntries((this.spec.env ?? []).map((e: Obj) => [e.name, e.value ?? ""])), workingDir: this.spec.workingDir || "/" };
+    // exec probes and hooks join the container's namespaces (through its process) where it has its own
+    const nsenter = this.ctx.runtime.sandbox.nsenter;
+    const enter = () => {
+      const pid = proc.pid;
+      return nsenter && pid ? [nsenter, `--target=${pid}`, "--mount", "--uts", "--ipc", "--net", "--pid", `--wd=${settings.workingDir}`] : undefined;
+    };
+    const process = { env: settings.env, workingDir: settings.workingDir, enter };
+    const target: ContainerTarget = { pod: this.pod, container: this.spec, process, podIP: this.ctx.podIP(), signal: abort.signal };
+    const run: Run = this.current = { proc, target, abort, probes: new Map(), gone: !!proc.exit };
     // what a probe or hook still runs when the container ends goes with it
     void proc.exited.then(() => { run.gone = true; abort.abort(); });
-    const startedAt = rfc3339(proc.startedAt);
 
-    // upstream reports the container running once its postStart hook is done; a failed hook kills it
-    const postStart = this.spec.lifecycle?.postStart;
-    // the pod's status says ContainerCreating while a hook runs, however long it takes
-    if (postStart) this.ctx.onChange();
-    let hookError = postStart && !this.stopping ? await runHook(postStart, target) : undefined;
-    if (hookError && !run.gone) {
-      consola.warn(`FailedPostStartHook: ${hookError}`);
-      void this.kill(run, this.graceMs);
-    } else hookError = undefined;
-    if (!hookError && !run.gone && !this.stopping) {
+    const postStart = fresh ? this.spec.lifecycle?.postStart : undefined;
+    if (postStart && !run.gone && !this.stopping) {
+      // the pod's status says ContainerCreating while a hook runs, however long it takes
+      this.ctx.onChange();
+      const error = await runHook(postStart, target);
+      if (error && !run.gone) {
+        run.hookError = error;
+        consola.warn(`FailedPostStartHook: ${error}`);
+        void this.kill(run, this.graceMs);
+      }
+    }
+    if (!run.hookError && !run.gone && !this.stopping) {
       this.startProbes(run, proc.startedAt.getTime());
       await this.firstReadiness(run);
       if (!run.gone) this.set({ running: { startedAt } });
@@ -168,12 +244,11 @@ export class ContainerRunner {
 
     const exit = await proc.exited;
     for (const w of run.probes.values()) w.stop();
-    const fallbackToLogs = this.spec.terminationMessagePolicy === "FallbackToLogsOnError" && exit.exitCode !== 0;
-    const message = terminationMessage(messageFile, spec.logPath, fallbackToLogs);
-    const terminated: Obj = { exitCode: exit.exitCode, reason: exit.exitCode === 0 ? "Completed" : "Error" };
-    if (message) terminated.message = message;
-    Object.assign(terminated, { startedAt, finishedAt: rfc3339(exit.finishedAt), containerID: this.containerID });
-    return { terminated, killedByProbe: !!run.killedByProbe, hookError };
+    this.ctx.runtime.ended(record);
+    const fallbackToLogs = this.spec.terminationMessagePolicy === "FallbackToLogsOnError" && exit.exitCode !== 0 && !exit.startError;
+    const log = spec?.logPath ?? logPath(this.ctx.rootDir, this.pod.metadata.uid, this.spec.name, this.restartCount);
+    const message = terminationMessage(terminationFile(log, this.restartCount), log, fallbackToLogs);
+    return { terminated: terminatedState(exit, startedAt, record.containerID, message || undefined), run };
   }
 
   /**
@@ -232,6 +307,7 @@ export class ContainerRunner {
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
     this.wake.abort();
+    await this.resumed;
     const run = this.current;
     if (!run || run.gone) return;
     // as upstream, a stopping container is no longer probed for liveness

@@ -1,16 +1,40 @@
-// One pod on this node: its init containers run one after another, each to completion, then its
-// containers together; its status; its stop. The agent creates one per pod uid and calls terminate()
-// when the pod is deleted.
+// One pod on this node: its network, its volumes, its containers' runners (init containers one after
+// another, each to completion, then the containers together), its status, its stop. The agent creates
+// one per pod uid and calls terminate() when it is deleted.
+import { consola } from "consola";
+import type { Client } from "../client/client.ts";
+import { sleep } from "../client/ratelimit.ts";
 import { rfc3339 } from "../client/time.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
-import { ContainerRunner } from "./container.ts";
+import { ContainerRunner, type ContainerContext } from "./container.ts";
+import { containerEnv } from "./env.ts";
+import { serviceEnv } from "./env-services.ts";
+import type { PodNetwork, PodNetworks } from "./network/podnetworks.ts";
 import type { Obj } from "./node.ts";
 import { mergeConditions, podConditions, podPhase, qosClass } from "./podstatus.ts";
+import type { ContainerInputs } from "./runtime/config.ts";
+import type { ProcessRuntime } from "./runtime/runtime.ts";
+import type { Allocatable, PodAddresses } from "./volumes/downward.ts";
+import { PodVolumes } from "./volumes/manager.ts";
+import { containerMounts } from "./volumes/mounts.ts";
+import { ApiObjects } from "./volumes/objects.ts";
+
+/** upstream's pod worker waits 10 s after a failed sync before the next (a shorter --sync-frequency wins). */
+const RETRY_MS = 10_000;
 
 export interface PodWorkerContext {
   rootDir: string;
+  runtime: ProcessRuntime;
   hostIP: string;
   backoff: CrashLoopBackoff;
+  client: Client;
+  /** --sync-frequency: how often volume files are brought up to date with their objects. */
+  syncFrequencyMs: number;
+  /** The node's allocatable (resourceFieldRef's default limits). */
+  allocatable: () => Allocatable;
+  /** The services of a namespace and of default (their env vars), once the agent has listed them. */
+  services: (namespace: string) => Promise<Obj[]>;
+  network: PodNetworks;
   /** Called (at most once per tick) when the pod's status may have changed. */
   onStatusChange: (w: PodWorker) => void;
 }
@@ -19,47 +43,136 @@ export class PodWorker {
   readonly initContainers: ContainerRunner[] = [];
   readonly containers: ContainerRunner[] = [];
   readonly startTime = new Date();
+  readonly volumes: PodVolumes;
+  private readonly objects: ApiObjects;
+  private readonly stopped = new AbortController();
   private terminating?: Promise<void>;
   /** Set when the agent evicts the pod: it is Failed with this reason and message from then on. */
   evicted?: { reason: string; message: string };
   private pending = false;
+  private network?: PodNetwork;
+  private networkSetUp?: Promise<void>;
 
-  constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {}
+  constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {
+    this.objects = new ApiObjects(ctx.client);
+    this.volumes = new PodVolumes(() => this.pod, { rootDir: ctx.rootDir, objects: this.objects, allocatable: ctx.allocatable });
+  }
 
   get uid(): string { return this.pod.metadata.uid; }
+
+  /** The pod's address once its network is there (the host's for a hostNetwork pod). */
+  get podIP(): string | undefined { return this.network?.ip; }
+
+  private get retryMs(): number { return Math.min(RETRY_MS, this.ctx.syncFrequencyMs); }
 
   private changed = () => {
     if (this.pending) return;
     this.pending = true;
-    queueMicrotask(() => { this.pending = false; this.ctx.onStatusChange(this); });
+    // after this macrotask: a start that resolves its env and volumes without I/O is one write, not two
+    setImmediate(() => { this.pending = false; this.ctx.onStatusChange(this); });
   };
 
+  /** The pod's addresses (its status and its env's status.hostIP/podIP/podIPs). */
+  addresses(): PodAddresses {
+    return { hostIP: this.ctx.hostIP, podIPs: this.podIP ? [this.podIP] : [] };
+  }
+
   start(): void {
-    const ctx = { rootDir: this.ctx.rootDir, backoff: this.ctx.backoff, onChange: this.changed, podIP: () => this.ctx.hostIP };
+    const ctx: ContainerContext = {
+      rootDir: this.ctx.rootDir, runtime: this.ctx.runtime, backoff: this.ctx.backoff, onChange: this.changed,
+      inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs, podIP: () => this.podIP ?? this.ctx.hostIP,
+    };
     for (const c of this.pod.spec.initContainers ?? []) this.initContainers.push(new ContainerRunner(this.pod, c, ctx, true));
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
-    // no status yet: the containers' first change (running, and ready after a first readiness probe,
-    // within milliseconds) makes the first one, so that a new pod costs one status write, not two
-    void this.run();
+    this.networkSetUp = this.setUpNetwork(ctx);
+    void Promise.all([this.prepareVolumes(), this.networkSetUp]).then(([ready]) => {
+      if (!ready || this.stopped.signal.aborted) return;
+      void this.run();
+      if (this.volumes.syncs) void this.syncVolumes();
+    });
+    this.changed();
   }
 
   /** Init containers in order, each until it succeeded (a failure under restartPolicy Never fails the pod), then the containers. */
   private async run(): Promise<void> {
     for (const r of this.initContainers) {
       await r.run();
-      if (this.terminating || !r.succeeded) return;
+      if (this.stopped.signal.aborted || !r.succeeded) return;
     }
-    if (this.terminating) return;
+    if (this.stopped.signal.aborted) return;
     for (const r of this.containers) void r.run();
+  }
+
+  /** The pod's network (its containers all join it, their env has its address), retried with backoff until made. */
+  private async setUpNetwork(ctx: ContainerContext): Promise<void> {
+    for (let delay = 1000; !this.stopped.signal.aborted; delay = Math.min(2 * delay, 30_000)) {
+      try {
+        this.network = await this.ctx.network.setUp(this.pod);
+        ctx.netns = this.network.netns;
+        // no status write of its own: the containers' next state (running, or why they wait) carries the podIP
+        return;
+      } catch (e) {
+        consola.warn(`Failed to create pod sandbox for pod ${this.key}: ${(e as Error).message}`);
+        await sleep(delay, this.stopped.signal).catch(() => {});
+      }
+    }
   }
 
   /** True once terminate() was called. */
   get stopping(): boolean { return this.terminating !== undefined; }
 
+  /** Sets the volumes up, trying again until they are (containers wait meanwhile); false once stopped. */
+  private async prepareVolumes(): Promise<boolean> {
+    for (;;) {
+      try {
+        await this.volumes.setUp();
+        return !this.stopped.signal.aborted;
+      } catch (e) {
+        if (this.stopped.signal.aborted) return false;
+        for (const r of [...this.initContainers, ...this.containers]) r.creating((e as Error).message);
+      }
+      try { await sleep(this.retryMs, this.stopped.signal); } catch { return false; }
+    }
+  }
+
+  /** Every --sync-frequency: the volume files follow their ConfigMaps, Secrets, tokens and the pod's metadata. */
+  private async syncVolumes(): Promise<void> {
+    for (;;) {
+      try { await sleep(this.ctx.syncFrequencyMs, this.stopped.signal); } catch { return; }
+      try { await this.volumes.sync(); } catch (e) { consola.warn(`pod ${this.key}: ${(e as Error).message}`); }
+    }
+  }
+
+  private get key(): string { return `${this.pod.metadata.namespace}/${this.pod.metadata.name}`; }
+
+  /** A container's environment and mounts from the pod, its objects and its volumes now. */
+  private async inputs(c: Obj): Promise<ContainerInputs> {
+    const pod = this.pod;
+    const services = await this.ctx.services(pod.metadata.namespace);
+    const env = await containerEnv(pod, c, {
+      objects: this.objects, addresses: this.addresses(), allocatable: this.ctx.allocatable,
+      serviceEnv: serviceEnv(services, pod.metadata.namespace, pod.spec.enableServiceLinks !== false),
+      warn: (reason, message) => consola.warn(`pod ${this.key}: ${reason}: ${message}`),
+    });
+    return { env, mounts: containerMounts(c, this.volumes.prepared, env) };
+  }
+
   /** Stops every container (preStop, SIGTERM, SIGKILL after graceMs); resolves when all are gone. */
   terminate(graceMs: number): Promise<void> {
+    this.stopped.abort();
     this.terminating ??= Promise.all([...this.initContainers, ...this.containers].map((c) => c.stop(graceMs))).then(() => this.ctx.backoff.forget(`${this.uid}/`));
     return this.terminating;
+  }
+
+  /** After terminate(), when the pod is gone for good: its volume folders are unmounted and removed. */
+  removeVolumes(): void {
+    try { this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
+  }
+
+  /** After terminate(), when the pod is gone for good: its veth, namespace and address. */
+  async tearDownNetwork(): Promise<void> {
+    await this.networkSetUp;
+    await this.ctx.network.tearDown(this.uid);
   }
 
   /** The status to report, merged over `current` (the pod's status in the API server). */
@@ -69,18 +182,18 @@ export class PodWorker {
     const statuses = this.containers.map((c) => c.status()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const phase = this.evicted ? "Failed" : podPhase(this.pod.spec, [...statuses, ...initStatuses]);
     const now = rfc3339(new Date());
+    const a = this.addresses();
     const conditions = current.conditions ?? [];
-    const status: Obj = {
+    return {
       phase,
       conditions: mergeConditions(conditions, podConditions(this.pod.spec, initStatuses, statuses, phase, conditions), now),
-      hostIP: this.ctx.hostIP,
-      podIP: this.ctx.hostIP,
-      podIPs: [{ ip: this.ctx.hostIP }],
+      hostIP: a.hostIP,
+      ...(a.podIPs.length ? { podIP: a.podIPs[0], podIPs: a.podIPs.map((ip) => ({ ip })) } : {}),
       startTime: current.startTime ?? rfc3339(this.startTime),
+      ...(initStatuses.length ? { initContainerStatuses: initStatuses } : {}),
+      containerStatuses: statuses,
+      qosClass: qosClass(this.pod.spec),
+      ...this.evicted,
     };
-    if (initStatuses.length) status.initContainerStatuses = initStatuses;
-    status.containerStatuses = statuses;
-    status.qosClass = qosClass(this.pod.spec);
-    return { ...status, ...this.evicted };
   }
 }

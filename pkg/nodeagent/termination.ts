@@ -14,9 +14,12 @@ export const TERMINATION_MESSAGE_ENV = "KITE_TERMINATION_MESSAGE_PATH";
 /** upstream's MaxContainerTerminationMessageLength, MaxContainerTerminationMessageLogLength and …LogLines. */
 const MAX_MESSAGE = 4096, MAX_LOG_BYTES = 2048, MAX_LOG_LINES = 80;
 
+/** Where the termination-message file of one run of a container is: next to its log. */
+export const terminationFile = (logPath: string, restartCount: number) => join(dirname(logPath), `${restartCount}.termination-log`);
+
 /** The termination-message file of one run of a container, created empty. */
 export function createTerminationFile(logPath: string, restartCount: number): string {
-  const path = join(dirname(logPath), `${restartCount}.termination-log`);
+  const path = terminationFile(logPath, restartCount);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, "");
   return path;

@@ -422,8 +422,9 @@ export class ResourceStore {
       if (Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
       if (o.large) await breather();
       const data = this.encode(next);
-      // Removing the last finalizer of an object being deleted removes the object.
-      if (m.deletionTimestamp && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
+      // Removing the last finalizer of an object being deleted removes the object, unless a graceful deletion
+      // is still under way (a pod stopping on its node: upstream's ShouldDeleteDuringUpdate).
+      if (m.deletionTimestamp && !om.deletionGracePeriodSeconds && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
         if (o.dryRun) return next;
         try { await this.settle((await this.store.delete(key, oldRev)).modRevision); } catch (e) { this.fail(e, name); }
         next.metadata.resourceVersion = om.resourceVersion;

@@ -7,7 +7,7 @@ import { Client } from "../client/client.ts";
 import { EventBroadcaster, type EventRecorder } from "../client/events.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { loadClientConfig } from "../client/kubeconfig.ts";
-import { LeaderElector } from "../client/leaderelection.ts";
+import { runWhileLeading } from "../client/leaderelection.ts";
 import { newResourceLock } from "../client/resourcelock.ts";
 import { RESOURCES } from "../client/resources.ts";
 import { Transport } from "../client/transport.ts";
@@ -89,24 +89,10 @@ export async function runScheduler(o: SchedulerOptions, client: Client, metrics:
   try {
     const le = o.leaderElection;
     if (!le.leaderElect) return await schedule(signal);
-    const identity = `${hostname()}_${crypto.randomUUID()}`;
+    const lock = newResourceLock(le.resourceLock, client, le.resourceNamespace, le.resourceName, `${hostname()}_${crypto.randomUUID()}`);
     let lost = false;
-    const elector = new LeaderElector({
-      lock: newResourceLock(le.resourceLock, client, le.resourceNamespace, le.resourceName, identity),
-      leaseDuration: le.leaseDurationMs, renewDeadline: le.renewDeadlineMs, retryPeriod: le.retryPeriodMs,
-      releaseOnCancel: true, name: le.resourceName,
-      callbacks: {
-        onStartedLeading: (s) => {
-          consola.info(`leading as ${identity} (${le.resourceLock} ${le.resourceNamespace}/${le.resourceName})`);
-          void schedule(s);
-        },
-        onStoppedLeading: () => { lost = !signal.aborted; },
-        onNewLeader: (id) => { if (id !== identity) consola.info(`the leader is ${id}`); },
-      },
-    });
     server?.health.add({ name: "leaderElection", in: ["healthz"], run: async () => (lost ? "leaderelection lost" : null) });
-    await elector.run(signal);
-    if (lost) throw new Error("leaderelection lost");
+    await runWhileLeading({ lock, leaseDurationMs: le.leaseDurationMs, renewDeadlineMs: le.renewDeadlineMs, retryPeriodMs: le.retryPeriodMs }, schedule, signal, () => { lost = true; });
   } finally {
     await stop();
   }

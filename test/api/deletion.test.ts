@@ -228,3 +228,20 @@ describe("deletecollection", () => {
     expectCode(await s.call("PATCH", `${CMS}/dcf`, { metadata: { finalizers: null } }, merge), 200, "cleanup");
   });
 });
+
+describe("graceful deletion of a pod", () => {
+  test("a bound pod being deleted stays through its node's status writes until the node confirms with grace 0", async () => {
+    const PODS = `/api/v1/namespaces/${NS}/pods`;
+    const r = await s.call("POST", PODS, { apiVersion: "v1", kind: "Pod", metadata: { name: "stopping" }, spec: { nodeName: "some-node", containers: [{ name: "c", image: "busybox" }] } });
+    expectCode(r, 201, "POST pod");
+    const d = await s.call("DELETE", `${PODS}/stopping`);
+    expectCode(d, 200, "DELETE pod");
+    expect(d.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    // the node agent reports its containers stopping: an update, which must not delete the pod (ShouldDeleteDuringUpdate)
+    const st = await s.call("PATCH", `${PODS}/stopping/status`, { status: { phase: "Running" } }, merge);
+    expectCode(st, 200, "PATCH status while terminating");
+    expectCode(await s.call("GET", `${PODS}/stopping`), 200, "GET after the status write");
+    expectCode(await s.call("DELETE", `${PODS}/stopping?gracePeriodSeconds=0`), 200, "DELETE grace 0");
+    expectCode(await s.call("GET", `${PODS}/stopping`), 404, "GET after the confirmation");
+  });
+});

@@ -16,6 +16,7 @@ const TESTS: Record<CommandName, string[]> = {
   scheduler: ["test/scheduler/options.test.ts", "test/scheduler/serving.test.ts"],
   version: ["test/e2e/version.test.ts"],
   "node-agent": ["test/nodeagent/node.test.ts", "test/nodeagent/pods.test.ts"],
+  "controller-manager": ["test/controllers/manager.test.ts"],
 };
 
 for (const name of Object.keys(COMMANDS) as CommandName[]) {

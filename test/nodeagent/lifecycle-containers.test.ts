@@ -107,6 +107,7 @@ test("postStart runs right after the start; the container is reported running on
 test("a failing postStart kills the container (FailedPostStartHook with upstream's message); Never leaves the pod Failed", async () => {
   const created = await runPod("poststart-fails", {
     restartPolicy: "Never",
+    terminationGracePeriodSeconds: 1,
     containers: [sh("c", "sleep 30", { lifecycle: { postStart: { exec: { command: ["sh", "-c", "echo broken; exit 7"] } } } })],
   });
   const p = await podWhen("poststart-fails", "Failed", (p) => p.status?.phase === "Failed");

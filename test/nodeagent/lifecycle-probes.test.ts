@@ -14,6 +14,8 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 let s: TestServer, agent: TestNodeAgent, work: string, port: number;
 const NS = "default";
 const fast = { periodSeconds: 1, failureThreshold: 1 };
+// a container's process may be its PID namespace's init, which SIGTERM does not end: the pods a probe
+// kills have a short grace period, after which SIGKILL ends them
 
 const sh = (name: string, script: string, extra: Record<string, unknown> = {}) => ({ name, image: "busybox:1.33", command: ["sh", "-c", script], ...extra });
 const runPod = (name: string, spec: Record<string, unknown>) =>
@@ -59,15 +61,19 @@ beforeAll(async () => {
         sh("watcher", "sleep 60", { readinessProbe: { tcpSocket: { port }, ...fast } }),
       ],
     }),
-    runPod("liveness", { containers: [{ name: "c", image: "busybox:1.33", command: ["sleep", "60"], livenessProbe: { exec: { command: ["test", "-f", file("alive")] }, initialDelaySeconds: 2, ...fast } }] }),
+    runPod("liveness", { terminationGracePeriodSeconds: 1, containers: [{ name: "c", image: "busybox:1.33", command: ["sleep", "60"], livenessProbe: { exec: { command: ["test", "-f", file("alive")] }, initialDelaySeconds: 2, ...fast } }] }),
     runPod("startup", {
+      terminationGracePeriodSeconds: 1,
       containers: [{
         name: "c", image: "busybox:1.33", command: ["sleep", "60"],
         startupProbe: { exec: { command: ["test", "-f", file("started")] }, periodSeconds: 1, failureThreshold: 60 },
         livenessProbe: { exec: { command: ["test", "!", "-f", file("kill")] }, ...fast },
       }],
     }),
+    // true only inside the container's UTS namespace, whose hostname is the pod's name
+    runPod("in-ns", { containers: [sh("c", "sleep 60", { readinessProbe: { exec: { command: ["sh", "-c", 'test "`hostname`" = in-ns'] }, ...fast } })] }),
     runPod("never-starts", {
+      terminationGracePeriodSeconds: 1,
       containers: [{ name: "c", image: "busybox:1.33", command: ["sleep", "60"], startupProbe: { exec: { command: ["false"] }, periodSeconds: 1, failureThreshold: 2 } }],
     }),
   ]);
@@ -144,4 +150,9 @@ test("a startup probe that keeps failing (failureThreshold times) kills and rest
   expect([137, 143]).toContain(cs(p).lastState.terminated.exitCode);
   expect(cs(p).started).toBe(false);
   await until(async () => agent.output().includes("Container c failed startup probe, will be restarted") || undefined, "the kill in the agent's log");
+});
+
+test("an exec probe runs in the container's namespaces (where it has its own): it sees the pod's hostname", async () => {
+  const p = await podWhen("in-ns", "ready", (p) => cs(p)?.ready === true);
+  expect(cs(p).restartCount).toBe(0);
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { alive, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { alive, containerPids, startNodeAgent, stopContainers, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -115,22 +115,21 @@ test("env (with $(VAR) references) and workingDir reach the process", async () =
   expect(readFileSync(logOf(created.metadata.uid, "c"), "utf8")).toBe(`hello world from ${work}\nhello world $(GREETING)\n`);
 });
 
-test("a container without command, or with env valueFrom, waits with CreateContainerConfigError and says why", async () => {
-  await runPod("nocmd", [{ name: "c", image: "nginx:1.21" }, container(["sleep", "30"], { name: "d", env: [{ name: "X", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }] })]);
+test("a container without command, or with env from a missing ConfigMap, waits with CreateContainerConfigError and says why", async () => {
+  await runPod("nocmd", [{ name: "c", image: "nginx:1.21" }, container(["sleep", "30"], { name: "d", env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "absent", key: "k" } } }] })]);
   const p = await podWhen("nocmd", "both waiting", (p) => p.status?.containerStatuses?.every((c: any) => c.state.waiting?.reason === "CreateContainerConfigError"));
   const [c, d] = p.status.containerStatuses;
   expect(c.state.waiting.message).toContain(`container "c" has no command`);
   expect(c.state.waiting.message).toContain(`image "nginx:1.21"`);
-  expect(d.state.waiting.message).toContain(`env "X" of container "d" uses valueFrom`);
+  expect(d.state.waiting.message).toBe(`configmap "absent" not found`);
   expect(p.status.phase).toBe("Pending");
 });
 
 test("deleting a pod stops every process of it (SIGKILL after the grace period), then the agent deletes the pod", async () => {
-  const pidFile = join(work, "pids");
-  // the shell ignores SIGTERM: only the SIGKILL after the 1 s grace period ends it ($$$$ is $$ after upstream's $(VAR) expansion)
-  const created = await runPod("stops", [container(["sh", "-c", `trap '' TERM; sleep 30 & echo $$$$ $! > ${pidFile}; wait; wait`])], { terminationGracePeriodSeconds: 1 });
+  // the shell ignores SIGTERM: only the SIGKILL after the 1 s grace period ends it
+  const created = await runPod("stops", [container(["sh", "-c", "trap '' TERM; sleep 30 & wait; wait"])], { terminationGracePeriodSeconds: 1 });
   await podWhen("stops", "Running", (p) => p.status?.phase === "Running");
-  const pids = await until(async () => (existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim().split(" ").map(Number) : undefined), "the pids");
+  const pids = await until(async () => { const p = containerPids(agent.rootDir, created.metadata.uid, "c"); return p.length === 2 ? p : undefined; }, "the shell and its sleep");
   expect(pids.every(alive)).toBe(true);
   const t0 = Date.now();
   await ok(s, "DELETE", `/api/v1/namespaces/${NS}/pods/stops`);
@@ -163,13 +162,12 @@ test("a static pod from --pod-manifest-path runs and gets its mirror pod; dotfil
   await until(async () => (await getPod(name)) === undefined || undefined, "the mirror pod to go", 15_000);
 }, 40_000);
 
-test("a stopping agent stops the processes it started (it does not adopt them on restart yet)", async () => {
-  const pidFile = join(work, "last-pids");
-  await runPod("last", [container(["sh", "-c", `sleep 30 & echo $$$$ $! > ${pidFile}; wait`])]);
-  const pids = await until(async () => (existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim().split(" ").map(Number) : undefined), "the pids");
+test("a stopping agent leaves the processes it started running, as upstream's kubelet (the next agent adopts them)", async () => {
+  const created = await runPod("last", [container(["sh", "-c", "sleep 30 & wait"])]);
+  const pids = await until(async () => { const p = containerPids(agent.rootDir, created.metadata.uid, "c"); return p.length === 2 ? p : undefined; }, "the shell and its sleep");
+  expect(await agent.stopAgent()).toBe(0);
+  expect(agent.output()).toContain("leaving");
   expect(pids.every(alive)).toBe(true);
-  expect(await agent.stop()).toBe(0);
-  expect(pids.some(alive)).toBe(false);
-  const p = await getPod("last");
-  expect(p.status.containerStatuses[0].state.terminated).toMatchObject({ exitCode: 143, reason: "Error" });
+  stopContainers(agent.rootDir);
+  await until(async () => !pids.some(alive) || undefined, "the test's cleanup to end them");
 });

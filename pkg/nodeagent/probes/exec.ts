@@ -10,6 +10,8 @@ const MAX_OUTPUT = 10 * 1024;
 export interface ExecTarget {
   env: Record<string, string>;
   workingDir: string;
+  /** The argv prefix that enters the container's namespaces (working directory included), if it has its own. */
+  enter?: () => string[] | undefined;
 }
 
 export type ExecResult =
@@ -38,9 +40,11 @@ export async function execIn(t: ExecTarget, argv: string[], timeoutMs: number, s
   if (signal?.aborted) return { error: "the container stopped" };
   const exe = cmd.includes("/") ? cmd : Bun.which(cmd, { PATH: t.env.PATH ?? DEFAULT_PATH });
   if (!exe) return { error: `exec: "${cmd}": executable file not found in $PATH` };
+  const enter = t.enter?.();
   let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   try {
-    proc = Bun.spawn([exe, ...args], { cwd: t.workingDir, env: t.env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    const full = enter ? [...enter, exe, ...args] : [exe, ...args];
+    proc = Bun.spawn(full, { cwd: enter ? "/" : t.workingDir, env: t.env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
   } catch (e) {
     return { error: (e as Error).message };
   }

@@ -1,0 +1,52 @@
+// kite controller-manager: the controllers of upstream's kube-controller-manager as API clients — an
+// addition to the spec's programs, so that controllers can run apart from `kite up`.
+import { defineCommand } from "citty";
+import { hostname } from "node:os";
+import { bool, duration, strict, UsageError } from "../pkg/cli/args.ts";
+import { runUntilSignal, startOrExit } from "./component.ts";
+
+const ARGS = {
+  kubeconfig: { type: "string", description: "Path to a kubeconfig file with authorization and master location information (default: $KUBECONFIG, then ~/.kube/config)." },
+  master: { type: "string", description: "The address of the Kubernetes API server (overrides any value in kubeconfig)." },
+  controllers: { type: "string", default: "*", description: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'." },
+  "concurrent-syncs": { type: "string", default: "5", description: "The number of objects each controller syncs at once (upstream's --concurrent-<kind>-syncs, one value for all)." },
+  "leader-elect": { type: "boolean", default: true, description: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
+  "leader-elect-lease-duration": { type: "string", default: "15s", description: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
+  "leader-elect-renew-deadline": { type: "string", default: "10s", description: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than or equal to the lease duration." },
+  "leader-elect-retry-period": { type: "string", default: "2s", description: "The duration the clients should wait between attempting acquisition and renewal of a leadership." },
+  "leader-elect-resource-lock": { type: "string", default: "leases", description: "The type of resource object that is used for locking during leader election. Supported options are 'endpoints', 'configmaps', 'leases', 'endpointsleases' and 'configmapsleases'." },
+  "leader-elect-resource-name": { type: "string", default: "kube-controller-manager", description: "The name of resource object that is used for locking during leader election." },
+  "leader-elect-resource-namespace": { type: "string", default: "kube-system", description: "The namespace of resource object that is used for locking during leader election." },
+} as const;
+
+export default defineCommand({
+  meta: {
+    name: "controller-manager",
+    description: "Run the cluster's controllers (upstream v1.21 kube-controller-manager's, as clients of the API server; an addition to the spec's programs so that they can run apart from `kite up`)",
+  },
+  args: ARGS,
+  run: strict("controller-manager", ARGS, async ({ args: a }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const { CONTROLLERS } = await import("../pkg/controllers/table.ts");
+    const { runControllers, selectControllers } = await import("../pkg/controllers/manager.ts");
+    const spec = String(a.controllers).split(",").map((s) => s.trim()).filter(Boolean);
+    for (const s of spec) {
+      const name = s.replace(/^-/, "");
+      if (s !== "*" && !(name in CONTROLLERS)) throw new UsageError(`"${name}" is not in the list of known controllers`);
+    }
+    const workers = Number(a["concurrent-syncs"]);
+    if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`invalid argument "${a["concurrent-syncs"]}" for "--concurrent-syncs" flag: must be a positive integer`);
+    const leaderElect = bool("leader-elect", a["leader-elect"]);
+    const timings = { leaseDurationMs: duration("leader-elect-lease-duration", a["leader-elect-lease-duration"]), renewDeadlineMs: duration("leader-elect-renew-deadline", a["leader-elect-renew-deadline"]), retryPeriodMs: duration("leader-elect-retry-period", a["leader-elect-retry-period"]) };
+    const { Client } = await import("../pkg/client/client.ts");
+    const { loadClientConfig } = await import("../pkg/client/kubeconfig.ts");
+    const { Transport } = await import("../pkg/client/transport.ts");
+    const client = await startOrExit(async () => new Client(new Transport(await loadClientConfig({ kubeconfig: a.kubeconfig || undefined, server: a.master || undefined }))));
+    const names = selectControllers(spec);
+    const run = (signal: AbortSignal) => runControllers(client, names, workers, signal);
+    if (!leaderElect) return runUntilSignal(run, "stopping the controllers");
+    const { runWhileLeading } = await import("../pkg/client/leaderelection.ts");
+    const { newResourceLock } = await import("../pkg/client/resourcelock.ts");
+    const lock = newResourceLock(a["leader-elect-resource-lock"], client, a["leader-elect-resource-namespace"], a["leader-elect-resource-name"], `${hostname()}_${crypto.randomUUID()}`);
+    await runUntilSignal((signal) => runWhileLeading({ lock, ...timings }, run, signal), "stopping the controllers");
+  }),
+});

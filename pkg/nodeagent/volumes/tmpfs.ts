@@ -1,0 +1,46 @@
+// Folders of a pod's volumes, plain or memory-backed: emptyDir's setupDir (mode 0777) and setupTmpfs (a
+// tmpfs mounted on it, `size=` from sizeLimit), which only root may mount; and the unmounting of every
+// tmpfs under a pod's folder when the pod goes.
+import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { consola } from "consola";
+import { parseQuantity } from "../../util/quantity.ts";
+
+export const canMount = () => process.getuid?.() === 0;
+
+export function setupDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  if ((statSync(dir).mode & 0o7777) !== 0o777) chmodSync(dir, 0o777);
+}
+
+/** The mount points at or under `dir`, deepest first (/proc/self/mountinfo escapes spaces as \040). */
+export function mountPointsUnder(dir: string): string[] {
+  const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+  const points = readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter(Boolean).map((l) => unescape(l.split(" ")[4]));
+  return points.filter((p) => p === dir || p.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
+}
+
+function run(argv: string[]): void {
+  const r = Bun.spawnSync(argv, { stdout: "ignore", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`mount failed: exit status ${r.exitCode}\nMounting command: ${argv[0]}\nMounting arguments: ${argv.slice(1).join(" ")}\nOutput: ${r.stderr.toString().trim()}`);
+}
+
+let saidNoTmpfs = false;
+
+/** The folder, with a tmpfs on it when this agent may mount (else a plain folder, said once in the log). */
+export function setupTmpfs(dir: string, sizeLimit?: string): void {
+  setupDir(dir);
+  if (!canMount()) {
+    if (!saidNoTmpfs) consola.warn("memory-backed volumes (emptyDir medium Memory, secret, projected) are plain folders: only root may mount a tmpfs");
+    saidNoTmpfs = true;
+    return;
+  }
+  if (mountPointsUnder(dir).includes(dir)) return;
+  const bytes = parseQuantity(sizeLimit);
+  run(["mount", "-t", "tmpfs", ...(bytes ? ["-o", `size=${Math.ceil(bytes)}`] : []), "tmpfs", dir]);
+}
+
+/** Unmounts every mount under `dir` (a pod's volumes folder) before it is removed. */
+export function unmountUnder(dir: string): void {
+  if (!canMount()) return;
+  for (const p of mountPointsUnder(dir)) run(["umount", p]);
+}
