@@ -265,9 +265,13 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   return shutdown();
 
-  /** As upstream's kubelet: the pods keep running (their shims outlive the agent); the next agent adopts them. */
+  /**
+   * As upstream's kubelet: the pods keep running (their shims outlive the agent); the next agent adopts
+   * them. Inside `kite up` (stopPodsOnExit) the whole cluster stops: every pod's processes go too.
+   */
   async function shutdown(): Promise<void> {
     factory.stop();
+    if (o.stopPodsOnExit) await Promise.all([...workers.keys()].map((uid) => stop(uid, graceMs(workers.get(uid)!.pod))));
     await Promise.all(loops);
     await Promise.all(writing.values());
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);

@@ -42,6 +42,8 @@ export interface NodeAgentOptions {
   /** From --config only (no flags upstream). */
   nodeLeaseDurationSeconds: number;
   nodeStatusReportFrequencyMs: number;
+  /** Set by `kite up` only: a stopping agent stops its pods instead of leaving them for the next one. */
+  stopPodsOnExit?: boolean;
   /** Deprecated flags given and fields of the config file ignored, one line each, for the log. */
   warnings: string[];
   podCIDR?: string;
