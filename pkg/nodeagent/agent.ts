@@ -18,6 +18,8 @@ import { allocatableOf, capacityOf, type Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
+import { configureLogRotation } from "./runtime/output.ts";
+import { AgentServers } from "./server/server.ts";
 import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
 
 const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -27,8 +29,13 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
+  configureLogRotation(o.logRotation);
+  const workers = new Map<string, PodWorker>();
+  let synced = false;
+  const servers = new AgentServers(o.serving, client.config, o.nodeName, nodeIP, { workers: () => workers.values(), rootDir: o.rootDir }, () => synced);
+  servers.start();
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
-  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, () => eviction.conditions());
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, servers.port, () => eviction.conditions());
   if (o.registerNode) await reporter.register(signal);
   const lease = new NodeLease(client, o.nodeName, () => reporter.uid, o.nodeLeaseDurationSeconds);
   const loops = [reporter.run(signal), lease.run(signal)];
@@ -41,7 +48,6 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await services.waitForSync(signal);
     return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
   };
-  const workers = new Map<string, PodWorker>();
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
   const backoff = new CrashLoopBackoff();
@@ -221,6 +227,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
 
   factory.start();
   if (!(await factory.waitForCacheSync(signal))) return shutdown();
+  synced = true;
   consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
   loops.push((async () => {
     while (!signal.aborted) {
@@ -238,5 +245,6 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     factory.stop();
     await Promise.all([...workers.values()].map((w) => stop(w.uid, graceMs(w.pod), false)));
     await Promise.all(loops);
+    await servers.stop();
   }
 }

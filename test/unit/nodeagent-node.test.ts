@@ -37,12 +37,13 @@ test("quantities in BinarySI, the OS image from os-release, MemTotal", () => {
 
 test("the Node, and status comparison that ignores heartbeat times but keeps transition times", () => {
   const o = nodeAgentOptions({ ...defaults, "hostname-override": "n1", "register-with-taints": "a:NoSchedule" });
-  const facts = { host, nodeIP: "10.0.0.1", ephemeralStorageBytes: 100 * 2 ** 30 };
+  const facts = { host, nodeIP: "10.0.0.1", kubeletPort: 10250, ephemeralStorageBytes: 100 * 2 ** 30 };
   const node = initialNode(o, facts, new Date("2021-01-01T00:00:00Z"));
   expect(node.spec.taints).toEqual([{ key: "a", effect: "NoSchedule" }]);
   expect(node.status.capacity).toEqual({ cpu: "4", "ephemeral-storage": "100Gi", memory: "8Gi", pods: "110" });
   // the default hard eviction thresholds come off allocatable: memory.available<100Mi, nodefs.available<10%
   expect(node.status.allocatable).toEqual({ cpu: "4", "ephemeral-storage": "90Gi", memory: "8092Mi", pods: "110" });
+  expect(node.status.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 10250 } });
   const later = nodeStatus(o, facts, node.status, new Date("2021-01-01T00:01:00Z"));
   expect(later.conditions[3]).toMatchObject({ lastHeartbeatTime: "2021-01-01T00:01:00Z", lastTransitionTime: "2021-01-01T00:00:00Z" });
   expect(sameStatus(node.status, later)).toBe(true);
@@ -50,7 +51,7 @@ test("the Node, and status comparison that ignores heartbeat times but keeps tra
 });
 
 test("allocatable: --kube-reserved, --system-reserved and hard eviction thresholds come off capacity; --pods-per-core caps pods", () => {
-  const facts = { host, nodeIP: "10.0.0.1", ephemeralStorageBytes: 100 * 2 ** 30 };
+  const facts = { host, nodeIP: "10.0.0.1", kubeletPort: 10250, ephemeralStorageBytes: 100 * 2 ** 30 };
   const o = nodeAgentOptions({
     ...defaults, "hostname-override": "n1", "pods-per-core": "10", "kube-reserved": "cpu=200m,memory=512Mi", "system-reserved": "cpu=300m,ephemeral-storage=10Gi",
     "eviction-hard": "memory.available<1Gi,nodefs.available<20Gi",

@@ -1,8 +1,7 @@
 // One container as a supervised host process group: `command` + `args` run in a new session (so the
-// group id is the leader's pid), output appended to the container's log file, and only groups this agent
-// started are ever signalled.
-import { closeSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+// group id is the leader's pid), output to the container's log through its stamper (output.ts), and only
+// groups this agent started are ever signalled.
+import { containerOutput } from "./output.ts";
 
 /** Docker's default PATH: a container's environment does not inherit the agent's. */
 export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -47,12 +46,11 @@ export class ContainerProcess {
     const [cmd, ...args] = spec.argv;
     const exe = cmd.includes("/") ? cmd : Bun.which(cmd, { PATH: spec.env.PATH ?? DEFAULT_PATH });
     if (!exe) throw new Error(`exec: "${cmd}": executable file not found in $PATH`);
-    mkdirSync(dirname(spec.logPath), { recursive: true });
-    const log = openSync(spec.logPath, "a");
+    const out = containerOutput(spec.logPath);
     try {
-      this.proc = Bun.spawn([exe, ...args], { cwd: spec.workingDir, env: spec.env, stdin: "ignore", stdout: log, stderr: log, detached: true });
+      this.proc = Bun.spawn([exe, ...args], { cwd: spec.workingDir, env: spec.env, stdin: "ignore", stdout: out.stdout, stderr: out.stderr, detached: true });
     } finally {
-      closeSync(log);
+      out.close();
     }
     const pgid = this.proc.pid;
     ours.add(pgid);
