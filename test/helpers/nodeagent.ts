@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { startComponent, type TestComponent } from "./component.ts";
 import { tempDir } from "./processes.ts";
-import type { TestServer } from "./server.ts";
+import { TEST_TOKEN, type TestServer } from "./server.ts";
 
 export interface TestNodeAgent extends TestComponent {
   name: string;
@@ -28,7 +28,7 @@ export async function startNodeAgent(s: TestServer, args: string[] = [], name = 
   const c = await startComponent(
     ["node-agent", `--kubeconfig=${s.kubeconfig}`, `--hostname-override=${name}`, `--root-dir=${rootDir}`, "--node-ip=127.0.0.1", ...ports, ...args],
     "the node to register", async () => {
-      const r = await s.call("GET", `/api/v1/nodes/${name}`);
+      const r = await s.call("GET", `/api/v1/nodes/${name}`, undefined, { Authorization: `Bearer ${TEST_TOKEN}` });
       port = r.body?.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
       return r.status === 200;
     }, 20_000);

@@ -68,7 +68,7 @@ export async function podLog(ctx: HandlerContext, registry: Registry, kubelet: K
   } catch (e) {
     const timedOut = abort.signal.reason instanceof Error && !ctx.req.signal.aborted;
     const why = timedOut ? (abort.signal.reason as Error).message
-      : (e as { code?: string }).code === "ConnectionRefused" ? `dial tcp ${new URL(location).host}: connect: connection refused` : (e as Error).message;
+      : ["ConnectionRefused", "ECONNREFUSED"].includes((e as { code?: string }).code ?? "") ? `dial tcp ${new URL(location).host}: connect: connection refused` : (e as Error).message;
     throw new StatusError(500, "", `Get ${JSON.stringify(location)}: ${why}`);
   } finally {
     clearTimeout(timer);

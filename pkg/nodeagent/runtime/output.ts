@@ -64,7 +64,8 @@ sub rotate {
 my $batch = "";
 sub put {
   my $line = shift;
-  if ($size > 0 && $size + length($batch) + length($line) > $max) { print $L $batch; $size += length($batch); $batch = ""; rotate() }
+  my $held = $size + length($batch);
+  if ($held > 0 && $held + length($line) > $max) { print $L $batch; $batch = ""; rotate() }
   $batch .= $line;
 }
 my %s = (fileno($o) => ["stdout", $o, ""], fileno($e) => ["stderr", $e, ""]);
