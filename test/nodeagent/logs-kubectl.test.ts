@@ -91,21 +91,24 @@ for (const bin of KUBECTLS) {
       expect(none.err).toContain(`Error from server (BadRequest): previous terminated container "c" in pod "clock" not found`);
     });
 
-    test("-f streams lines written after it started, until stopped", async () => {
+    test("-f streams lines written after it started, and ends when the container does", async () => {
       const name = `follow-${version.replace(".", "-")}`;
-      const gate = join(work, `${name}.go`);
-      await runPod(name, [sh("c", `echo before; while [ ! -f ${gate} ]; do sleep 0.05; done; echo after; sleep 60`)]);
+      const [go, end] = [join(work, `${name}.go`), join(work, `${name}.end`)];
+      const wait = (f: string) => `while [ ! -f ${f} ]; do sleep 0.05; done`;
+      await runPod(name, [sh("c", `echo before; ${wait(go)}; echo after; ${wait(end)}`)], "Never");
       await logsWhen(bin, [name], (o) => o === "before\n", "the first line");
       const p = Bun.spawn([bin, `--kubeconfig=${s.kubeconfig}`, "-n", NS, "logs", "-f", name], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
       track(p);
       let out = "";
       const reading = (async () => { for await (const c of p.stdout) out += new TextDecoder().decode(c); })();
       await until(async () => (out === "before\n" ? true : undefined), "-f to print the first line");
-      writeFileSync(gate, "");
+      writeFileSync(go, "");
       await until(async () => (out === "before\nafter\n" ? true : undefined), "-f to print the line written later");
       expect(p.exitCode).toBeNull();
-      p.kill();
+      writeFileSync(end, "");
+      expect(await until(async () => p.exitCode ?? undefined, "-f to end with the container", 15_000)).toBe(0);
       await reading;
+      expect(out).toBe("before\nafter\n");
     });
   });
 }

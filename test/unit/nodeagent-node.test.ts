@@ -28,6 +28,22 @@ test("options: node name from the override (lowercased), defaults as upstream", 
   expect(() => nodeAgentOptions({ ...defaults, "node-status-update-frequency": "0s" })).toThrow("must be greater than 0");
 });
 
+test("the servers' and log rotation's options: upstream's defaults, 0 turning a port off, bad values refused", () => {
+  const o = nodeAgentOptions({ ...defaults, "hostname-override": "n1" });
+  expect(o.serving).toMatchObject({
+    main: { host: "0.0.0.0", port: 10250 }, readOnly: { host: "0.0.0.0", port: 10255 }, healthz: { host: "127.0.0.1", port: 10248 }, certDir: "/tmp/r/pki",
+    authentication: { anonymous: true, webhook: false, webhookCacheTtlMs: 120_000 },
+    authorization: { mode: "AlwaysAllow", authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 },
+  });
+  expect(o.logRotation).toEqual({ maxBytes: 10 * 2 ** 20, maxFiles: 5 });
+  const off = nodeAgentOptions({ ...defaults, "read-only-port": "0", "healthz-port": "0" });
+  expect([off.serving.readOnly, off.serving.healthz]).toEqual([undefined, undefined]);
+  expect(() => nodeAgentOptions({ ...defaults, "authorization-mode": "RBAC" })).toThrow(`invalid argument "RBAC" for "--authorization-mode" flag`);
+  expect(() => nodeAgentOptions({ ...defaults, "container-log-max-files": "1" })).toThrow("ContainerLogMaxFiles (--container-log-max-files) 1 must be > 1");
+  expect(() => nodeAgentOptions({ ...defaults, "container-log-max-size": "lots" })).toThrow("--container-log-max-size");
+  expect(() => nodeAgentOptions({ ...defaults, port: "70000" })).toThrow(`"--port" flag`);
+});
+
 test("quantities in BinarySI, the OS image from os-release, MemTotal", () => {
   expect([binaryQuantity(8 * 2 ** 30), binaryQuantity(16393752 * 1024), binaryQuantity(1000)]).toEqual(["8Gi", "16393752Ki", "1000"]);
   expect(osImage('NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n')).toBe("Debian GNU/Linux 12 (bookworm)");
