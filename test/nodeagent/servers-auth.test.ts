@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { generateServingCerts } from "../../pkg/pki/certs.ts";
 import { issueClient, makeCA } from "../helpers/certs.ts";
 import { until } from "../helpers/component.ts";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
@@ -26,17 +27,24 @@ async function admin(method: string, path: string, body?: unknown): Promise<any>
 
 beforeAll(async () => {
   const dir = tempDir("kite-agent-auth-");
+  // the locked agent serves a certificate of a CA the API server trusts (--kubelet-certificate-authority)
+  const serving = generateServingCerts("agents-ca", "agent", ["127.0.0.1"]);
+  const [servingCA, servingCert, servingKey] = ["ca.crt", "agent.crt", "agent.key"].map((f) => join(dir, f));
+  writeFileSync(servingCA, serving.ca);
+  writeFileSync(servingCert, serving.cert);
+  writeFileSync(servingKey, serving.key);
   const tokens = join(dir, "tokens.csv");
   writeFileSync(tokens, "test,kite-test,kite-test,system:masters\nalice-token,alice,alice\nbob-token,bob,bob\n");
   s = await startServer([
     "--authorization-mode=RBAC", `--token-auth-file=${tokens}`, "--kubelet-preferred-address-types=InternalIP",
-    `--kubelet-client-certificate=${apiserverClient.certFile}`, `--kubelet-client-key=${apiserverClient.keyFile}`,
+    `--kubelet-client-certificate=${apiserverClient.certFile}`, `--kubelet-client-key=${apiserverClient.keyFile}`, `--kubelet-certificate-authority=${servingCA}`,
   ]);
   await admin("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "node-proxy" }, rules: [{ apiGroups: [""], resources: ["nodes/proxy"], verbs: ["get"] }] });
   await admin("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "bob-node-proxy" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "node-proxy" }, subjects: [{ kind: "User", name: "bob", apiGroup: "rbac.authorization.k8s.io" }] });
   [readOnlyPort, healthzPort] = [await freePort(), await freePort()];
   open = await startNodeAgent(s, [`--read-only-port=${readOnlyPort}`, `--healthz-port=${healthzPort}`]);
-  locked = await startNodeAgent(s, ["--anonymous-auth=false", "--authentication-token-webhook", "--authorization-mode=Webhook", `--client-ca-file=${ca.certFile}`]);
+  locked = await startNodeAgent(s, ["--anonymous-auth=false", "--authentication-token-webhook", "--authorization-mode=Webhook", `--client-ca-file=${ca.certFile}`,
+    `--tls-cert-file=${servingCert}`, `--tls-private-key-file=${servingKey}`]);
   for (const [name, agent] of [["web", open], ["guarded", locked]] as const) {
     await admin("POST", "/api/v1/namespaces/default/pods", { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { nodeName: agent.name, containers: [{ name: "c", image: "busybox", command: ["sh", "-c", "echo hello; sleep 60"] }] } });
   }
@@ -123,11 +131,17 @@ describe("--anonymous-auth=false, --authentication-token-webhook, --authorizatio
     expect(await get(locked, "/pods", { cert: carol })).toEqual({ status: 403, text: "Forbidden (user=carol, verb=get, resource=nodes, subresource=proxy)" });
   });
 
-  test("the API server's pods/log reaches it with --kubelet-client-certificate; pods/log is its own resource in RBAC", async () => {
+  test("the API server's pods/log reaches it with --kubelet-client-certificate, verifying its --tls-cert-file; pods/log is its own resource in RBAC", async () => {
     const r = await until(async () => { const x = await s.req("/api/v1/namespaces/default/pods/guarded/log", { headers: { Authorization: `Bearer ${TEST_TOKEN}` } }); const t = await x.text(); return t === "hello\n" ? x : undefined; }, "pods/log through the API server");
     expect(r.headers.get("content-type")).toBe("text/plain");
     const denied = await s.call("GET", "/api/v1/namespaces/default/pods/guarded/log", undefined, { Authorization: "Bearer bob-token" });
     expect(denied.status).toBe(403);
     expect(denied.body.message).toBe(`pods "guarded" is forbidden: User "bob" cannot get resource "pods/log" in API group "" in the namespace "default"`);
+    // the open agent's self-signed certificate is not of --kubelet-certificate-authority
+    const unverified = await s.call("GET", "/api/v1/namespaces/default/pods/web/log", undefined, { Authorization: `Bearer ${TEST_TOKEN}` });
+    expect(unverified.status).toBe(500);
+    expect(unverified.body.message).toStartWith(`Get "https://127.0.0.1:${open.port}/containerLogs/default/web/c": `);
+    const skipped = await s.req("/api/v1/namespaces/default/pods/web/log?insecureSkipTLSVerifyBackend=true", { headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+    expect(await skipped.text()).toBe("hello\n");
   });
 });
