@@ -12,8 +12,8 @@ export interface TestNodeAgent extends TestComponent {
   port: number;
 }
 
-/** Never the kubelet's default ports: the main port is any free one, the others are off unless a test names them. */
-const PORT_FLAGS = ["--port=0", "--read-only-port=0", "--healthz-port=0"];
+/** Never the kubelet's default ports: the main port is any free one on loopback, the others are off unless a test names them. */
+const PORT_FLAGS = ["--address=127.0.0.1", "--port=0", "--read-only-port=0", "--healthz-port=0"];
 
 let seq = 0;
 
