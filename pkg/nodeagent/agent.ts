@@ -33,7 +33,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const workers = new Map<string, PodWorker>();
   let synced = false;
   const servers = new AgentServers(o.serving, client.config, o.nodeName, nodeIP, { workers: () => workers.values(), rootDir: o.rootDir }, () => synced);
-  servers.start();
+  await servers.start();
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
   const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, servers.port, () => eviction.conditions());
   if (o.registerNode) await reporter.register(signal);

@@ -5,7 +5,6 @@ import type { X509Certificate } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
-import { generateServingCerts } from "../pki/certs.ts";
 import { writePrivateFile } from "../pki/private.ts";
 import { listening } from "./listen.ts";
 import { type Peer, TlsFront } from "./tlsfront.ts";
@@ -23,8 +22,11 @@ export interface ServingCertOptions {
   hosts: string[];
 }
 
-/** The given files, else NAME.crt/.key in the cert dir (generated and self-signed the first time), as upstream's components do. */
-export function servingPair(o: ServingCertOptions): TlsPair {
+/**
+ * The given files, else NAME.crt/.key in the cert dir (generated and self-signed the first time), as
+ * upstream's components do. The certificate library is loaded only to generate one.
+ */
+export async function servingPair(o: ServingCertOptions): Promise<TlsPair> {
   if (o.tlsCertFile && o.tlsPrivateKeyFile) return { cert: readFileSync(o.tlsCertFile, "utf8"), key: readFileSync(o.tlsPrivateKeyFile, "utf8") };
   const files = o.certDir && { cert: join(o.certDir, `${o.name}.crt`), key: join(o.certDir, `${o.name}.key`) };
   if (files) {
@@ -34,6 +36,7 @@ export function servingPair(o: ServingCertOptions): TlsPair {
   }
   const stamp = Math.floor(Date.now() / 1000);
   const host = o.hosts[0] ?? "localhost";
+  const { generateServingCerts } = await import("../pki/certs.ts");
   const made = generateServingCerts(`${host}-ca@${stamp}`, `${host}@${stamp}`, o.hosts);
   const pair = { cert: made.cert + made.ca, key: made.key };
   if (files) {

@@ -41,10 +41,10 @@ export class AgentServers {
   }
 
   /** Listens on every configured port; a port that cannot be had throws one line (StartupError). */
-  start(): void {
+  async start(): Promise<void> {
     const o = this.o;
     const auth = new AgentAuth(o, this.api, this.nodeName);
-    const tls = servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] });
+    const tls = await servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] });
     const main = this.route(true);
     const listen = (l: Listener) => (this.listeners.push(l), l.port);
     this.port = listen(serveTLS(o.main, tls, auth.clientCAs, async (req, certificates) => {

@@ -72,7 +72,7 @@ export class SchedulerServer {
       const d = await delegation(this.o.authentication, this.o.authorization);
       this.warnings.push(...d.warnings);
       // the generated pair is kube-scheduler.crt/.key in --cert-dir, or made in memory without one
-      const tls = servingPair({ ...secure, name: "kube-scheduler", hosts: ["localhost", "127.0.0.1"] });
+      const tls = await servingPair({ ...secure, name: "kube-scheduler", hosts: ["localhost", "127.0.0.1"] });
       const secured = this.secured(d, this.route(true, true));
       this.securePort = this.serve(serveTLS(secure, tls, d.clientCAs, (req, certificates) => secured(req, new URL(req.url), certificates)));
     }
