@@ -26,8 +26,8 @@ export function configureLogRotation(r: LogRotation): void { rotation = r; }
  * The stamper. argv: log file, max bytes, max files, stdout FIFO, stderr FIFO; fds 3 and 4 are the FIFOs
  * as the agent opened them (read-write, so that output written before the FIFOs are opened here is kept):
  * once opened for reading they are closed and the FIFOs unlinked, so the container's are the only writers
- * left. Lines are cut at 16 KiB as partial (P) lines, as containerd does; a last line without a newline is
- * a full (F) line. Time::HiRes is in Debian's perl, not perl-base: without it, whole seconds.
+ * left. Lines longer than 16 KiB are cut into partial (P) lines, as containerd does; a last line without a
+ * newline is a full (F) line. Time::HiRes is in Debian's perl, not perl-base: without it, whole seconds.
  */
 const STAMPER = String.raw`
 my ($log, $max, $keep, $outf, $errf) = @ARGV;
@@ -80,8 +80,11 @@ while (%s) {
     my $n = sysread($st->[1], my $chunk, 65536);
     if (!$n) { put("$ts $st->[0] F $st->[2]\n") if length $st->[2]; delete $s{$fd}; next }
     $st->[2] .= $chunk;
-    while ((my $i = index($st->[2], "\n")) >= 0) { put("$ts $st->[0] F " . substr($st->[2], 0, $i + 1)); substr($st->[2], 0, $i + 1) = "" }
-    while (length($st->[2]) >= 16384) { put("$ts $st->[0] P " . substr($st->[2], 0, 16384) . "\n"); substr($st->[2], 0, 16384) = "" }
+    while ((my $i = index($st->[2], "\n")) >= 0 || length($st->[2]) >= 16384) {
+      my $n = ($i < 0 || $i >= 16384) ? 16384 : $i + 1;
+      put("$ts $st->[0] " . ($n == $i + 1 ? "F " : "P ") . substr($st->[2], 0, $n) . ($n == $i + 1 ? "" : "\n"));
+      substr($st->[2], 0, $n) = "";
+    }
   }
   print $L $batch; $size += length($batch); $batch = "";
 }
