@@ -55,6 +55,12 @@ const podWhen = (name: string, what: string, f: (p: any) => boolean, ms = 15_000
 
 const logOf = (uid: string, c: string, n = 0) => join(agent.rootDir, "pods", uid, "containers", c, `${n}.log`);
 
+/** The pids a container wrote to `file`, once it has written both (the shell creates the file before writing). */
+const pidsIn = async (file: string) => {
+  const m = existsSync(file) ? /^(\d+) (\d+)\n/.exec(readFileSync(file, "utf8")) : null;
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+};
+
 /** What a container wrote, from its CRI-format log file ("" while there is none). */
 const output = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => parseCRILine(l)!.content).join("") : "");
 /** The output once it reads `want` (its stamper writes a moment after the container), else what it reads after 5 s. */
@@ -137,7 +143,7 @@ test("deleting a pod stops every process of it (SIGKILL after the grace period),
   // the shell ignores SIGTERM: only the SIGKILL after the 1 s grace period ends it ($$$$ is $$ after upstream's $(VAR) expansion)
   const created = await runPod("stops", [container(["sh", "-c", `trap '' TERM; sleep 30 & echo $$$$ $! > ${pidFile}; wait; wait`])], { terminationGracePeriodSeconds: 1 });
   await podWhen("stops", "Running", (p) => p.status?.phase === "Running");
-  const pids = await until(async () => (existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim().split(" ").map(Number) : undefined), "the pids");
+  const pids = await until(() => pidsIn(pidFile), "the pids");
   expect(pids.every(alive)).toBe(true);
   const t0 = Date.now();
   await ok(s, "DELETE", `/api/v1/namespaces/${NS}/pods/stops`);
@@ -173,7 +179,7 @@ test("a static pod from --pod-manifest-path runs and gets its mirror pod; dotfil
 test("a stopping agent stops the processes it started (it does not adopt them on restart yet)", async () => {
   const pidFile = join(work, "last-pids");
   await runPod("last", [container(["sh", "-c", `sleep 30 & echo $$$$ $! > ${pidFile}; wait`])]);
-  const pids = await until(async () => (existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim().split(" ").map(Number) : undefined), "the pids");
+  const pids = await until(() => pidsIn(pidFile), "the pids");
   expect(pids.every(alive)).toBe(true);
   expect(await agent.stop()).toBe(0);
   expect(pids.some(alive)).toBe(false);
