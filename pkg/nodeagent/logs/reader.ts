@@ -33,7 +33,9 @@ const inode = (path: string) => { try { return statSync(path).ino; } catch { ret
  */
 export function containerLogStream(path: string, o: LogOptions, running: () => boolean): ReadableStream<Uint8Array> {
   let fd = openSync(path, "r");
-  let pos = 0, sent = 0, pending = "", first = true, stopped = false;
+  let pos = 0, sent = 0, first = true, stopped = false;
+  /** The bytes of a line not complete yet (kept as bytes: a read may end inside a character). */
+  let pending = Buffer.alloc(0);
   let watcher: FSWatcher | undefined, timer: Timer | undefined, wake: (() => void) | undefined;
   const encoder = new TextEncoder();
   const cleanup = () => {
@@ -46,13 +48,14 @@ export function containerLogStream(path: string, o: LogOptions, running: () => b
   const next = (): Uint8Array => {
     const data = readFrom(fd, pos);
     pos += data.length;
-    let text = pending + data.toString("utf8");
+    const bytes = pending.length ? Buffer.concat([pending, data]) : data;
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    pending = Buffer.from(bytes.subarray(end));
+    let text = bytes.subarray(0, end).toString("utf8");
     if (first && o.tailLines !== undefined) text = text.slice(tailStart(text, o.tailLines));
     first = false;
-    const end = text.lastIndexOf("\n") + 1;
-    pending = text.slice(end);
     let out = "";
-    for (const line of text.slice(0, end).split("\n")) {
+    for (const line of text.split("\n")) {
       const l = line && parseCRILine(line);
       if (l) out += formatLine(l, o);
     }
