@@ -1,7 +1,9 @@
 // Real `kite node-agent` processes against a test server: a unique node name, a root dir of its own,
 // and what the node agent tests poll for (pods' status, processes' liveness).
-import { readFileSync } from "node:fs";
-import { startComponent, type TestComponent } from "./component.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseCRILine } from "../../pkg/nodeagent/logs/crilog.ts";
+import { startComponent, type TestComponent, until } from "./component.ts";
 import { tempDir } from "./processes.ts";
 import { TEST_TOKEN, type TestServer } from "./server.ts";
 
@@ -43,4 +45,23 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A container run's log file under the agent's --root-dir. */
+export const logFile = (agent: TestNodeAgent, podUid: string, container: string, run = 0) =>
+  join(agent.rootDir, "pods", podUid, "containers", container, `${run}.log`);
+
+/** What a container wrote, from its CRI-format log file ("" while there is none). */
+export function logOutput(path: string): string {
+  if (!existsSync(path)) return "";
+  return readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => parseCRILine(l)!.content).join("");
+}
+
+/**
+ * The output once `done` holds of it (a string: once it reads just that); its stamper writes a moment
+ * after the container. After 5 s, what it reads then, for the test's assertion to show.
+ */
+export function logOutputWhen(path: string, done: string | ((text: string) => boolean) = (t) => t !== ""): Promise<string> {
+  const ok = typeof done === "string" ? (t: string) => t === done : done;
+  return until(async () => { const t = logOutput(path); return ok(t) ? t : undefined; }, `the output in ${path}`, 5000).catch(() => logOutput(path));
 }

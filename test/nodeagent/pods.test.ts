@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseCRILine } from "../../pkg/nodeagent/logs/crilog.ts";
-import { alive, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { alive, logFile, logOutputWhen, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -53,7 +52,7 @@ const getPod = async (name: string) => {
 const podWhen = (name: string, what: string, f: (p: any) => boolean, ms = 15_000) =>
   until(async () => { const p = await getPod(name); return p && f(p) ? p : undefined; }, `${name}: ${what}`, ms);
 
-const logOf = (uid: string, c: string, n = 0) => join(agent.rootDir, "pods", uid, "containers", c, `${n}.log`);
+const logOf = (uid: string, c: string, n = 0) => logFile(agent, uid, c, n);
 
 /** The pids a container wrote to `file`, once it has written both (the shell creates the file before writing). */
 const pidsIn = async (file: string) => {
@@ -61,10 +60,6 @@ const pidsIn = async (file: string) => {
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 };
 
-/** What a container wrote, from its CRI-format log file ("" while there is none). */
-const output = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => parseCRILine(l)!.content).join("") : "");
-/** The output once it reads `want` (its stamper writes a moment after the container), else what it reads after 5 s. */
-const logText = (path: string, want: string) => until(async () => (output(path) === want ? want : undefined), `${JSON.stringify(want)} in ${path}`, 5000).catch(() => output(path));
 
 test("a bound pod runs: Running with upstream's container status and conditions; its output is in its log file", async () => {
   // bound as a scheduler binds: through pods/binding, which sets PodScheduled
@@ -78,7 +73,7 @@ test("a bound pod runs: Running with upstream's container status and conditions;
   expect(p.status).toMatchObject({ hostIP: "127.0.0.1", podIP: "127.0.0.1", qosClass: "BestEffort" });
   expect(p.status.startTime).toBeString();
   expect(p.status.conditions.map((c: any) => [c.type, c.status])).toEqual([["Initialized", "True"], ["Ready", "True"], ["ContainersReady", "True"], ["PodScheduled", "True"]]);
-  expect(await logText(logOf(p.metadata.uid, "c"), "hi\n")).toBe("hi\n");
+  expect(await logOutputWhen(logOf(p.metadata.uid, "c"), "hi\n")).toBe("hi\n");
 });
 
 test("restartPolicy Never: a container exiting 1 leaves the pod Failed with terminated exitCode 1, reason Error", async () => {
@@ -89,7 +84,7 @@ test("restartPolicy Never: a container exiting 1 leaves the pod Failed with term
   expect(cs.state.terminated.containerID).toBe(cs.containerID);
   expect(cs).toMatchObject({ ready: false, started: false, restartCount: 0 });
   expect(p.status.conditions.find((c: any) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [c]" });
-  expect(await logText(logOf(p.metadata.uid, "c"), "bye\n")).toBe("bye\n");
+  expect(await logOutputWhen(logOf(p.metadata.uid, "c"), "bye\n")).toBe("bye\n");
 });
 
 test("restartPolicy Never: exit 0 is Succeeded, reason Completed", async () => {
@@ -109,7 +104,7 @@ test("OnFailure: the first restart is immediate, the next early exit waits in Cr
   // a restarting container counts as stopped, not waiting: the pod is Running
   expect(p.status.phase).toBe("Running");
   // one log file per run
-  expect(await logText(logOf(created.metadata.uid, "c", 1), "run\n")).toBe("run\n");
+  expect(await logOutputWhen(logOf(created.metadata.uid, "c", 1), "run\n")).toBe("run\n");
 });
 
 test("Always: a container that completes is restarted too", async () => {
@@ -125,7 +120,7 @@ test("env (with $(VAR) references) and workingDir reach the process", async () =
   })], { restartPolicy: "Never" });
   await podWhen("env", "Succeeded", (p) => p.status?.phase === "Succeeded");
   const greeting = `hello world from ${work}\nhello world $(GREETING)\n`;
-  expect(await logText(logOf(created.metadata.uid, "c"), greeting)).toBe(greeting);
+  expect(await logOutputWhen(logOf(created.metadata.uid, "c"), greeting)).toBe(greeting);
 });
 
 test("a container without command, or with env from a missing ConfigMap, waits with CreateContainerConfigError and says why", async () => {
@@ -163,14 +158,14 @@ test("a static pod from --pod-manifest-path runs and gets its mirror pod; dotfil
   expect(mirror.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: agent.name, uid: node.metadata.uid, controller: true }]);
   expect(mirror.spec.nodeName).toBe(agent.name);
   const hash = mirror.metadata.annotations["kubernetes.io/config.hash"];
-  expect(await logText(logOf(hash, "server"), "static up\n")).toBe("static up\n");
+  expect(await logOutputWhen(logOf(hash, "server"), "static up\n")).toBe("static up\n");
   const all = await ok(s, "GET", `/api/v1/namespaces/${NS}/pods?fieldSelector=spec.nodeName=${agent.name}`);
   expect(all.items.filter((p: any) => p.metadata.annotations?.["kubernetes.io/config.mirror"]).map((p: any) => p.metadata.name)).toEqual([name]);
   // a deleted mirror pod comes back; the static pod itself keeps running
   await ok(s, "DELETE", `/api/v1/namespaces/${NS}/pods/${name}?gracePeriodSeconds=0`);
   const again = await podWhen(name, "the mirror pod back", (p) => p.metadata.uid !== mirror.metadata.uid, 15_000);
   expect(again.metadata.annotations["kubernetes.io/config.mirror"]).toBe(hash);
-  expect(await logText(logOf(hash, "server"), "static up\n")).toBe("static up\n");
+  expect(await logOutputWhen(logOf(hash, "server"), "static up\n")).toBe("static up\n");
   // a manifest removed: its pod stops and its mirror pod goes
   rmSync(join(manifests, "web.yaml"));
   await until(async () => (await getPod(name)) === undefined || undefined, "the mirror pod to go", 15_000);
