@@ -1,7 +1,7 @@
 // `kite node-agent` after its flags: register the Node and keep its status and Lease fresh; take pods
 // from the API server (those bound to this node), --pod-manifest-path and --manifest-url; run each in a PodWorker;
 // write their status through the status subresource when it changed; confirm deletions.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { consola } from "consola";
 import { isNotFound, type Client } from "../client/client.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
@@ -14,13 +14,17 @@ import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
 import { NodeLease } from "./lease.ts";
+import { startPodNetworks } from "./network/start.ts";
 import { allocatableOf, capacityOf, type Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
 import { configureLogRotation } from "./runtime/output.ts";
 import { AgentServers } from "./server/server.ts";
+import { ProcessRuntime } from "./runtime/runtime.ts";
 import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
+import { volumesDir } from "./volumes/manager.ts";
+import { unmountUnder } from "./volumes/tmpfs.ts";
 
 const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const graceMs = (pod: Obj) => 1000 * (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
@@ -35,8 +39,14 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const servers = new AgentServers(o.serving, client.config, o.nodeName, nodeIP, { workers: () => workers.values(), rootDir: o.rootDir }, () => synced);
   await servers.start();
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
+  const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
+  for (const line of runtime.describe()) consola.info(line);
+  if (runtime.limitsProblem) consola.warn(runtime.limitsProblem);
   const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, servers.port, () => eviction.conditions());
+  if (runtime.limitsProblem) reporter.readyNotes.push(runtime.limitsProblem);
   if (o.registerNode) await reporter.register(signal);
+  const node = await client.get(RESOURCES.nodes, o.nodeName, { signal }).catch(() => undefined);
+  const network = await startPodNetworks(o, node, nodeIP, (m) => reporter.readyNotes.push(m));
   const lease = new NodeLease(client, o.nodeName, () => reporter.uid, o.nodeLeaseDurationSeconds);
   const loops = [reporter.run(signal), lease.run(signal)];
 
@@ -73,7 +83,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     return next;
   };
   const ctx = {
-    rootDir: o.rootDir, hostIP: nodeIP, backoff, client, syncFrequencyMs: o.syncFrequencyMs,
+    rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, network, client, syncFrequencyMs: o.syncFrequencyMs,
     allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, onStatusChange: (w: PodWorker) => void writeStatus(w),
   };
 
@@ -83,12 +93,24 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     w.start();
     consola.info(`started pod ${key(pod)}`);
   };
-  /** Stops a pod's containers; its volume folders go too unless the agent is only shutting down. */
-  const stop = async (uid: string, grace: number, removeVolumes = true) => {
+  /** What an earlier agent left for a pod this one does not run: its recorded processes, then its folders. */
+  const stopLeftover = async (uid: string, grace?: number) => {
+    await runtime.stopRecorded(uid, grace);
+    const dir = volumesDir(o.rootDir, uid);
+    unmountUnder(dir);
+    rmSync(dir, { recursive: true, force: true });
+    runtime.forget(uid);
+  };
+  /** Stops a pod's containers (or what an earlier agent recorded of it); its records, volume folders and network go too. */
+  const stop = async (uid: string, grace: number) => {
     const w = workers.get(uid);
-    if (!w) return;
+    if (!w) return stopLeftover(uid, grace);
     await w.terminate(grace);
-    if (removeVolumes) w.removeVolumes();
+    // a run recorded by an earlier agent that the worker had not taken over yet (volumes still pending) stops too
+    await runtime.stopRecorded(uid, grace);
+    w.removeVolumes();
+    await w.tearDownNetwork();
+    runtime.forget(uid);
     await writeStatus(w);
     workers.delete(uid);
     written.delete(uid);
@@ -158,12 +180,15 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     });
     return reconciling;
   };
-  /** Polls one source every `periodMs` until the agent stops. */
+  /** Reads one source now, then every `periodMs` until the agent stops; resolves after the first read. */
   const poll = async (source: StaticSource, periodMs: number, read: () => Promise<Obj[]>) => {
-    while (!signal.aborted) {
-      await syncStatic(source, read);
-      try { await sleep(periodMs, signal); } catch { return; }
-    }
+    await syncStatic(source, read);
+    loops.push((async () => {
+      for (;;) {
+        try { await sleep(periodMs, signal); } catch { return; }
+        await syncStatic(source, read);
+      }
+    })());
   };
 
   pods.addEventHandler({
@@ -235,16 +260,24 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
       try { await sleep(o.housekeepingIntervalMs, signal); } catch { return; }
     }
   })());
-  if (o.podManifestPath) loops.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
-  if (o.manifestURL) loops.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
+  const sources: Promise<void>[] = [];
+  if (o.podManifestPath) sources.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
+  if (o.manifestURL) sources.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
+  // every source read once (upstream's sourcesReady): what an earlier agent left for pods neither bound here
+  // nor static any more goes — its recorded processes, folders and network
+  await Promise.all(sources);
+  const known = new Set([...pods.store.list().map((p: Obj) => p.metadata.uid), ...staticPods.keys()]);
+  for (const uid of runtime.podFolders()) if (!known.has(uid)) void stopLeftover(uid);
+  await network.collect(new Set(workers.keys()));
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   return shutdown();
 
-  /** No adoption yet: the pods this agent ran stop with it, so no process is left unsupervised. */
+  /** As upstream's kubelet: the pods keep running (their shims outlive the agent); the next agent adopts them. */
   async function shutdown(): Promise<void> {
     factory.stop();
-    await Promise.all([...workers.values()].map((w) => stop(w.uid, graceMs(w.pod), false)));
     await Promise.all(loops);
+    await Promise.all(writing.values());
+    if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
     await servers.stop();
   }
 }

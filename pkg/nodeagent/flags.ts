@@ -5,7 +5,7 @@ import { join } from "node:path";
 
 /** The kubelet options this agent does not implement yet: refused as unknown flags, listed in --help. */
 export const NOT_BUILT = [
-  "--tls-min-version", "--tls-cipher-suites", "--pod-cidr", "--pod-max-pids",
+  "--tls-min-version", "--tls-cipher-suites",
 ];
 
 /** Says, in --help, what an accepted kubelet option does here. */
@@ -76,6 +76,7 @@ export const NODE_AGENT_ARGS = {
   "manifest-url-header": { type: "string", description: "Comma-separated list of HTTP headers to use when accessing the url provided to --manifest-url. Multiple headers with the same name will be added in the same order provided. For example: --manifest-url-header 'a:hello,b:again,c:world' --manifest-url-header 'b:beautiful'" },
   "http-check-frequency": { type: "string", default: "20s", description: "Duration between checking http for new data." },
   "housekeeping-interval": { type: "string", default: "10s", description: "Interval between container housekeepings: here, the eviction manager's period too (upstream's is a fixed 10s)." },
+  "pod-max-pids": { type: "string", default: "-1", description: "Set the maximum number of processes per pod. If -1, the agent defaults to the node allocatable pid capacity (no limit)." },
   "sync-frequency": { type: "string", default: "1m0s", description: "Max period between synchronizing running containers and config." },
   "kube-api-qps": { type: "string", default: "0", description: "QPS to use while talking with kubernetes apiserver; 0 means no limit. Kite's default is 0, not upstream's 5: pods start in milliseconds here, and 5 writes a second would hold the status of 100 new pods for 20 s." },
   "kube-api-burst": { type: "string", default: "10", description: "Burst to use while talking with kubernetes apiserver (with --kube-api-qps > 0)." },
@@ -97,4 +98,6 @@ export const NODE_AGENT_ARGS = {
   "authorization-webhook-cache-unauthorized-ttl": { type: "string", default: "30s", description: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
   "container-log-max-size": { type: "string", default: "10Mi", description: "Set the maximum size (e.g. 10Mi) of container log file before it is rotated." },
   "container-log-max-files": { type: "string", default: "5", description: "Set the maximum number of container log files that can be present for a container. The number must be >= 2." },
+  "pod-cidr": { type: "string", description: "The IPv4 CIDR to use for pod IP addresses when the Node's spec.podCIDR is not set (as upstream's standalone mode; default 10.244.0.0/24)." },
+  "pod-network": { type: "string", default: "bridge", description: "Kite's own: bridge gives each pod that is not hostNetwork its own network namespace on bridge kite0 with an address from the pod CIDR (needs root, Linux, ip and nsenter; else pods fall back to the host's network, said in the log and the Node's Ready message); host runs every pod on the host's network." },
 } as const;

@@ -61,6 +61,8 @@ export interface NodeFacts {
   ephemeralStorageBytes: number;
   /** The pressure conditions the eviction manager has on. */
   pressure?: Set<string>;
+  /** What the node runs without (e.g. pods on the host's network), appended to Ready's message as upstream appends "AppArmor enabled". */
+  readyNotes?: string[];
 }
 
 /** The Node as first registered: metadata and spec (taints) plus the status below. */
@@ -119,6 +121,7 @@ export function nodeStatus(o: NodeAgentOptions, f: NodeFacts, previous: Obj | un
   const before = new Map<string, Obj>((previous?.conditions ?? []).map((c: Obj) => [c.type, c]));
   const condition = (type: string, status: string, reason: string, message: string) => {
     const old = before.get(type);
+    if (type === "Ready") message = [message, ...(f.readyNotes ?? [])].join(". ");
     return { type, status, lastHeartbeatTime: t, lastTransitionTime: old?.status === status ? old.lastTransitionTime : t, reason, message };
   };
   const conditions = [

@@ -18,6 +18,8 @@ export class NodeStatusReporter {
   private reportedAt = 0;
   /** The registered Node's uid, once known (the Lease's owner reference needs it). */
   uid?: string;
+  /** Said in the Ready condition's message from the next report on. */
+  readonly readyNotes: string[] = [];
 
   constructor(
     private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string,
@@ -25,7 +27,7 @@ export class NodeStatusReporter {
   ) {}
 
   facts(): NodeFacts {
-    return { host: this.host, nodeIP: this.nodeIP, kubeletPort: this.kubeletPort, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), pressure: this.pressure() };
+    return { host: this.host, nodeIP: this.nodeIP, kubeletPort: this.kubeletPort, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), pressure: this.pressure(), readyNotes: this.readyNotes };
   }
 
   /** Creates the Node, retrying until the API server takes it (or finds the one that exists). */

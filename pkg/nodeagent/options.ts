@@ -6,6 +6,7 @@ import { bool, duration, int, oneOf, repeated, UsageError } from "../cli/args.ts
 import { readKubeletConfig, KubeletConfigError } from "./config/file.ts";
 import { configFlags, FIELDS, NESTED } from "./config/fields.ts";
 import { reserved, softThresholds, thresholds, withMinimumReclaim, type Threshold } from "./config/thresholds.ts";
+import { parseIPv4Range } from "../util/ipv4.ts";
 import { parseQuantity } from "../util/quantity.ts";
 import type { LogRotation } from "./runtime/output.ts";
 import { type AgentServingOptions, servingOptions } from "./server/options.ts";
@@ -29,6 +30,8 @@ export interface NodeAgentOptions {
   httpCheckFrequencyMs: number;
   syncFrequencyMs: number;
   housekeepingIntervalMs: number;
+  /** pids.max of each pod's cgroup; -1: no limit. */
+  podMaxPids: number;
   providerID?: string;
   podsPerCore: number;
   kubeReserved: Record<string, number>;
@@ -44,6 +47,8 @@ export interface NodeAgentOptions {
   nodeStatusReportFrequencyMs: number;
   /** Deprecated flags given and fields of the config file ignored, one line each, for the log. */
   warnings: string[];
+  podCIDR?: string;
+  podNetwork: "bridge" | "host";
   /** --port, --read-only-port, --healthz-port and who may call them. */
   serving: AgentServingOptions;
   /** --container-log-max-size, --container-log-max-files */
@@ -185,6 +190,10 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
   if (!DNS_SUBDOMAIN.test(nodeName) || nodeName.length > 253) throw new UsageError(`invalid node name "${nodeName}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
   const nodeIP = a["node-ip"] || undefined;
   if (nodeIP !== undefined && !isIP(nodeIP)) throw new UsageError(`invalid argument "${nodeIP}" for "--node-ip" flag: not a valid IP address`);
+  const podCIDR = a["pod-cidr"] || undefined;
+  if (podCIDR !== undefined) {
+    try { parseIPv4Range(podCIDR); } catch (e) { throw new UsageError(`invalid argument "${podCIDR}" for "--pod-cidr" flag: ${(e as Error).message}`); }
+  }
   if (!a["root-dir"]) throw new UsageError(`invalid argument "" for "--root-dir" flag: may not be empty`);
   return {
     kubeconfig: a.kubeconfig || undefined,
@@ -203,6 +212,7 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     httpCheckFrequencyMs: positiveDuration("http-check-frequency", a["http-check-frequency"]),
     syncFrequencyMs: positiveDuration("sync-frequency", a["sync-frequency"]),
     housekeepingIntervalMs: positiveDuration("housekeeping-interval", a["housekeeping-interval"]),
+    podMaxPids: int("pod-max-pids", String(a["pod-max-pids"]), -1),
     providerID: a["provider-id"] || undefined,
     podsPerCore: int("pods-per-core", String(a["pods-per-core"]), 0),
     kubeReserved: reserved("kube-reserved", a["kube-reserved"]),
@@ -216,6 +226,8 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     nodeLeaseDurationSeconds: leaseDuration(config.nodeLeaseDurationSeconds),
     nodeStatusReportFrequencyMs: config.nodeStatusReportFrequency ? duration("nodeStatusReportFrequency", config.nodeStatusReportFrequency) : 5 * 60_000,
     warnings,
+    podCIDR,
+    podNetwork: oneOf("pod-network", a["pod-network"], ["bridge", "host"]) as "bridge" | "host",
     serving: servingOptions(a, resolve(a["root-dir"])),
     logRotation: logRotation(a),
   };

@@ -1,16 +1,18 @@
-// One pod on this node: its volumes, its containers' runners, its status, its stop. The agent creates one
+// One pod on this node: its network, its volumes, its containers' runners, its status, its stop. The agent creates one
 // per pod uid and calls update() for each new version of the pod and terminate() when it is deleted.
 import { consola } from "consola";
 import type { Client } from "../client/client.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { rfc3339 } from "../client/time.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
-import { ContainerRunner } from "./container.ts";
+import { ContainerRunner, type ContainerContext } from "./container.ts";
 import { containerEnv } from "./env.ts";
 import { serviceEnv } from "./env-services.ts";
+import type { PodNetwork, PodNetworks } from "./network/podnetworks.ts";
 import type { Obj } from "./node.ts";
 import { mergeConditions, podConditions, podPhase, qosClass } from "./podstatus.ts";
 import type { ContainerInputs } from "./runtime/config.ts";
+import type { ProcessRuntime } from "./runtime/runtime.ts";
 import type { Allocatable, PodAddresses } from "./volumes/downward.ts";
 import { PodVolumes } from "./volumes/manager.ts";
 import { containerMounts } from "./volumes/mounts.ts";
@@ -21,6 +23,7 @@ const RETRY_MS = 10_000;
 
 export interface PodWorkerContext {
   rootDir: string;
+  runtime: ProcessRuntime;
   hostIP: string;
   backoff: CrashLoopBackoff;
   client: Client;
@@ -30,6 +33,7 @@ export interface PodWorkerContext {
   allocatable: () => Allocatable;
   /** The services of a namespace and of default (their env vars), once the agent has listed them. */
   services: (namespace: string) => Promise<Obj[]>;
+  network: PodNetworks;
   /** Called (at most once per tick) when the pod's status may have changed. */
   onStatusChange: (w: PodWorker) => void;
 }
@@ -44,6 +48,8 @@ export class PodWorker {
   /** Set when the agent evicts the pod: it is Failed with this reason and message from then on. */
   evicted?: { reason: string; message: string };
   private pending = false;
+  private network?: PodNetwork;
+  private networkSetUp?: Promise<void>;
 
   constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {
     this.objects = new ApiObjects(ctx.client);
@@ -51,6 +57,9 @@ export class PodWorker {
   }
 
   get uid(): string { return this.pod.metadata.uid; }
+
+  /** The pod's address once its network is there (the host's for a hostNetwork pod). */
+  get podIP(): string | undefined { return this.network?.ip; }
 
   private get retryMs(): number { return Math.min(RETRY_MS, this.ctx.syncFrequencyMs); }
 
@@ -63,15 +72,16 @@ export class PodWorker {
 
   /** The pod's addresses (its status and its env's status.hostIP/podIP/podIPs). */
   addresses(): PodAddresses {
-    return { hostIP: this.ctx.hostIP, podIPs: [this.ctx.hostIP] };
+    return { hostIP: this.ctx.hostIP, podIPs: this.podIP ? [this.podIP] : [] };
   }
 
   start(): void {
-    const ctx = { rootDir: this.ctx.rootDir, backoff: this.ctx.backoff, onChange: this.changed, inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs };
+    const ctx: ContainerContext = { rootDir: this.ctx.rootDir, runtime: this.ctx.runtime, backoff: this.ctx.backoff, onChange: this.changed, inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs };
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
     const init = this.pod.spec.initContainers ?? [];
-    void this.prepareVolumes().then((ready) => {
-      if (!ready) return;
+    this.networkSetUp = this.setUpNetwork(ctx);
+    void Promise.all([this.prepareVolumes(), this.networkSetUp]).then(([ready]) => {
+      if (!ready || this.stopped.signal.aborted) return;
       for (const r of this.containers) {
         if (init.length) r.refuse(`the process runtime does not run init containers yet (pod has ${init.length})`);
         else void r.run();
@@ -79,6 +89,21 @@ export class PodWorker {
       if (this.volumes.syncs) void this.syncVolumes();
     });
     this.changed();
+  }
+
+  /** The pod's network (its containers all join it, their env has its address), retried with backoff until made. */
+  private async setUpNetwork(ctx: ContainerContext): Promise<void> {
+    for (let delay = 1000; !this.stopped.signal.aborted; delay = Math.min(2 * delay, 30_000)) {
+      try {
+        this.network = await this.ctx.network.setUp(this.pod);
+        ctx.netns = this.network.netns;
+        // no status write of its own: the containers' next state (running, or why they wait) carries the podIP
+        return;
+      } catch (e) {
+        consola.warn(`Failed to create pod sandbox for pod ${this.key}: ${(e as Error).message}`);
+        await sleep(delay, this.stopped.signal).catch(() => {});
+      }
+    }
   }
 
   /** True once terminate() was called. */
@@ -132,6 +157,12 @@ export class PodWorker {
     try { this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
   }
 
+  /** After terminate(), when the pod is gone for good: its veth, namespace and address. */
+  async tearDownNetwork(): Promise<void> {
+    await this.networkSetUp;
+    await this.ctx.network.tearDown(this.uid);
+  }
+
   /** The status to report, merged over `current` (the pod's status in the API server). */
   status(current: Obj = {}): Obj {
     const statuses = this.containers.map((c) => c.status());
@@ -142,8 +173,7 @@ export class PodWorker {
       phase,
       conditions: mergeConditions(current.conditions ?? [], podConditions(this.pod.spec, statuses, phase), now),
       hostIP: a.hostIP,
-      podIP: a.podIPs[0],
-      podIPs: a.podIPs.map((ip) => ({ ip })),
+      ...(a.podIPs.length ? { podIP: a.podIPs[0], podIPs: a.podIPs.map((ip) => ({ ip })) } : {}),
       startTime: current.startTime ?? rfc3339(this.startTime),
       containerStatuses: statuses,
       qosClass: qosClass(this.pod.spec),

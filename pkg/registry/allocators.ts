@@ -5,6 +5,7 @@
 // upstream prevents that with an allocation map in the store, not built here.
 import { invalid } from "../api/status.ts";
 import type { FieldCause, Obj } from "./types.ts";
+import { intToIp, ipToInt, parseIPv4Range } from "../util/ipv4.ts";
 
 export interface ServiceRanges {
   /** IPv4 CIDR, e.g. 10.96.0.0/12. */
@@ -14,24 +15,6 @@ export interface ServiceRanges {
 }
 
 export const DEFAULT_SERVICE_RANGES: ServiceRanges = { clusterIPRange: "10.96.0.0/12", nodePorts: { min: 30000, max: 32767 } };
-
-const ipToInt = (ip: string): number | undefined => {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
-  if (!m) return undefined;
-  const parts = m.slice(1).map(Number);
-  if (parts.some((p) => p > 255)) return undefined;
-  return ((parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]) >>> 0;
-};
-const intToIp = (n: number) => `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-
-/** Parses an IPv4 CIDR; throws a message fit for a flag error. */
-export function parseIPv4Range(cidr: string): { base: number; size: number } {
-  const [ip, bits] = cidr.split("/");
-  const base = ipToInt(ip ?? ""), n = Number(bits);
-  if (base === undefined || !Number.isInteger(n) || n < 8 || n > 30) throw new Error(`"${cidr}" is not an IPv4 CIDR with a prefix of /8 to /30`);
-  const size = 2 ** (32 - n);
-  return { base: base - (base % size), size };
-}
 
 /** The range's first address: the `kubernetes` Service's, as upstream hands it out. */
 export function firstServiceIP(cidr: string): string {

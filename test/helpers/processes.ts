@@ -8,6 +8,7 @@ import { join } from "node:path";
 
 const live = new Set<Subprocess>();
 const dirs = new Set<string>();
+const cleanups = new Set<() => void>();
 
 export function track(p: Subprocess) {
   live.add(p);
@@ -21,10 +22,17 @@ export function tempDir(prefix: string): string {
   return d;
 }
 
+/** Runs `f` when the test run ends, before the temp dirs go (e.g. to stop what a node agent left running). */
+export function atCleanup(f: () => void) {
+  cleanups.add(f);
+}
+
 /** Kills what is still running, then removes the temp dirs. */
 export function killAll() {
   for (const p of live) p.kill(9);
   live.clear();
+  for (const f of cleanups) f();
+  cleanups.clear();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   dirs.clear();
 }

@@ -2,9 +2,9 @@
 // it, their output in log files under --root-dir, restartPolicy and CrashLoopBackOff, deletion stopping
 // every process, containers the process runtime cannot run, and static pods with their mirror pods.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { alive, logFile, logOutputWhen, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { alive, containerPids, logFile, logOutputWhen, startNodeAgent, stopContainers, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -54,11 +54,6 @@ const podWhen = (name: string, what: string, f: (p: any) => boolean, ms = 15_000
 
 const logOf = (uid: string, c: string, n = 0) => logFile(agent, uid, c, n);
 
-/** The pids a container wrote to `file`, once it has written both (the shell creates the file before writing). */
-const pidsIn = async (file: string) => {
-  const m = existsSync(file) ? /^(\d+) (\d+)\n/.exec(readFileSync(file, "utf8")) : null;
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
-};
 
 
 test("a bound pod runs: Running with upstream's container status and conditions; its output is in its log file", async () => {
@@ -134,11 +129,10 @@ test("a container without command, or with env from a missing ConfigMap, waits w
 });
 
 test("deleting a pod stops every process of it (SIGKILL after the grace period), then the agent deletes the pod", async () => {
-  const pidFile = join(work, "pids");
-  // the shell ignores SIGTERM: only the SIGKILL after the 1 s grace period ends it ($$$$ is $$ after upstream's $(VAR) expansion)
-  const created = await runPod("stops", [container(["sh", "-c", `trap '' TERM; sleep 30 & echo $$$$ $! > ${pidFile}; wait; wait`])], { terminationGracePeriodSeconds: 1 });
+  // the shell ignores SIGTERM: only the SIGKILL after the 1 s grace period ends it
+  const created = await runPod("stops", [container(["sh", "-c", "trap '' TERM; sleep 30 & wait; wait"])], { terminationGracePeriodSeconds: 1 });
   await podWhen("stops", "Running", (p) => p.status?.phase === "Running");
-  const pids = await until(() => pidsIn(pidFile), "the pids");
+  const pids = await until(async () => { const p = containerPids(agent.rootDir, created.metadata.uid, "c"); return p.length === 2 ? p : undefined; }, "the shell and its sleep");
   expect(pids.every(alive)).toBe(true);
   const t0 = Date.now();
   await ok(s, "DELETE", `/api/v1/namespaces/${NS}/pods/stops`);
@@ -171,13 +165,12 @@ test("a static pod from --pod-manifest-path runs and gets its mirror pod; dotfil
   await until(async () => (await getPod(name)) === undefined || undefined, "the mirror pod to go", 15_000);
 }, 40_000);
 
-test("a stopping agent stops the processes it started (it does not adopt them on restart yet)", async () => {
-  const pidFile = join(work, "last-pids");
-  await runPod("last", [container(["sh", "-c", `sleep 30 & echo $$$$ $! > ${pidFile}; wait`])]);
-  const pids = await until(() => pidsIn(pidFile), "the pids");
+test("a stopping agent leaves the processes it started running, as upstream's kubelet (the next agent adopts them)", async () => {
+  const created = await runPod("last", [container(["sh", "-c", "sleep 30 & wait"])]);
+  const pids = await until(async () => { const p = containerPids(agent.rootDir, created.metadata.uid, "c"); return p.length === 2 ? p : undefined; }, "the shell and its sleep");
+  expect(await agent.stopAgent()).toBe(0);
+  expect(agent.output()).toContain("leaving");
   expect(pids.every(alive)).toBe(true);
-  expect(await agent.stop()).toBe(0);
-  expect(pids.some(alive)).toBe(false);
-  const p = await getPod("last");
-  expect(p.status.containerStatuses[0].state.terminated).toMatchObject({ exitCode: 143, reason: "Error" });
+  stopContainers(agent.rootDir);
+  await until(async () => !pids.some(alive) || undefined, "the test's cleanup to end them");
 });

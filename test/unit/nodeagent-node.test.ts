@@ -26,6 +26,17 @@ test("options: node name from the override (lowercased), defaults as upstream", 
   expect(o).toMatchObject({ nodeName: "node-a", registerNode: true, maxPods: 110, nodeStatusUpdateFrequencyMs: 10_000, fileCheckFrequencyMs: 20_000 });
   expect(() => nodeAgentOptions({ ...defaults, "hostname-override": "bad_name" })).toThrow("invalid node name");
   expect(() => nodeAgentOptions({ ...defaults, "node-status-update-frequency": "0s" })).toThrow("must be greater than 0");
+  expect(o.podMaxPids).toBe(-1);
+  expect(nodeAgentOptions({ ...defaults, "pod-max-pids": "100" }).podMaxPids).toBe(100);
+  expect(() => nodeAgentOptions({ ...defaults, "pod-max-pids": "-2" })).toThrow(`invalid argument "-2" for "--pod-max-pids" flag`);
+});
+
+test("the Ready condition's message says what the runtime cannot enforce", () => {
+  const o = nodeAgentOptions({ ...defaults, "hostname-override": "n1" });
+  const facts = { host, nodeIP: "10.0.0.1", kubeletPort: 10250, ephemeralStorageBytes: 2 ** 30 };
+  const ready = (f: object) => nodeStatus(o, { ...facts, ...f }, undefined, new Date()).conditions.find((c: any) => c.type === "Ready");
+  expect(ready({}).message).toBe("kubelet is posting ready status");
+  expect(ready({ readyNotes: ["resource limits are not enforced: cgroups are not writable: EROFS"] })).toMatchObject({ status: "True", message: "kubelet is posting ready status. resource limits are not enforced: cgroups are not writable: EROFS" });
 });
 
 test("the servers' and log rotation's options: upstream's defaults, 0 turning a port off, bad values refused", () => {

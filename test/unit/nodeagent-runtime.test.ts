@@ -1,9 +1,10 @@
 // The process runtime's pure parts: CrashLoopBackOff timing, $(VAR) expansion, a container's process
-// configuration (or why it cannot run), and static pods read from manifests.
+// configuration (or why it cannot run), its limits as cgroup files, and static pods read from manifests.
 import { expect, test } from "bun:test";
 import { CrashLoopBackoff } from "../../pkg/nodeagent/backoff.ts";
-import { containerConfig, expand } from "../../pkg/nodeagent/runtime/config.ts";
-import { unsupported } from "../../pkg/nodeagent/runtime/process.ts";
+import { terminatedState } from "../../pkg/nodeagent/container.ts";
+import { limitFiles } from "../../pkg/nodeagent/runtime/cgroups.ts";
+import { containerConfig, containerLimits, expand, podHostname } from "../../pkg/nodeagent/runtime/config.ts";
 import { mirrorPod, staticPod } from "../../pkg/nodeagent/static.ts";
 import { decodeYaml } from "../../pkg/yaml/decode.ts";
 
@@ -52,9 +53,6 @@ test("a container's process: argv expanded from its env, env over PATH and HOSTN
   expect(r.spec.mounts).toEqual(mounts);
   const x = containerConfig(pod, { name: "c", image: "img" }, "/root", 0, { env: new Map(), mounts: [] });
   expect("error" in x && x.error).toContain(`has no command`);
-  // the runtime, not the config, refuses mounts until it bind-mounts them
-  expect(unsupported(r.spec)).toContain("mounts volumes");
-  expect(unsupported({ ...r.spec, mounts: [] })).toBeUndefined();
 });
 
 test("a static pod: named <name>-<node>, defaulted, bound to the node, a uid from its content; its mirror pod", () => {
@@ -71,4 +69,37 @@ test("a static pod: named <name>-<node>, defaulted, bound to the node, a uid fro
   expect(m.metadata.uid).toBeUndefined();
   expect(m.metadata.annotations["kubernetes.io/config.mirror"]).toBe(p.metadata.uid);
   expect(m.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: "n1", uid: "node-uid", controller: true }]);
+});
+
+test("limits: resources.limits to bytes and millicores, then to cgroup v1 and v2 files (cpu quota over a 100 ms period)", () => {
+  expect(containerLimits({ resources: { limits: { memory: "20Mi", cpu: "250m" } } })).toEqual({ memoryBytes: 20 * 2 ** 20, cpuMilli: 250 });
+  expect(containerLimits({ resources: { limits: { cpu: "1.5" }, requests: { memory: "1Gi" } } })).toEqual({ cpuMilli: 1500 });
+  expect(containerLimits({})).toEqual({});
+  const l = { memoryBytes: 1048576, cpuMilli: 250 };
+  expect(limitFiles(false, l, true)).toEqual([
+    ["memory", "memory.limit_in_bytes", "1048576"], ["memory", "memory.memsw.limit_in_bytes", "1048576"],
+    ["cpu", "cpu.cfs_period_us", "100000"], ["cpu", "cpu.cfs_quota_us", "25000"],
+  ]);
+  expect(limitFiles(true, l, false)).toEqual([["memory", "memory.max", "1048576"], ["memory", "memory.swap.max", "0"], ["cpu", "cpu.max", "25000 100000"]]);
+  // the kernel's smallest quota is 1 ms
+  expect(limitFiles(false, { cpuMilli: 1 }, false)).toEqual([["cpu", "cpu.cfs_period_us", "100000"], ["cpu", "cpu.cfs_quota_us", "1000"]]);
+});
+
+test("a container's hostname: spec.hostname, else the pod's name cut to 63 characters; HOSTNAME has it", () => {
+  expect(podHostname({ metadata: { name: "web-0" }, spec: { hostname: "db" } })).toBe("db");
+  expect(podHostname({ metadata: { name: `${"a".repeat(62)}-b` }, spec: {} })).toBe("a".repeat(62));
+  const r = containerConfig({ metadata: { name: "p", uid: "u" }, spec: { hostname: "h" } }, { name: "c", command: ["x"], resources: { limits: { memory: "1Mi" } } }, "/r", 0, { env: new Map(), mounts: [] });
+  if (!("spec" in r)) throw new Error(r.error);
+  expect(r.spec).toMatchObject({ hostname: "h", env: { HOSTNAME: "h" }, mounts: [], limits: { memoryBytes: 2 ** 20 } });
+});
+
+test("a run's terminated state: Completed, Error, OOMKilled, StartError (with its message), ContainerStatusUnknown", () => {
+  const at = new Date("2021-01-01T00:00:05Z"), id = "kite-process://x";
+  const t = (e: object) => terminatedState({ exitCode: 1, finishedAt: at, ...e }, "2021-01-01T00:00:00Z", id);
+  expect(t({ exitCode: 0 })).toEqual({ exitCode: 0, reason: "Completed", startedAt: "2021-01-01T00:00:00Z", finishedAt: "2021-01-01T00:00:05Z", containerID: id });
+  expect(t({}).reason).toBe("Error");
+  expect(t({ exitCode: 137, oomKilled: true }).reason).toBe("OOMKilled");
+  expect(t({ exitCode: 128, startError: "cannot mount /a at /b" })).toMatchObject({ reason: "StartError", message: "cannot mount /a at /b" });
+  expect(t({ exitCode: 137, unknown: true }).reason).toBe("ContainerStatusUnknown");
+  expect(terminatedState({ exitCode: 128, finishedAt: at, startError: "x" }, "s").containerID).toBeUndefined();
 });

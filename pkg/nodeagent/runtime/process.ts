@@ -1,12 +1,14 @@
-// One container as a supervised host process group: `command` + `args` run in a new session (so the
-// group id is the leader's pid), output to the container's log through its stamper (output.ts), and only
-// groups this agent started are ever signalled.
-import { containerOutput } from "./output.ts";
+// One run of a container: a process group started by its shim (shim.ts), known by the shim's records
+// (records.ts) so that it can be supervised by the agent that started it or, after a restart, by the next
+// one. Only the process recorded as started for this run is ever signalled, and only while its start time
+// still matches the record (a recycled pid is left alone).
+import type { Subprocess } from "bun";
+import type { Limits } from "./cgroups.ts";
+import { isSame, readExit, readPid, type PidRecord } from "./records.ts";
 
 /** Docker's default PATH: a container's environment does not inherit the agent's. */
 export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-/** A folder or file of the host seen at containerPath inside the container. */
 export interface Mount { hostPath: string; containerPath: string; readOnly: boolean }
 
 export interface ProcessSpec {
@@ -14,67 +16,88 @@ export interface ProcessSpec {
   env: Record<string, string>;
   workingDir: string;
   logPath: string;
+  /** Bind-mounted at containerPath in the container's mount namespace. */
   mounts: Mount[];
-}
-
-/** Why this runtime cannot run `spec` yet (a waiting container's message after its name), or undefined. */
-export function unsupported(spec: ProcessSpec): string | undefined {
-  if (spec.mounts.length) return "mounts volumes, which the process runtime does not support yet";
+  /** A network namespace to enter (a path such as /run/netns/NAME). */
+  netns?: string;
+  /** The container's UTS hostname (with namespaces). */
+  hostname?: string;
+  limits?: Limits;
 }
 
 export interface ProcessExit {
+  /** The code, or 128 + the signal's number when a signal ended it (as a shell reports). */
   exitCode: number;
-  /** The signal that ended the leader, if one did (exitCode is then 128 + its number, as a shell reports). */
-  signal?: string;
   finishedAt: Date;
+  /** The kernel's OOM killer ended it (under its memory limit). */
+  oomKilled?: boolean;
+  /** Why it could not start, when it could not. */
+  startError?: string;
+  /** Its end was not recorded (the shim was killed too). */
+  unknown?: boolean;
 }
 
-/** Signal numbers for the exit code of a signalled process (128 + n). */
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
-
-/** Process groups started by this agent and not yet gone: the only ones it may signal. */
-const ours = new Set<number>();
+/** How often a process this agent did not start itself (adopted) is checked, and while it is being stopped. */
+const POLL_MS = 1000, STOPPING_POLL_MS = 100;
+/** How long a just-started shim may take to record the process. */
+const RECORD_WAIT_MS = 2000;
 
 export class ContainerProcess {
-  readonly id = randomId();
-  readonly startedAt = new Date();
+  /** Set once the run has ended. */
+  exit?: ProcessExit;
   readonly exited: Promise<ProcessExit>;
-  private readonly proc: ReturnType<typeof Bun.spawn>;
+  private pollMs = POLL_MS;
 
-  /** Throws when the process cannot start (no such executable, no working directory). */
-  constructor(spec: ProcessSpec) {
-    const [cmd, ...args] = spec.argv;
-    const exe = cmd.includes("/") ? cmd : Bun.which(cmd, { PATH: spec.env.PATH ?? DEFAULT_PATH });
-    if (!exe) throw new Error(`exec: "${cmd}": executable file not found in $PATH`);
-    const out = containerOutput(spec.logPath);
-    try {
-      this.proc = Bun.spawn([exe, ...args], { cwd: spec.workingDir, env: spec.env, stdin: "ignore", stdout: out.stdout, stderr: out.stderr, detached: true });
-    } finally {
-      out.close();
-    }
-    const pgid = this.proc.pid;
-    ours.add(pgid);
-    this.exited = this.proc.exited.then(() => {
-      // the leader is gone: what is left of its group goes too, as a container's processes end with its pid 1
-      signalGroup(pgid, "SIGKILL");
-      ours.delete(pgid);
-      const signal = this.proc.signalCode ? String(this.proc.signalCode) : undefined;
-      const exitCode = signal ? 128 + (SIGNAL_NUMBERS[signal] ?? 0) : this.proc.exitCode ?? 0;
-      return { exitCode, signal, finishedAt: new Date() };
-    });
+  /** `shim` when this agent started the run (its end is then known at once), else adopted. */
+  constructor(readonly id: string, private readonly prefix: string, readonly startedAt: Date, shim?: Subprocess) {
+    // an adopted run that ended while no agent watched is known at once
+    this.exit = shim ? undefined : this.recordedExit();
+    this.exited = this.exit ? Promise.resolve(this.exit) : this.watch(shim).then((e) => (this.exit = e));
   }
 
-  get pid(): number { return this.proc.pid; }
+  private recordedExit(): ProcessExit | undefined {
+    const e = readExit(this.prefix);
+    return e && { exitCode: e.exitCode, finishedAt: e.finishedAt, oomKilled: e.oomKilled || undefined, startError: e.startError };
+  }
 
-  /** Signals the whole process group (a no-op once it is gone). */
-  signal(sig: NodeJS.Signals): void { signalGroup(this.proc.pid, sig); }
-}
+  /** The container's pid (its process group's id) while it runs, once the shim has recorded it. */
+  get pid(): number | undefined {
+    return this.exit ? undefined : this.recorded()?.pid;
+  }
 
-function signalGroup(pgid: number, sig: NodeJS.Signals): void {
-  if (!ours.has(pgid)) return;
-  try { process.kill(-pgid, sig); } catch { /* already gone */ }
-}
+  /** The run's process, while it is the one recorded. */
+  private recorded(): PidRecord | undefined {
+    const p = readPid(this.prefix);
+    return p && isSame(p.pid, p.start) ? p : undefined;
+  }
 
-function randomId(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
+  private async watch(shim?: Subprocess): Promise<ProcessExit> {
+    if (shim) await shim.exited;
+    const deadline = Date.now() + RECORD_WAIT_MS;
+    for (;;) {
+      const e = this.recordedExit();
+      if (e) return e;
+      const p = readPid(this.prefix);
+      const shimAlive = p ? isSame(p.shimPid, p.shimStart) : !shim && Date.now() < deadline;
+      if (!shimAlive && !(p && isSame(p.pid, p.start))) {
+        // the shim may have written its record between the two reads
+        if (readExit(this.prefix)) continue;
+        return { exitCode: 137, finishedAt: new Date(), unknown: true };
+      }
+      await Bun.sleep(this.pollMs);
+    }
+  }
+
+  /** Signals the run's process group (a no-op once it is gone; retried while the shim is still recording it). */
+  signal(sig: NodeJS.Signals, tries = 100): void {
+    if (this.exit) return;
+    this.pollMs = STOPPING_POLL_MS;
+    const p = this.recorded();
+    if (!p) {
+      if (tries > 0 && !readPid(this.prefix)) setTimeout(() => this.signal(sig, tries - 1), 20);
+      return;
+    }
+    // recorded only once it leads its group (shim.ts)
+    try { process.kill(-p.pid, sig); } catch { /* gone */ }
+  }
 }
