@@ -19,6 +19,8 @@ import { allocatableOf, capacityOf, type Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
+import { configureLogRotation } from "./runtime/output.ts";
+import { AgentServers } from "./server/server.ts";
 import { ProcessRuntime } from "./runtime/runtime.ts";
 import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
 import { volumesDir } from "./volumes/manager.ts";
@@ -31,11 +33,16 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
+  configureLogRotation(o.logRotation);
+  const workers = new Map<string, PodWorker>();
+  let synced = false;
+  const servers = new AgentServers(o.serving, client.config, o.nodeName, nodeIP, { workers: () => workers.values(), rootDir: o.rootDir }, () => synced);
+  await servers.start();
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
   const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
   for (const line of runtime.describe()) consola.info(line);
   if (runtime.limitsProblem) consola.warn(runtime.limitsProblem);
-  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, () => eviction.conditions());
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, servers.port, () => eviction.conditions());
   if (runtime.limitsProblem) reporter.readyNotes.push(runtime.limitsProblem);
   if (o.registerNode) await reporter.register(signal);
   const node = await client.get(RESOURCES.nodes, o.nodeName, { signal }).catch(() => undefined);
@@ -51,7 +58,6 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await services.waitForSync(signal);
     return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
   };
-  const workers = new Map<string, PodWorker>();
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
   const backoff = new CrashLoopBackoff();
@@ -246,6 +252,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
 
   factory.start();
   if (!(await factory.waitForCacheSync(signal))) return shutdown();
+  synced = true;
   consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
   loops.push((async () => {
     while (!signal.aborted) {
@@ -275,5 +282,6 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await Promise.all(loops);
     await Promise.all(writing.values());
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
+    await servers.stop();
   }
 }
