@@ -43,8 +43,16 @@ export default defineCommand({
     const opts = toOptions({
       ...defaults, "data-dir": join(dir, "server"), "secure-port": String(int("secure-port", a["secure-port"], 1, 65535)), "bind-address": a["bind-address"],
       "client-ca-file": join(pki, "ca.crt"), "authorization-mode": "Node,RBAC", "service-cluster-ip-range": a["service-cluster-ip-range"],
+      // pods/log reaches the node agent by its address, with a certificate of the cluster CA
+      "kubelet-client-certificate": join(pki, "kube-apiserver-kubelet-client.crt"), "kubelet-client-key": join(pki, "kube-apiserver-kubelet-client.key"),
+      "kubelet-preferred-address-types": "InternalIP,Hostname",
     });
-    const agentFlags = { "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1" };
+    // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
+    const agentFlags = {
+      "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
+      address: a["bind-address"], port: "0", "read-only-port": "0", "healthz-port": "0",
+      "client-ca-file": join(pki, "ca.crt"), "anonymous-auth": "false", "authorization-mode": "AlwaysAllow",
+    };
     // checked before anything starts: a bad value is a usage error
     nodeAgentOptions({ ...Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as any).default])), ...agentFlags }, []);
     const server = new ApiServer(opts);
@@ -55,6 +63,7 @@ export default defineCommand({
     await startOrExit(async () => {
       // the CA exists before the server reads it as its client CA
       await step(`certificates in ${pki}`, () => ensureServingCerts(pki));
+      await step(`kubelet client certificate in ${pki}`, () => ensureClientCert(pki, "kube-apiserver-kubelet-client", "kube-apiserver-kubelet-client", ["system:masters"]));
       await server.start();
       await server.untilReady();
       const admin = await step(`admin certificate in ${pki}`, () => ensureClientCert(pki, "admin", "kite-admin", ["system:masters"]));

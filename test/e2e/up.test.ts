@@ -68,7 +68,7 @@ test("kite up is secure by default: the kubeconfig's certificate is a cluster ad
   }
 }, 60_000);
 
-test("kite up runs pods: one created with kubectl is scheduled to this machine's Node and runs as a process; Ctrl-C stops it", async () => {
+test("kite up runs pods: one created with kubectl is scheduled to this machine's Node and runs as a process, kubectl logs shows its output; Ctrl-C stops it", async () => {
   const dir = tempDir("kite-up-pods-");
   const port = await freePort();
   const cluster = await up(dir, port, ["--node-name=e2e-node"]);
@@ -88,6 +88,14 @@ test("kite up runs pods: one created with kubectl is scheduled to this machine's
     expect(kubectl(kubeconfig, ["get", "node", "e2e-node", "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"]).out).toBe("True");
     const events = kubectl(kubeconfig, ["get", "events.events.k8s.io", "-o", "jsonpath={range .items[*]}{.reason} {.reportingController} {.note}{\"\\n\"}{end}"]).out;
     expect(events).toContain("Scheduled default-scheduler Successfully assigned default/web to e2e-node");
+    // kubectl logs reaches the agent through the API server
+    const created = Bun.spawnSync(["kubectl", `--kubeconfig=${kubeconfig}`, "run", "hello", "--image=busybox", "--restart=Never", "--command", "--", "sh", "-c", "echo hello from kite"]);
+    expect(created.exitCode).toBe(0);
+    let logs = "";
+    for (const deadline = Date.now() + 20_000; !logs.includes("hello from kite") && Date.now() < deadline; await Bun.sleep(200)) {
+      logs = kubectl(kubeconfig, ["logs", "hello"]).out;
+    }
+    expect(logs).toBe("hello from kite\n");
     const uid = kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.metadata.uid}"]).out;
     const pids = containerPids(join(dir, "agent"), uid, "web");
     expect(pids.length).toBeGreaterThan(0);
