@@ -2,6 +2,7 @@
 // from the API server (those bound to this node), --pod-manifest-path and --manifest-url; run each in a PodWorker;
 // write their status through the status subresource when it changed; confirm deletions.
 import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { consola } from "consola";
 import { isNotFound, type Client } from "../client/client.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
@@ -10,6 +11,7 @@ import { RESOURCES } from "../client/resources.ts";
 import { DeletedFinalStateUnknown, NAMESPACE_INDEX, namespaceIndex } from "../client/store.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
+import { SubmittedPods } from "./submitted.ts";
 import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
@@ -36,7 +38,16 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   configureLogRotation(o.logRotation);
   const workers = new Map<string, PodWorker>();
   let synced = false;
-  const servers = new AgentServers(o.serving, client.config, o.nodeName, nodeIP, { workers: () => workers.values(), rootDir: o.rootDir }, () => synced);
+  // The submission source: what is POSTed is stored at once, and runs once the static sources are up.
+  const submitted = new SubmittedPods(join(o.rootDir, "submitted"), o.nodeName);
+  let sourcesUp!: () => void;
+  const sourcesReady = new Promise<void>((resolve) => (sourcesUp = resolve));
+  const resyncSubmitted = async () => { await sourcesReady; await syncStatic("submitted", readSubmitted); };
+  const servers = new AgentServers(o.serving, client.config, o.nodeName, nodeIP, {
+    workers: () => workers.values(), rootDir: o.rootDir,
+    submit: async (body) => { const pods = submitted.add(body); await resyncSubmitted(); return pods; },
+    withdraw: async (namespace, name) => { const had = submitted.remove(namespace, name); if (had) await resyncSubmitted(); return had; },
+  }, () => synced);
   await servers.start();
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
   const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
@@ -152,9 +163,9 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const seenErrors = new Set<string>();
   const warnOnce = (m: string) => { if (!seenErrors.has(m)) { seenErrors.add(m); consola.warn(m); } };
   /** The static pods each source last gave (an unreachable URL keeps its last answer, as upstream). */
-  const fromSource: Record<StaticSource, Obj[]> = { file: [], http: [] };
+  const fromSource: Record<StaticSource | "submitted", Obj[]> = { file: [], http: [], submitted: [] };
   const reconcileStatic = async () => {
-    const now = [...fromSource.file, ...fromSource.http];
+    const now = [...fromSource.file, ...fromSource.http, ...fromSource.submitted];
     const uids = new Set(now.map((p) => p.metadata.uid));
     for (const [uid, pod] of staticPods) {
       if (uids.has(uid)) continue;
@@ -173,7 +184,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     }
   };
   let reconciling = Promise.resolve();
-  const syncStatic = (source: StaticSource, read: () => Promise<Obj[]>) => {
+  const syncStatic = (source: StaticSource | "submitted", read: () => Promise<Obj[]>) => {
     reconciling = reconciling.then(async () => {
       try { fromSource[source] = await read(); } catch (e) { warnOnce((e as Error).message); }
       await reconcileStatic();
@@ -181,7 +192,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     return reconciling;
   };
   /** Reads one source now, then every `periodMs` until the agent stops; resolves after the first read. */
-  const poll = async (source: StaticSource, periodMs: number, read: () => Promise<Obj[]>) => {
+  const poll = async (source: StaticSource | "submitted", periodMs: number, read: () => Promise<Obj[]>) => {
     await syncStatic(source, read);
     loops.push((async () => {
       for (;;) {
@@ -260,7 +271,9 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
       try { await sleep(o.housekeepingIntervalMs, signal); } catch { return; }
     }
   })());
-  const sources: Promise<void>[] = [];
+  const readSubmitted = async () => readStaticPods(submitted.dir, o.nodeName, warnOnce, "http");
+  const sources: Promise<void>[] = [syncStatic("submitted", readSubmitted)];
+  sourcesUp();
   if (o.podManifestPath) sources.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
   if (o.manifestURL) sources.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
   // every source read once (upstream's sourcesReady): what an earlier agent left for pods neither bound here

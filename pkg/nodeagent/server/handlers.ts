@@ -6,6 +6,7 @@ import { containerLogStream } from "../logs/reader.ts";
 import type { Obj } from "../node.ts";
 import type { PodWorker } from "../podworker.ts";
 import { logPath } from "../runtime/config.ts";
+import { SubmissionError } from "../submitted.ts";
 import { text } from "./auth.ts";
 
 /** What the servers see of the agent. */
@@ -13,6 +14,28 @@ export interface AgentPods {
   /** The workers of the pods this agent runs now. */
   workers(): Iterable<PodWorker>;
   rootDir: string;
+  /** The submission source: stores the pods of a body and runs them (a SubmissionError for a bad body). */
+  submit(body: string): Promise<Obj[]>;
+  /** Takes back a submitted pod; false when there is none of that name. */
+  withdraw(namespace: string, name: string): Promise<boolean>;
+}
+
+/** POST /pods: the submitted pods, as the agent runs them (201), or 400 with the reason. */
+export async function submitPods(view: AgentPods, req: Request): Promise<Response> {
+  try {
+    const items = await view.submit(await req.text());
+    return Response.json({ kind: "PodList", apiVersion: "v1", metadata: {}, items }, { status: 201 });
+  } catch (e) {
+    if (e instanceof SubmissionError) return text(400, `${e.message}\n`);
+    throw e;
+  }
+}
+
+/** DELETE /pods/{namespace}/{name}: a submitted pod taken back (200), or 404. */
+export async function withdrawPod(view: AgentPods, path: string): Promise<Response> {
+  const [namespace, name, ...rest] = path.slice("/pods/".length).split("/").map(decodeURIComponent);
+  if (!namespace || !name || rest.length) return text(404, "404 page not found\n");
+  return (await view.withdraw(namespace, name)) ? text(200, "") : text(404, `no submitted pod ${namespace}/${name}\n`);
 }
 
 /** GET /pods: the pods as the agent runs them, each with the status it reports. */

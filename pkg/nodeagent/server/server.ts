@@ -1,12 +1,12 @@
 // The agent's listeners, as the kubelet's: --port (HTTPS, authenticated and authorized: /healthz, /pods,
-// /containerLogs), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
+// /containerLogs, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
 // (plain HTTP: /healthz only).
 import { hostname } from "node:os";
 import { Health } from "../../api/health.ts";
 import type { ClientConfig } from "../../client/kubeconfig.ts";
 import { type Listener, serveOn, serveTLS, servingPair } from "../../serving/secure.ts";
 import { AgentAuth } from "./auth.ts";
-import { type AgentPods, containerLogs, podList } from "./handlers.ts";
+import { type AgentPods, containerLogs, podList, submitPods, withdrawPod } from "./handlers.ts";
 import type { AgentServingOptions } from "./options.ts";
 
 const notFound = () => new Response("404 page not found\n", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
@@ -33,7 +33,11 @@ export class AgentServers {
     return async (req, url) => {
       const path = url.pathname;
       if (path === "/healthz" || path.startsWith("/healthz/")) return (await this.health.handle(url)) ?? notFound();
-      if (healthOnly || req.method !== "GET") return notFound();
+      if (healthOnly) return notFound();
+      // the submission source, on the authenticated port only
+      if (withLogs && req.method === "POST" && (path === "/pods" || path === "/pods/")) return submitPods(this.view, req);
+      if (withLogs && req.method === "DELETE" && path.startsWith("/pods/")) return withdrawPod(this.view, path);
+      if (req.method !== "GET") return notFound();
       if (path === "/pods" || path === "/pods/") return podList(this.view);
       if (withLogs && path.startsWith("/containerLogs/")) return containerLogs(this.view, path, url.searchParams);
       return notFound();
