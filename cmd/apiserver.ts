@@ -70,6 +70,11 @@ export const args = {
   "requestheader-allowed-names": { type: "string", description: "Comma-separated CommonNames a front-proxy certificate may have; empty allows any signed by --requestheader-client-ca-file" },
   "requestheader-username-headers": { type: "string", description: "Comma-separated headers to read the user name from, first with a value wins (X-Remote-User is common)" },
   "requestheader-group-headers": { type: "string", description: "Comma-separated headers to read groups from (X-Remote-Group is common)" },
+  "kubelet-client-certificate": { type: "string", description: "Path to a client cert file for TLS (the API server's identity to node agents: pods/log)" },
+  "kubelet-client-key": { type: "string", description: "Path to a client key file for TLS" },
+  "kubelet-certificate-authority": { type: "string", description: "Path to a cert file for the certificate authority of the node agents' serving certificates (without it they are not verified)" },
+  "kubelet-timeout": { type: "string", default: "5s", description: "Timeout for kubelet operations (how long a node agent may take to answer)" },
+  "kubelet-preferred-address-types": { type: "string", default: "Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP", description: "List of the preferred NodeAddressTypes to use for kubelet connections" },
   "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
 } as const;
 
@@ -120,6 +125,7 @@ export function toOptions(a: Record<string, any>) {
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
     auth: authOptions(a),
     csrSigning: csrSigning(a),
+    kubelet: kubeletClient(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
@@ -189,6 +195,19 @@ function authzFiles(a: Record<string, any>, modes: string[]): AuthOptions["authz
     unauthorizedTTLMs: duration("authorization-webhook-cache-unauthorized-ttl", a["authorization-webhook-cache-unauthorized-ttl"]),
   };
   return { policyFile, webhook: webhook || undefined };
+}
+
+const NODE_ADDRESS_TYPES = ["Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"];
+
+/** How pods/log reaches node agents: the client pair (both or neither), the CA, the timeout, the address order. */
+function kubeletClient(a: Record<string, any>) {
+  const certFile: string | undefined = a["kubelet-client-certificate"] || undefined;
+  const keyFile: string | undefined = a["kubelet-client-key"] || undefined;
+  if (!!certFile !== !!keyFile) throw new UsageError("--kubelet-client-certificate and --kubelet-client-key must be given together");
+  const preferredAddressTypes = list(a["kubelet-preferred-address-types"]);
+  if (!preferredAddressTypes.length) throw new UsageError("--kubelet-preferred-address-types must be specified");
+  for (const t of preferredAddressTypes) oneOf("kubelet-preferred-address-types", t, NODE_ADDRESS_TYPES);
+  return { certFile, keyFile, caFile: a["kubelet-certificate-authority"] || undefined, timeoutMs: duration("kubelet-timeout", a["kubelet-timeout"]), preferredAddressTypes };
 }
 
 /** The CA of the kubernetes.io signers; both files or neither (then the generated CA). */

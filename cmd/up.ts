@@ -1,9 +1,12 @@
 // kite up: an all-in-one dev cluster on the embedded store, bound to loopback.
 import { defineCommand } from "citty";
 import { consola } from "consola";
-import { homedir } from "node:os";
+import { homedir, hostname } from "node:os";
 import { join } from "node:path";
-import { int, strict } from "../pkg/cli/args.ts";
+import { int, strict, UsageError } from "../pkg/cli/args.ts";
+import { runEmbeddedNodeAgent } from "../pkg/nodeagent/embedded.ts";
+import { NODE_AGENT_ARGS } from "../pkg/nodeagent/flags.ts";
+import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { writeKubeconfig } from "../pkg/server/kubeconfig.ts";
 import { type ClientCert, ensureClientCert, ensureServingCerts } from "../pkg/pki/certs.ts";
@@ -12,16 +15,26 @@ import { step } from "../pkg/server/startup-errors.ts";
 import { toOptions, args as serverArgs } from "./apiserver.ts";
 import { startOrExit } from "./component.ts";
 
+/** The parts of the cluster `--disable` may leave out. */
+const PARTS = ["scheduler", "node-agent"];
+
 const args = {
   "data-dir": { type: "string", default: join(homedir(), ".kite"), description: "Directory for the cluster's state, certificates and kubeconfig" },
   "secure-port": { type: "string", default: "6443", description: "The HTTPS port" },
   "bind-address": { type: "string", default: "127.0.0.1", description: "The address to listen on (loopback by default)" },
+  disable: { type: "string", default: "", description: `Parts not to run, comma separated: ${PARTS.join(", ")}` },
+  "node-name": { type: "string", default: hostname().toLowerCase(), description: "The name of this machine's Node (the node agent's --hostname-override)" },
+  "pod-network": { type: "string", default: "bridge", description: "bridge: each pod that is not hostNetwork gets its own network namespace on bridge kite0 (as root on Linux; else the host's network); host: every pod on the host's network" },
+  "pod-cidr": { type: "string", default: "10.244.0.0/24", description: "The pod addresses of this machine's Node" },
+  "service-cluster-ip-range": { type: "string", default: "10.0.0.0/24", description: "A CIDR notation IP range from which to assign service cluster IPs" },
 } as const;
 
 export default defineCommand({
-  meta: { name: "up", description: "Start an all-in-one development cluster (API server, built-in controllers and the scheduler) on this machine" },
+  meta: { name: "up", description: "Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the scheduler and a node agent that runs the pods bound to this machine's Node, each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state." },
   args,
   run: strict("up", args, async ({ args: a }: { args: Record<string, any> }) => {
+    const disabled = String(a.disable).split(",").map((x) => x.trim()).filter(Boolean);
+    for (const d of disabled) if (!PARTS.includes(d)) throw new UsageError(`invalid argument "${a.disable}" for "--disable" flag: ${d} is not one of ${PARTS.join(", ")}`);
     const defaults = Object.fromEntries(Object.entries(serverArgs).map(([k, v]) => [k, (v as any).default]));
     const dir = a["data-dir"];
     const pki = join(dir, "server", "pki");
@@ -29,32 +42,49 @@ export default defineCommand({
     // the Node authorizer) decides what they may do; the admin is in system:masters.
     const opts = toOptions({
       ...defaults, "data-dir": join(dir, "server"), "secure-port": String(int("secure-port", a["secure-port"], 1, 65535)), "bind-address": a["bind-address"],
-      "client-ca-file": join(pki, "ca.crt"), "authorization-mode": "Node,RBAC",
+      "client-ca-file": join(pki, "ca.crt"), "authorization-mode": "Node,RBAC", "service-cluster-ip-range": a["service-cluster-ip-range"],
+      // pods/log reaches the node agent by its address, with a certificate of the cluster CA
+      "kubelet-client-certificate": join(pki, "kube-apiserver-kubelet-client.crt"), "kubelet-client-key": join(pki, "kube-apiserver-kubelet-client.key"),
+      "kubelet-preferred-address-types": "InternalIP,Hostname",
     });
+    // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
+    const agentFlags = {
+      "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
+      address: a["bind-address"], port: "0", "read-only-port": "0", "healthz-port": "0",
+      "client-ca-file": join(pki, "ca.crt"), "anonymous-auth": "false", "authorization-mode": "AlwaysAllow",
+    };
+    // checked before anything starts: a bad value is a usage error
+    nodeAgentOptions({ ...Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as any).default])), ...agentFlags }, []);
     const server = new ApiServer(opts);
     const t0 = performance.now();
     const kubeconfig = join(dir, "kubeconfig.yaml");
-    let schedulerCert: ClientCert | undefined;
+    let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined;
     // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
     await startOrExit(async () => {
       // the CA exists before the server reads it as its client CA
       await step(`certificates in ${pki}`, () => ensureServingCerts(pki));
+      await step(`kubelet client certificate in ${pki}`, () => ensureClientCert(pki, "kube-apiserver-kubelet-client", "kube-apiserver-kubelet-client", ["system:masters"]));
       await server.start();
       await server.untilReady();
       const admin = await step(`admin certificate in ${pki}`, () => ensureClientCert(pki, "admin", "kite-admin", ["system:masters"]));
       await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, admin));
       schedulerCert = await step(`scheduler certificate in ${pki}`, () => ensureClientCert(pki, "kube-scheduler", "system:kube-scheduler", []));
+      nodeCert = await step(`node certificate in ${pki}`, () => ensureClientCert(pki, `node-${a["node-name"]}`, `system:node:${a["node-name"]}`, ["system:nodes"]));
     });
     // the scheduler, a client of the API as `kite scheduler` is, with its own identity
     const components = new AbortController();
-    const scheduler = runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal)
-      .catch((e) => consola.error(`scheduler: ${(e as Error).message}`));
+    const running: Promise<void>[] = [];
+    const run = (name: string, part: () => Promise<void>) => {
+      if (!disabled.includes(name)) running.push(part().catch((e) => consola.error(`${name}: ${(e as Error).message}`)));
+    };
+    run("scheduler", () => runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal));
+    run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal));
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.
     const stop = async () => {
       consola.info("stopping");
       components.abort();
-      await scheduler;
+      await Promise.all(running);
       await server.stop();
       process.exit(0);
     };

@@ -14,6 +14,7 @@ import { del, deleteCollection } from "./handlers/delete.ts";
 import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
+import { DEFAULT_KUBELET_CLIENT, type KubeletClient, podLog } from "./handlers/podlog.ts";
 import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
@@ -45,6 +46,8 @@ export interface ServerOptions {
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
   /** The kinds answered instead of stored (TokenReview, SubjectAccessReview, ...), by group/resource. */
   reviews?: Reviews;
+  /** How pods/log reaches the node agents (the --kubelet-* flags). */
+  kubelet?: KubeletClient;
   /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
   tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
 }
@@ -53,6 +56,9 @@ export interface ServerOptions {
 export type Route = (req: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+/** Subresources upstream serves as long-running requests: no request timeout, no in-flight slot. */
+const LONG_RUNNING_SUBRESOURCES = new Set(["log"]);
+const longRunning = (info: RequestInfo) => info.verb === "watch" || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 
 function statusResponse(e: StatusError): Response {
   const headers: Record<string, string> = { "Content-Type": "application/json", ...(e.headers ?? {}) };
@@ -85,8 +91,8 @@ export class ApiHandler {
     try {
       const url = requestURL(req);
       info = parseRequestInfo(req.method, url, raw);
-      // A watch is quiet for minutes at a time; the idle timeout is for connections between requests.
-      if (info.verb === "watch") server?.timeout(req, 0);
+      // A watch (a followed log) is quiet for minutes at a time; the idle timeout is for connections between requests.
+      if (longRunning(info)) server?.timeout(req, 0);
       const auth = this.opts.auth;
       const user = auth && (await authenticateAndAuthorize(auth, info, { headers: req.headers, clientCertificates: this.opts.clientCertificates?.(req, server) }));
       res = await this.limited(req, url, info, user);
@@ -111,7 +117,7 @@ export class ApiHandler {
 
   /** In-flight limits: over the limit a request is told to retry (429), never queued without bound. */
   private async limited(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
-    const long = info.verb === "watch";
+    const long = longRunning(info);
     const kind = MUTATING.has(info.verb) ? "mutating" : "readonly";
     const max = kind === "mutating" ? this.opts.maxMutatingRequestsInflight : this.opts.maxRequestsInflight;
     if (long || !info.isResourceRequest) return this.route(req, url, info, user);
@@ -194,6 +200,7 @@ export class ApiHandler {
     if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);
     if (info.subresource) {
+      if (info.subresource === "log") return podLog(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT);
       if (info.subresource === "token") {
         if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
         return this.opts.tokenRequest(ctx);

@@ -1,5 +1,5 @@
 // Builds the authentication and authorization filters from the server's options (the flags of §5.1).
-import { type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./authorize.ts";
+import { type Attributes, type Authorizer, AuthorizerChain, alwaysAllow, alwaysDeny } from "./authorize.ts";
 import { type Authenticator, AuthenticatorChain } from "./authenticate.ts";
 import { bearerAuthenticator, webSocketProtocolAuthenticator } from "./bearer.ts";
 import { bootstrapTokens } from "./bootstrap.ts";
@@ -16,6 +16,8 @@ import type { Rbac } from "./rbac/service.ts";
 import { AbacAuthorizer } from "./abac.ts";
 import { WebhookAuthorizer, type WebhookAuthzOptions } from "./webhook-authz.ts";
 import { NodeAuthorizer } from "./node-authz/authorizer.ts";
+import { CLUSTER_ROLES } from "./rbac/bootstrap/cluster-roles.ts";
+import { ruleAllows, type PolicyRule } from "./rbac/rules.ts";
 import type { ServiceAccountIssuer } from "./serviceaccount.ts";
 import type { ServiceAccountOptions } from "./serviceaccount-options.ts";
 import { RequestHeaderAuthenticator, type RequestHeaderOptions } from "./requestheader.ts";
@@ -97,12 +99,16 @@ function authorizer(mode: AuthorizationMode, o: AuthOptions, deps: AuthDeps): Au
     case "AlwaysDeny": return alwaysDeny;
     case "ABAC": return AbacAuthorizer.fromFile(o.authzFiles!.policyFile!);
     case "Webhook": return WebhookAuthorizer.fromOptions(o.authzFiles!.webhook!);
-    case "Node": return new NodeAuthorizer(deps.registry);
+    case "Node": return new NodeAuthorizer(deps.registry, systemNodeRules);
     case "RBAC":
       if (!deps.rbac) throw new Error("authorization mode RBAC needs the RBAC index");
       return deps.rbac.authorizer;
   }
 }
+
+/** The system:node role's rules, which upstream's Node authorizer evaluates itself (their binding has no subjects). */
+const NODE_RULES: PolicyRule[] = CLUSTER_ROLES.find((r) => r.metadata.name === "system:node")!.rules;
+const systemNodeRules = (a: Attributes) => NODE_RULES.some((rule) => ruleAllows(a, rule));
 
 export function buildAuthFilters(o: AuthOptions, deps: AuthDeps): AuthFilters {
   const tokens = new TokenUnion(tokenAuthenticators(o, deps));

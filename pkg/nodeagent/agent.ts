@@ -2,6 +2,7 @@
 // from the API server (those bound to this node), --pod-manifest-path and --manifest-url; run each in a PodWorker;
 // write their status through the status subresource when it changed; confirm deletions.
 import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { consola } from "consola";
 import { isNotFound, type Client } from "../client/client.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
@@ -10,6 +11,7 @@ import { RESOURCES } from "../client/resources.ts";
 import { DeletedFinalStateUnknown, NAMESPACE_INDEX, namespaceIndex } from "../client/store.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
+import { SubmittedPods } from "./submitted.ts";
 import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
@@ -19,6 +21,8 @@ import { allocatableOf, capacityOf, type Obj } from "./node.ts";
 import { NodeStatusReporter } from "./nodestatus.ts";
 import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
+import { configureLogRotation } from "./runtime/output.ts";
+import { AgentServers } from "./server/server.ts";
 import { ProcessRuntime } from "./runtime/runtime.ts";
 import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
 import { volumesDir } from "./volumes/manager.ts";
@@ -31,11 +35,25 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
+  configureLogRotation(o.logRotation);
+  const workers = new Map<string, PodWorker>();
+  let synced = false;
+  // The submission source: what is POSTed is stored at once, and runs once the static sources are up.
+  const submitted = new SubmittedPods(join(o.rootDir, "submitted"), o.nodeName);
+  let sourcesUp!: () => void;
+  const sourcesReady = new Promise<void>((resolve) => (sourcesUp = resolve));
+  const resyncSubmitted = async () => { await sourcesReady; await syncStatic("submitted", readSubmitted); };
+  const servers = new AgentServers(o.serving, client.config, o.nodeName, nodeIP, {
+    workers: () => workers.values(), rootDir: o.rootDir,
+    submit: async (body) => { const pods = submitted.add(body); await resyncSubmitted(); return pods; },
+    withdraw: async (namespace, name) => { const had = submitted.remove(namespace, name); if (had) await resyncSubmitted(); return had; },
+  }, () => synced);
+  await servers.start();
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
   const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
   for (const line of runtime.describe()) consola.info(line);
   if (runtime.limitsProblem) consola.warn(runtime.limitsProblem);
-  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, () => eviction.conditions());
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, servers.port, () => eviction.conditions());
   if (runtime.limitsProblem) reporter.readyNotes.push(runtime.limitsProblem);
   if (o.registerNode) await reporter.register(signal);
   const node = await client.get(RESOURCES.nodes, o.nodeName, { signal }).catch(() => undefined);
@@ -51,7 +69,6 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await services.waitForSync(signal);
     return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
   };
-  const workers = new Map<string, PodWorker>();
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
   const backoff = new CrashLoopBackoff();
@@ -146,9 +163,9 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const seenErrors = new Set<string>();
   const warnOnce = (m: string) => { if (!seenErrors.has(m)) { seenErrors.add(m); consola.warn(m); } };
   /** The static pods each source last gave (an unreachable URL keeps its last answer, as upstream). */
-  const fromSource: Record<StaticSource, Obj[]> = { file: [], http: [] };
+  const fromSource: Record<StaticSource | "submitted", Obj[]> = { file: [], http: [], submitted: [] };
   const reconcileStatic = async () => {
-    const now = [...fromSource.file, ...fromSource.http];
+    const now = [...fromSource.file, ...fromSource.http, ...fromSource.submitted];
     const uids = new Set(now.map((p) => p.metadata.uid));
     for (const [uid, pod] of staticPods) {
       if (uids.has(uid)) continue;
@@ -167,7 +184,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     }
   };
   let reconciling = Promise.resolve();
-  const syncStatic = (source: StaticSource, read: () => Promise<Obj[]>) => {
+  const syncStatic = (source: StaticSource | "submitted", read: () => Promise<Obj[]>) => {
     reconciling = reconciling.then(async () => {
       try { fromSource[source] = await read(); } catch (e) { warnOnce((e as Error).message); }
       await reconcileStatic();
@@ -175,7 +192,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     return reconciling;
   };
   /** Reads one source now, then every `periodMs` until the agent stops; resolves after the first read. */
-  const poll = async (source: StaticSource, periodMs: number, read: () => Promise<Obj[]>) => {
+  const poll = async (source: StaticSource | "submitted", periodMs: number, read: () => Promise<Obj[]>) => {
     await syncStatic(source, read);
     loops.push((async () => {
       for (;;) {
@@ -246,6 +263,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
 
   factory.start();
   if (!(await factory.waitForCacheSync(signal))) return shutdown();
+  synced = true;
   consola.info(`node ${o.nodeName} (${nodeIP}) synced ${pods.store.size} pods`);
   loops.push((async () => {
     while (!signal.aborted) {
@@ -253,7 +271,9 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
       try { await sleep(o.housekeepingIntervalMs, signal); } catch { return; }
     }
   })());
-  const sources: Promise<void>[] = [];
+  const readSubmitted = async () => readStaticPods(submitted.dir, o.nodeName, warnOnce, "http");
+  const sources: Promise<void>[] = [syncStatic("submitted", readSubmitted)];
+  sourcesUp();
   if (o.podManifestPath) sources.push(poll("file", o.fileCheckFrequencyMs, async () => readStaticPods(o.podManifestPath!, o.nodeName, warnOnce)));
   if (o.manifestURL) sources.push(poll("http", o.httpCheckFrequencyMs, () => fetchStaticPods(o.manifestURL!, o.manifestURLHeader, o.nodeName, warnOnce)));
   // every source read once (upstream's sourcesReady): what an earlier agent left for pods neither bound here
@@ -265,11 +285,16 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   return shutdown();
 
-  /** As upstream's kubelet: the pods keep running (their shims outlive the agent); the next agent adopts them. */
+  /**
+   * As upstream's kubelet: the pods keep running (their shims outlive the agent); the next agent adopts
+   * them. Inside `kite up` (stopPodsOnExit) the whole cluster stops: every pod's processes go too.
+   */
   async function shutdown(): Promise<void> {
     factory.stop();
+    if (o.stopPodsOnExit) await Promise.all([...workers.keys()].map((uid) => stop(uid, graceMs(workers.get(uid)!.pod))));
     await Promise.all(loops);
     await Promise.all(writing.values());
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
+    await servers.stop();
   }
 }

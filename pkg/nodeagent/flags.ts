@@ -5,9 +5,7 @@ import { join } from "node:path";
 
 /** The kubelet options this agent does not implement yet: refused as unknown flags, listed in --help. */
 export const NOT_BUILT = [
-  "--port", "--read-only-port", "--healthz-port",
-  "--anonymous-auth", "--client-ca-file", "--authentication-token-webhook", "--authorization-mode",
-  "--container-log-max-size", "--container-log-max-files",
+  "--tls-min-version", "--tls-cipher-suites",
 ];
 
 /** Says, in --help, what an accepted kubelet option does here. */
@@ -83,6 +81,23 @@ export const NODE_AGENT_ARGS = {
   "kube-api-qps": { type: "string", default: "0", description: "QPS to use while talking with kubernetes apiserver; 0 means no limit. Kite's default is 0, not upstream's 5: pods start in milliseconds here, and 5 writes a second would hold the status of 100 new pods for 20 s." },
   "kube-api-burst": { type: "string", default: "10", description: "Burst to use while talking with kubernetes apiserver (with --kube-api-qps > 0)." },
   ...INERT_ARGS,
+  address: { type: "string", default: "0.0.0.0", description: "The IP address for the agent to serve on (set to '0.0.0.0' or '::' for listening in all interfaces and IP families)." },
+  port: { type: "string", default: "10250", description: "The port for the agent to serve on (HTTPS, authenticated and authorized; 0 picks a free port, reported in the Node's daemonEndpoints)." },
+  "read-only-port": { type: "string", default: "10255", description: "The read-only port for the agent to serve on with no authentication/authorization (set to 0 to disable)." },
+  "healthz-port": { type: "string", default: "10248", description: "The port of the localhost healthz endpoint (set to 0 to disable)." },
+  "healthz-bind-address": { type: "string", default: "127.0.0.1", description: "The IP address for the healthz server to serve on (set to '0.0.0.0' or '::' for listening in all interfaces and IP families)." },
+  "tls-cert-file": { type: "string", description: "File containing x509 Certificate used for serving HTTPS (with intermediate certs, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory passed to --cert-dir." },
+  "tls-private-key-file": { type: "string", description: "File containing x509 private key matching --tls-cert-file." },
+  "cert-dir": { type: "string", description: "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored. (default ROOT-DIR/pki)" },
+  "anonymous-auth": { type: "boolean", default: true, description: "Enables anonymous requests to the agent server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated." },
+  "client-ca-file": { type: "string", description: "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate." },
+  "authentication-token-webhook": { type: "boolean", default: false, description: "Use the TokenReview API to determine authentication for bearer tokens." },
+  "authentication-token-webhook-cache-ttl": { type: "string", default: "2m0s", description: "The duration to cache responses from the webhook token authenticator." },
+  "authorization-mode": { type: "string", default: "AlwaysAllow", description: "Authorization mode for the agent server. Valid options are AlwaysAllow or Webhook. Webhook mode uses the SubjectAccessReview API to determine authorization." },
+  "authorization-webhook-cache-authorized-ttl": { type: "string", default: "5m0s", description: "The duration to cache 'authorized' responses from the webhook authorizer." },
+  "authorization-webhook-cache-unauthorized-ttl": { type: "string", default: "30s", description: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
+  "container-log-max-size": { type: "string", default: "10Mi", description: "Set the maximum size (e.g. 10Mi) of container log file before it is rotated." },
+  "container-log-max-files": { type: "string", default: "5", description: "Set the maximum number of container log files that can be present for a container. The number must be >= 2." },
   "pod-cidr": { type: "string", description: "The IPv4 CIDR to use for pod IP addresses when the Node's spec.podCIDR is not set (as upstream's standalone mode; default 10.244.0.0/24)." },
   "pod-network": { type: "string", default: "bridge", description: "Kite's own: bridge gives each pod that is not hostNetwork its own network namespace on bridge kite0 with an address from the pod CIDR (needs root, Linux, ip and nsenter; else pods fall back to the host's network, said in the log and the Node's Ready message); host runs every pod on the host's network." },
 } as const;

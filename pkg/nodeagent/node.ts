@@ -56,6 +56,8 @@ export function allocatableOf(o: NodeAgentOptions, cap: Resources): Resources {
 export interface NodeFacts {
   host: HostInfo;
   nodeIP: string;
+  /** Where the agent's main port listens: the API server reaches it there (pods/log). */
+  kubeletPort: number;
   ephemeralStorageBytes: number;
   /** The pressure conditions the eviction manager has on. */
   pressure?: Set<string>;
@@ -131,7 +133,7 @@ export function nodeStatus(o: NodeAgentOptions, f: NodeFacts, previous: Obj | un
     allocatable,
     conditions,
     addresses: [{ type: "InternalIP", address: f.nodeIP }, { type: "Hostname", address: o.nodeName }],
-    daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+    daemonEndpoints: { kubeletEndpoint: { Port: f.kubeletPort } },
     nodeInfo: {
       machineID: f.host.machineID,
       systemUUID: f.host.systemUUID,

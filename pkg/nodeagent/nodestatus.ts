@@ -23,11 +23,11 @@ export class NodeStatusReporter {
 
   constructor(
     private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string,
-    private readonly pressure: () => Set<string> = () => new Set(),
+    private readonly kubeletPort: number, private readonly pressure: () => Set<string> = () => new Set(),
   ) {}
 
   facts(): NodeFacts {
-    return { host: this.host, nodeIP: this.nodeIP, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), pressure: this.pressure(), readyNotes: this.readyNotes };
+    return { host: this.host, nodeIP: this.nodeIP, kubeletPort: this.kubeletPort, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), pressure: this.pressure(), readyNotes: this.readyNotes };
   }
 
   /** Creates the Node, retrying until the API server takes it (or finds the one that exists). */

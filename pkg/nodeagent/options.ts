@@ -7,6 +7,9 @@ import { readKubeletConfig, KubeletConfigError } from "./config/file.ts";
 import { configFlags, FIELDS, NESTED } from "./config/fields.ts";
 import { reserved, softThresholds, thresholds, withMinimumReclaim, type Threshold } from "./config/thresholds.ts";
 import { parseIPv4Range } from "../util/ipv4.ts";
+import { parseQuantity } from "../util/quantity.ts";
+import type { LogRotation } from "./runtime/output.ts";
+import { type AgentServingOptions, servingOptions } from "./server/options.ts";
 
 export interface Taint { key: string; value?: string; effect: string }
 
@@ -42,10 +45,16 @@ export interface NodeAgentOptions {
   /** From --config only (no flags upstream). */
   nodeLeaseDurationSeconds: number;
   nodeStatusReportFrequencyMs: number;
+  /** Set by `kite up` only: a stopping agent stops its pods instead of leaving them for the next one. */
+  stopPodsOnExit?: boolean;
   /** Deprecated flags given and fields of the config file ignored, one line each, for the log. */
   warnings: string[];
   podCIDR?: string;
   podNetwork: "bridge" | "host";
+  /** --port, --read-only-port, --healthz-port and who may call them. */
+  serving: AgentServingOptions;
+  /** --container-log-max-size, --container-log-max-files */
+  logRotation: LogRotation;
 }
 
 const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
@@ -221,5 +230,17 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     warnings,
     podCIDR,
     podNetwork: oneOf("pod-network", a["pod-network"], ["bridge", "host"]) as "bridge" | "host",
+    serving: servingOptions(a, resolve(a["root-dir"])),
+    logRotation: logRotation(a),
   };
+}
+
+/** upstream's checks: a positive size, at least 2 files. */
+function logRotation(a: Record<string, any>): LogRotation {
+  const size = String(a["container-log-max-size"]);
+  const maxBytes = parseQuantity(size);
+  if (maxBytes === null || maxBytes <= 0) throw new UsageError(`invalid configuration: ContainerLogMaxSize (--container-log-max-size) ${size} must be a positive quantity`);
+  const files = String(a["container-log-max-files"]);
+  if (!/^-?\d+$/.test(files) || Number(files) < 2) throw new UsageError(`invalid configuration: ContainerLogMaxFiles (--container-log-max-files) ${files} must be > 1`);
+  return { maxBytes: Math.floor(maxBytes), maxFiles: Number(files) };
 }

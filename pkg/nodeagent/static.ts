@@ -16,7 +16,7 @@ export const isMirrorPod = (pod: Obj) => pod.metadata?.annotations?.[CONFIG_MIRR
 export type StaticSource = "file" | "http";
 export const isStaticPod = (pod: Obj) => ["file", "http"].includes(pod.metadata?.annotations?.[CONFIG_SOURCE]);
 
-const decode = (text: string): Obj => (text.trimStart().startsWith("{") ? JSON.parse(text) : decodeYaml(text)) as Obj;
+export const decode = (text: string): Obj => (text.trimStart().startsWith("{") ? JSON.parse(text) : decodeYaml(text)) as Obj;
 
 function manifestFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
@@ -38,12 +38,12 @@ export function staticPod(pod: Obj, origin: string, source: StaticSource, nodeNa
 }
 
 /** Every static pod of `path` now; files that fail to read or parse are reported through onError. */
-export function readStaticPods(path: string, nodeName: string, onError: (message: string) => void): Obj[] {
+export function readStaticPods(path: string, nodeName: string, onError: (message: string) => void, source: StaticSource = "file"): Obj[] {
   let files: string[];
   try { files = manifestFiles(path); } catch (e) { onError(`unable to read pod manifest path ${path}: ${(e as Error).message}`); return []; }
   const pods: Obj[] = [];
   for (const f of files) {
-    try { pods.push(staticPod(decode(readFileSync(f, "utf8")), f, "file", nodeName)); } catch (e) { onError(`could not process manifest file ${f}: ${(e as Error).message}`); }
+    try { pods.push(staticPod(decode(readFileSync(f, "utf8")), f, source, nodeName)); } catch (e) { onError(`could not process manifest file ${f}: ${(e as Error).message}`); }
   }
   return pods;
 }

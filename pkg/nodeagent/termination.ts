@@ -8,11 +8,14 @@
 // is what belongs at terminationMessagePath.)
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { parseCRILine, tailStart } from "./logs/crilog.ts";
 
 export const TERMINATION_MESSAGE_ENV = "KITE_TERMINATION_MESSAGE_PATH";
 
 /** upstream's MaxContainerTerminationMessageLength, MaxContainerTerminationMessageLogLength and …LogLines. */
 const MAX_MESSAGE = 4096, MAX_LOG_BYTES = 2048, MAX_LOG_LINES = 80;
+/** How much of a log's end is read for its last lines: more than their last 2 KiB of content needs. */
+const LOG_READ_BYTES = 256 * 1024;
 
 /** Where the termination-message file of one run of a container is: next to its log. */
 export const terminationFile = (logPath: string, restartCount: number) => join(dirname(logPath), `${restartCount}.termination-log`);
@@ -39,13 +42,12 @@ function tail(path: string, max: number): Buffer {
   }
 }
 
-/** The last 80 lines of a log, of which at most the last 2 KiB. */
+/** What the last 80 lines of a CRI-format log say, of which at most the last 2 KiB. */
 export function logTail(logPath: string): string {
-  const text = tail(logPath, MAX_LOG_BYTES).toString();
-  const lines = text.split("\n");
-  // a final newline ends the last line rather than starting another
-  const keep = MAX_LOG_LINES + (text.endsWith("\n") ? 1 : 0);
-  return lines.length > keep ? lines.slice(-keep).join("\n") : text;
+  const text = tail(logPath, LOG_READ_BYTES).toString();
+  const content = text.slice(tailStart(text, MAX_LOG_LINES)).split("\n").filter(Boolean).map((l) => parseCRILine(l)?.content ?? "").join("");
+  const bytes = Buffer.from(content);
+  return bytes.length > MAX_LOG_BYTES ? bytes.subarray(bytes.length - MAX_LOG_BYTES).toString() : content;
 }
 
 export function terminationMessage(file: string, logPath: string, fallbackToLogs: boolean): string {

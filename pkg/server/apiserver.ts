@@ -71,6 +71,8 @@ export interface ApiServerOptions {
   auth: AuthOptions;
   /** The CA that signs approved CSRs (--cluster-signing-*); default: the generated CA. */
   csrSigning?: CsrSigningOptions;
+  /** How pods/log reaches node agents (--kubelet-*); default: no client certificate, agents not verified. */
+  kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
 }
 
 /**
@@ -176,6 +178,11 @@ export class ApiServer {
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac }));
     rbac.guardWrites(auth.authz);
     const caFiles = clientCAFiles(o.auth);
+    const k = o.kubelet;
+    const kubelet = k && (await step("kubelet client files", () => ({
+      cert: k.certFile && readFileSync(k.certFile, "utf8"), key: k.keyFile && readFileSync(k.keyFile, "utf8"), ca: k.caFile && readFileSync(k.caFile, "utf8"),
+      timeoutMs: k.timeoutMs, preferredAddressTypes: k.preferredAddressTypes,
+    })));
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
@@ -192,6 +199,7 @@ export class ApiServer {
       reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
+      kubelet,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();

@@ -58,6 +58,15 @@ describe("as system:node:n1 with a client certificate (--authorization-mode=Node
     expect((await asNode("PATCH", "/api/v1/nodes/n2/status", { status: {} }, "application/merge-patch+json")).status).toBe(403);
   });
 
+  test("what the system:node role grants, it may do: register its Node, list and watch pods and services", async () => {
+    const created = await asNode("POST", "/api/v1/nodes", { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } });
+    expect(created.status).toBe(201);
+    expect((await asNode("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1")).status).toBe(200);
+    expect((await asNode("GET", "/api/v1/services")).status).toBe(200);
+    // but nothing the role does not name
+    expect((await asNode("GET", "/api/v1/namespaces/default/configmaps")).status).toBe(403);
+  });
+
   test("once its pod is deleted, the Secret is out of reach", async () => {
     expect((await s.call("DELETE", "/api/v1/namespaces/default/pods/web?gracePeriodSeconds=0", undefined, admin)).status).toBe(200);
     await until(async () => (await asNode("GET", "/api/v1/namespaces/default/secrets/s1")).status === 403, "node n1 loses s1");

@@ -15,7 +15,7 @@ const TESTS: Record<CommandName, string[]> = {
   datastore: ["test/e2e/datastore.test.ts"],
   scheduler: ["test/scheduler/options.test.ts", "test/scheduler/serving.test.ts"],
   version: ["test/e2e/version.test.ts"],
-  "node-agent": ["test/nodeagent/node.test.ts", "test/nodeagent/pods.test.ts"],
+  "node-agent": ["test/nodeagent/node.test.ts", "test/nodeagent/pods.test.ts", "test/nodeagent/servers-auth.test.ts", "test/nodeagent/logs-kubectl.test.ts"],
   "controller-manager": ["test/controllers/manager.test.ts"],
 };
 

@@ -2,11 +2,14 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { KITE, freePort } from "../helpers/server.ts";
-import { tempDir } from "../helpers/processes.ts";
+import { containerPids } from "../helpers/nodeagent.ts";
+import { tempDir, track } from "../helpers/processes.ts";
 
-async function up(dir: string, port: number) {
+/** `kite up`; its pods on the host's network: a test never makes bridges in the machine's own namespace. */
+async function up(dir: string, port: number, extra: string[] = []) {
   const t0 = performance.now();
-  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, "--pod-network=host", ...extra], { stdout: "pipe", stderr: "pipe" });
+  track(p);
   const reader = p.stdout.getReader();
   let out = "";
   while (!out.includes("Ctrl-C")) {
@@ -65,26 +68,43 @@ test("kite up is secure by default: the kubeconfig's certificate is a cluster ad
   }
 }, 60_000);
 
-test("kite up schedules: a pod created with kubectl is bound to a node by the scheduler inside it, under its own identity", async () => {
-  const dir = tempDir("kite-up-sched-");
+test("kite up runs pods: one created with kubectl is scheduled to this machine's Node and runs as a process, kubectl logs shows its output; Ctrl-C stops it", async () => {
+  const dir = tempDir("kite-up-pods-");
   const port = await freePort();
-  const cluster = await up(dir, port);
+  const cluster = await up(dir, port, ["--node-name=e2e-node"]);
   const kubeconfig = join(dir, "kubeconfig.yaml");
   try {
-    // no node agent yet: the node is an object only
-    const node = JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name: "only-node" }, status: { allocatable: { cpu: "2", memory: "4Gi", pods: "10" } } });
-    const apply = (manifest: string) => Bun.spawnSync(["kubectl", `--kubeconfig=${kubeconfig}`, "create", "-f", "-"], { stdin: new Blob([manifest]) });
-    expect(apply(node).exitCode).toBe(0);
-    expect(apply(JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } })).exitCode).toBe(0);
-    let bound = "";
-    for (const deadline = Date.now() + 15_000; !bound && Date.now() < deadline; await Bun.sleep(100)) {
-      bound = kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.spec.nodeName}"]).out;
+    const create = Bun.spawnSync(["kubectl", `--kubeconfig=${kubeconfig}`, "create", "-f", "-"], {
+      stdin: new Blob([JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "web", image: "busybox", command: ["sleep", "3600"] }] } })]),
+    });
+    expect(create.exitCode).toBe(0);
+    let phase = "";
+    for (const deadline = Date.now() + 20_000; phase !== "Running" && Date.now() < deadline; await Bun.sleep(100)) {
+      phase = kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.status.phase}"]).out;
     }
-    expect(bound).toBe("only-node");
+    expect(phase).toBe("Running");
+    expect(kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.spec.nodeName}"]).out).toBe("e2e-node");
+    // the Node is the embedded agent's, registered under its own identity
+    expect(kubectl(kubeconfig, ["get", "node", "e2e-node", "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"]).out).toBe("True");
     const events = kubectl(kubeconfig, ["get", "events.events.k8s.io", "-o", "jsonpath={range .items[*]}{.reason} {.reportingController} {.note}{\"\\n\"}{end}"]).out;
-    expect(events).toContain("Scheduled default-scheduler Successfully assigned default/web to only-node");
-  } finally {
+    expect(events).toContain("Scheduled default-scheduler Successfully assigned default/web to e2e-node");
+    // kubectl logs reaches the agent through the API server
+    const created = Bun.spawnSync(["kubectl", `--kubeconfig=${kubeconfig}`, "run", "hello", "--image=busybox", "--restart=Never", "--command", "--", "sh", "-c", "echo hello from kite"]);
+    expect(created.exitCode).toBe(0);
+    let logs = "";
+    for (const deadline = Date.now() + 20_000; !logs.includes("hello from kite") && Date.now() < deadline; await Bun.sleep(200)) {
+      logs = kubectl(kubeconfig, ["logs", "hello"]).out;
+    }
+    expect(logs).toBe("hello from kite\n");
+    const uid = kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.metadata.uid}"]).out;
+    const pids = containerPids(join(dir, "agent"), uid, "web");
+    expect(pids.length).toBeGreaterThan(0);
     cluster.p.kill("SIGINT");
     expect(await cluster.p.exited).toBe(0);
+    // the whole cluster stopped: the pod's processes too
+    expect(pids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } })).toEqual([]);
+  } finally {
+    cluster.p.kill("SIGINT");
+    await cluster.p.exited;
   }
 }, 60_000);

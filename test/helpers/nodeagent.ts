@@ -1,21 +1,28 @@
 // Real `kite node-agent` processes against a test server: a unique node name, a root dir of its own,
-// and what the node agent tests poll for (pods' status, processes' liveness). The containers an agent
-// starts outlive it (as upstream's kubelet's do): stop() ends them too, and so does the end of the run.
-import { readdirSync, readFileSync } from "node:fs";
+// and what the node agent tests poll for (pods' status, processes' liveness, containers' output). The
+// containers an agent starts outlive it (as upstream's kubelet's do): stop() ends them too, and so does the
+// end of the run.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { parseCRILine } from "../../pkg/nodeagent/logs/crilog.ts";
 import { Cgroups } from "../../pkg/nodeagent/runtime/cgroups.ts";
 import { containerDir, isSame, readPid, readRecord, runPrefix, type PidRecord } from "../../pkg/nodeagent/runtime/records.ts";
 import { unmountUnder } from "../../pkg/nodeagent/volumes/tmpfs.ts";
-import { startComponent, type TestComponent } from "./component.ts";
+import { startComponent, type TestComponent, until } from "./component.ts";
 import { atCleanup, tempDir } from "./processes.ts";
-import type { TestServer } from "./server.ts";
+import { TEST_TOKEN, type TestServer } from "./server.ts";
 
 export interface TestNodeAgent extends TestComponent {
   name: string;
   rootDir: string;
+  /** The main (HTTPS) port, as the Node reports it. */
+  port: number;
   /** Stops the agent only: its containers keep running (for a next agent on the same root dir). */
   stopAgent(signal?: NodeJS.Signals | number): Promise<number>;
 }
+
+/** Never the kubelet's default ports: the main port is any free one on loopback, the others are off unless a test names them. */
+const PORT_FLAGS = ["--address=127.0.0.1", "--port=0", "--read-only-port=0", "--healthz-port=0"];
 
 let seq = 0;
 
@@ -30,11 +37,17 @@ export const uniqueNodeName = () => `node-${process.pid}-${Date.now().toString(3
 export async function startNodeAgent(s: TestServer, args: string[] = [], name = uniqueNodeName(), rootDir = tempDir("kite-agent-")): Promise<TestNodeAgent> {
   atCleanup(() => stopContainers(rootDir));
   const network = args.some((a) => a.startsWith("--pod-network")) ? [] : ["--pod-network=host"];
+  const ports = PORT_FLAGS.filter((f) => !args.some((a) => a.startsWith(f.split("=")[0] + "=")));
+  let port = 0;
   const c = await startComponent(
-    ["node-agent", `--kubeconfig=${s.kubeconfig}`, `--hostname-override=${name}`, `--root-dir=${rootDir}`, "--node-ip=127.0.0.1", ...network, ...args],
-    "the node to register", async () => (await s.call("GET", `/api/v1/nodes/${name}`)).status === 200, 20_000);
+    ["node-agent", `--kubeconfig=${s.kubeconfig}`, `--hostname-override=${name}`, `--root-dir=${rootDir}`, "--node-ip=127.0.0.1", ...network, ...ports, ...args],
+    "the node to register", async () => {
+      const r = await s.call("GET", `/api/v1/nodes/${name}`, undefined, { Authorization: `Bearer ${TEST_TOKEN}` });
+      port = r.body?.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
+      return r.status === 200;
+    }, 20_000);
   return {
-    ...c, name, rootDir,
+    ...c, name, rootDir, port,
     stopAgent: c.stop,
     async stop(signal) {
       const code = await c.stop(signal);
@@ -94,4 +107,23 @@ export function containerPids(rootDir: string, uid: string, container: string): 
     } catch { /* gone */ }
   }
   return group.sort((a, b) => a - b);
+}
+
+/** A container run's log file under the agent's --root-dir. */
+export const logFile = (agent: TestNodeAgent, podUid: string, container: string, run = 0) =>
+  join(agent.rootDir, "pods", podUid, "containers", container, `${run}.log`);
+
+/** What a container wrote, from its CRI-format log file ("" while there is none). */
+export function logOutput(path: string): string {
+  if (!existsSync(path)) return "";
+  return readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => parseCRILine(l)!.content).join("");
+}
+
+/**
+ * The output once `done` holds of it (a string: once it reads just that); its stamper writes a moment
+ * after the container. After 5 s, what it reads then, for the test's assertion to show.
+ */
+export function logOutputWhen(path: string, done: string | ((text: string) => boolean) = (t) => t !== ""): Promise<string> {
+  const ok = typeof done === "string" ? (t: string) => t === done : done;
+  return until(async () => { const t = logOutput(path); return ok(t) ? t : undefined; }, `the output in ${path}`, 5000).catch(() => logOutput(path));
 }

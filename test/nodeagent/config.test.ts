@@ -94,3 +94,26 @@ test("admission: a pod asking more than the node's allocatable is Failed with Ou
   const p4 = await podWhen("p4", "Failed", (p) => p.status?.phase === "Failed");
   expect(p4.status).toMatchObject({ reason: "OutOfpods", message: "Pod Node didn't have enough resource: pods, requested: 1, used: 3, capacity: 3" });
 });
+
+test("the agent's submission source: POST /pods runs a pod (with a mirror pod), DELETE takes it back; bad bodies are 400", async () => {
+  const node = (await s.call("GET", `/api/v1/nodes/${agent.name}`)).body;
+  const url = `https://127.0.0.1:${node.status.daemonEndpoints.kubeletEndpoint.Port}`;
+  // --config turns on token webhook authentication: the test's admin token is reviewed by the API server
+  const call = (method: string, path: string, body?: string) =>
+    fetch(`${url}${path}`, { method, body, headers: { Authorization: "Bearer test" }, tls: { rejectUnauthorized: false } } as RequestInit);
+  const yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: submitted\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: c\n    image: busybox\n    command: [sleep, '60']\n";
+  const r = await call("POST", "/pods", yaml);
+  expect(r.status).toBe(201);
+  const list = await r.json() as any;
+  expect(list.items.map((p: any) => p.metadata.name)).toEqual([`submitted-${agent.name}`]);
+  const mirror = await podWhen(`submitted-${agent.name}`, "Running", (p) => p.status?.phase === "Running");
+  expect(mirror.metadata.annotations["kubernetes.io/config.source"]).toBe("http");
+  // anonymous callers are refused (the file's authentication defaults)
+  expect((await fetch(`${url}/pods`, { method: "POST", body: yaml, tls: { rejectUnauthorized: false } } as RequestInit)).status).toBe(401);
+  const bad = await call("POST", "/pods", JSON.stringify({ apiVersion: "v1", kind: "Service", metadata: { name: "x" } }));
+  expect(bad.status).toBe(400);
+  expect(await bad.text()).toContain("not a v1 Pod or PodList (kind Service, apiVersion v1)");
+  expect((await call("DELETE", "/pods/default/submitted")).status).toBe(200);
+  await until(async () => (await getPod(`submitted-${agent.name}`)) ? undefined : true, "the submitted pod's mirror to go", 15_000);
+  expect((await call("DELETE", "/pods/default/submitted")).status).toBe(404);
+});

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { logFile, logOutputWhen, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -31,7 +31,6 @@ const getPod = async (name: string) => {
 };
 const podWhen = (name: string, what: string, f: (p: any) => boolean, ms = 20_000) =>
   until(async () => { const p = await getPod(name); return p && f(p) ? p : undefined; }, `${name}: ${what}`, ms);
-const logOf = (uid: string, c: string, n = 0) => join(agent.rootDir, "pods", uid, "containers", c, `${n}.log`);
 const read = (f: string) => (existsSync(f) ? readFileSync(f, "utf8") : "");
 const cond = (p: any, type: string) => p.status.conditions.find((c: any) => c.type === type);
 
@@ -57,7 +56,7 @@ test("init containers run in order, each to completion, before the app, which se
   expect(Date.parse(p.status.initContainerStatuses[1].state.terminated.startedAt)).toBeGreaterThanOrEqual(Date.parse(p.status.initContainerStatuses[0].state.terminated.finishedAt) - 1000);
   expect(cond(p, "Initialized")).toMatchObject({ status: "True" });
   expect(cond(p, "Initialized").reason).toBeUndefined();
-  await until(async () => read(logOf(created.metadata.uid, "app")) === "first\nsecond\n" || undefined, "the app's view of the file");
+  expect(await logOutputWhen(logFile(agent, created.metadata.uid, "app"), "first\nsecond\n")).toBe("first\nsecond\n");
 });
 
 test("a failed init container with restartPolicy Never fails the pod; the next ones never run", async () => {
@@ -101,7 +100,7 @@ test("postStart runs right after the start; the container is reported running on
   });
   await podWhen("poststart", "Running", (p) => p.status?.containerStatuses?.[0]?.state?.running);
   expect(read(f)).toBe("hooked hello\n");
-  await until(async () => read(logOf(created.metadata.uid, "c")) === "hooked hello\n" || undefined, "the container's view of the hook's file");
+  expect(await logOutputWhen(logFile(agent, created.metadata.uid, "c"), "hooked hello\n")).toBe("hooked hello\n");
 });
 
 test("a failing postStart kills the container (FailedPostStartHook with upstream's message); Never leaves the pod Failed", async () => {

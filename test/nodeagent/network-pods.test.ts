@@ -5,10 +5,10 @@
 // those of pods deleted while it was down; a pod range the agent cannot use leaves pods on the host's
 // network, said in the Node's Ready message.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { IN_OWN_NETNS, ownNetnsSkipReason, runInOwnNetns } from "../helpers/netns.ts";
-import { startNodeAgent, uniqueNodeName, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { logOutput, startNodeAgent, uniqueNodeName, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -116,7 +116,7 @@ time.sleep(60)
       { name: "client", image: "python:3", command: ["python3", join(work, "client.py")] },
     ]);
     const log = join(rootDir, "pods", p.metadata.uid, "containers", "client", "0.log");
-    await until(async () => (existsSync(log) && readFileSync(log, "utf8").includes("from-server")) || undefined, "the client to reach the server at 127.0.0.1:8081", 20_000);
+    await until(async () => logOutput(log).includes("from-server") || undefined, "the client to reach the server at 127.0.0.1:8081", 20_000);
     const ip = (await running("pair")).status.podIP;
     expect([...ips.values()]).not.toContain(ip);
     ips.set("pair", ip);

@@ -2,9 +2,9 @@
 // it, their output in log files under --root-dir, restartPolicy and CrashLoopBackOff, deletion stopping
 // every process, containers the process runtime cannot run, and static pods with their mirror pods.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { alive, containerPids, startNodeAgent, stopContainers, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { alive, containerPids, logFile, logOutputWhen, startNodeAgent, stopContainers, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -52,7 +52,9 @@ const getPod = async (name: string) => {
 const podWhen = (name: string, what: string, f: (p: any) => boolean, ms = 15_000) =>
   until(async () => { const p = await getPod(name); return p && f(p) ? p : undefined; }, `${name}: ${what}`, ms);
 
-const logOf = (uid: string, c: string, n = 0) => join(agent.rootDir, "pods", uid, "containers", c, `${n}.log`);
+const logOf = (uid: string, c: string, n = 0) => logFile(agent, uid, c, n);
+
+
 
 test("a bound pod runs: Running with upstream's container status and conditions; its output is in its log file", async () => {
   // bound as a scheduler binds: through pods/binding, which sets PodScheduled
@@ -66,7 +68,7 @@ test("a bound pod runs: Running with upstream's container status and conditions;
   expect(p.status).toMatchObject({ hostIP: "127.0.0.1", podIP: "127.0.0.1", qosClass: "BestEffort" });
   expect(p.status.startTime).toBeString();
   expect(p.status.conditions.map((c: any) => [c.type, c.status])).toEqual([["Initialized", "True"], ["Ready", "True"], ["ContainersReady", "True"], ["PodScheduled", "True"]]);
-  await until(async () => (existsSync(logOf(p.metadata.uid, "c")) && readFileSync(logOf(p.metadata.uid, "c"), "utf8") === "hi\n") || undefined, "hi in the log");
+  expect(await logOutputWhen(logOf(p.metadata.uid, "c"), "hi\n")).toBe("hi\n");
 });
 
 test("restartPolicy Never: a container exiting 1 leaves the pod Failed with terminated exitCode 1, reason Error", async () => {
@@ -77,7 +79,7 @@ test("restartPolicy Never: a container exiting 1 leaves the pod Failed with term
   expect(cs.state.terminated.containerID).toBe(cs.containerID);
   expect(cs).toMatchObject({ ready: false, started: false, restartCount: 0 });
   expect(p.status.conditions.find((c: any) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [c]" });
-  expect(readFileSync(logOf(p.metadata.uid, "c"), "utf8")).toBe("bye\n");
+  expect(await logOutputWhen(logOf(p.metadata.uid, "c"), "bye\n")).toBe("bye\n");
 });
 
 test("restartPolicy Never: exit 0 is Succeeded, reason Completed", async () => {
@@ -97,7 +99,7 @@ test("OnFailure: the first restart is immediate, the next early exit waits in Cr
   // a restarting container counts as stopped, not waiting: the pod is Running
   expect(p.status.phase).toBe("Running");
   // one log file per run
-  expect(readFileSync(logOf(created.metadata.uid, "c", 1), "utf8")).toBe("run\n");
+  expect(await logOutputWhen(logOf(created.metadata.uid, "c", 1), "run\n")).toBe("run\n");
 });
 
 test("Always: a container that completes is restarted too", async () => {
@@ -112,7 +114,8 @@ test("env (with $(VAR) references) and workingDir reach the process", async () =
     env: [{ name: "WHO", value: "world" }, { name: "GREETING", value: "hello $(WHO)" }], workingDir: work,
   })], { restartPolicy: "Never" });
   await podWhen("env", "Succeeded", (p) => p.status?.phase === "Succeeded");
-  expect(readFileSync(logOf(created.metadata.uid, "c"), "utf8")).toBe(`hello world from ${work}\nhello world $(GREETING)\n`);
+  const greeting = `hello world from ${work}\nhello world $(GREETING)\n`;
+  expect(await logOutputWhen(logOf(created.metadata.uid, "c"), greeting)).toBe(greeting);
 });
 
 test("a container without command, or with env from a missing ConfigMap, waits with CreateContainerConfigError and says why", async () => {
@@ -149,14 +152,14 @@ test("a static pod from --pod-manifest-path runs and gets its mirror pod; dotfil
   expect(mirror.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: agent.name, uid: node.metadata.uid, controller: true }]);
   expect(mirror.spec.nodeName).toBe(agent.name);
   const hash = mirror.metadata.annotations["kubernetes.io/config.hash"];
-  expect(readFileSync(logOf(hash, "server"), "utf8")).toBe("static up\n");
+  expect(await logOutputWhen(logOf(hash, "server"), "static up\n")).toBe("static up\n");
   const all = await ok(s, "GET", `/api/v1/namespaces/${NS}/pods?fieldSelector=spec.nodeName=${agent.name}`);
   expect(all.items.filter((p: any) => p.metadata.annotations?.["kubernetes.io/config.mirror"]).map((p: any) => p.metadata.name)).toEqual([name]);
   // a deleted mirror pod comes back; the static pod itself keeps running
   await ok(s, "DELETE", `/api/v1/namespaces/${NS}/pods/${name}?gracePeriodSeconds=0`);
   const again = await podWhen(name, "the mirror pod back", (p) => p.metadata.uid !== mirror.metadata.uid, 15_000);
   expect(again.metadata.annotations["kubernetes.io/config.mirror"]).toBe(hash);
-  expect(readFileSync(logOf(hash, "server"), "utf8")).toBe("static up\n");
+  expect(await logOutputWhen(logOf(hash, "server"), "static up\n")).toBe("static up\n");
   // a manifest removed: its pod stops and its mirror pod goes
   rmSync(join(manifests, "web.yaml"));
   await until(async () => (await getPod(name)) === undefined || undefined, "the mirror pod to go", 15_000);

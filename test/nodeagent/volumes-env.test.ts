@@ -2,9 +2,7 @@
 // Secrets, the downward API, resources, envFrom with prefixes, the service links; and a container whose
 // ConfigMap is missing waits with upstream's CreateContainerConfigError until the ConfigMap appears.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { logFile, logOutputWhen, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -32,7 +30,7 @@ async function printedEnv(name: string, container: Record<string, unknown>, spec
     spec: { nodeName: agent.name, serviceAccountName: "default", restartPolicy: "Never", containers: [{ name: "c", image: "busybox", command: ["sh", "-c", "env"], ...container }], ...spec },
   });
   const p = await podWhen(name, "Succeeded", (p) => p.status?.phase === "Succeeded");
-  const text = readFileSync(join(agent.rootDir, "pods", p.metadata.uid, "containers", "c", "0.log"), "utf8");
+  const text = await logOutputWhen(logFile(agent, p.metadata.uid, "c"));
   return Object.fromEntries(text.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
 }
 
@@ -96,5 +94,5 @@ test("a missing ConfigMap, then a missing key: CreateContainerConfigError with u
   expect(p.status.containerStatuses[0].state.waiting.reason).toBe("CreateContainerConfigError");
   expect((await s.call("PATCH", `/api/v1/namespaces/${NS}/configmaps/late`, { data: { greeting: "finally" } }, { "content-type": "application/merge-patch+json" })).status).toBe(200);
   p = await podWhen("waits", "Succeeded", (p) => p.status?.phase === "Succeeded");
-  expect(readFileSync(join(agent.rootDir, "pods", p.metadata.uid, "containers", "c", "0.log"), "utf8")).toBe("finally\n");
+  expect(await logOutputWhen(logFile(agent, p.metadata.uid, "c"), "finally\n")).toBe("finally\n");
 });

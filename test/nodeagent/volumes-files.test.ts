@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
+import { logFile, logOutput, startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -57,14 +57,14 @@ test("every kind of volume prepared before the containers start: files, modes, .
     { name: "all", projected: { sources: [{ serviceAccountToken: { path: "token", expirationSeconds: 600 } }, { configMap: { name: "files", items: [{ key: "a.txt", path: "a" }] } }, { downwardAPI: { items: [{ path: "name", fieldRef: { fieldPath: "metadata.name" } }] } }] } },
   ], [
     { name: "c", image: "busybox", command: ["sleep", "60"], resources: { limits: { memory: "32Mi" } } },
-    { name: "m", image: "busybox", command: ["sh", "-c", `cat ${mnt}/dir/a; sleep 60`], volumeMounts: [{ name: "cfg", mountPath: mnt }] },
+    { name: "m", image: "busybox", command: ["sh", "-c", `cat ${mnt}/dir/a; echo; sleep 60`], volumeMounts: [{ name: "cfg", mountPath: mnt }] },
   ]);
   uid = p.metadata.uid;
   vols = join(agent.rootDir, "pods", uid, "volumes");
   const started = (p: any, c: string) => p.status?.containerStatuses?.find((s: any) => s.name === c)?.state?.running;
   const ready = await podWhen("vols", "c running, m running or refused", (p) => started(p, "c") && (started(p, "m") || waitingOf(p, "m")));
   if (root) {
-    await until(async () => { try { return readFileSync(join(agent.rootDir, "pods", uid, "containers/m/0.log"), "utf8") === "alpha" || undefined; } catch { return undefined; } }, "m to read its mounted file");
+    await until(async () => logOutput(logFile(agent, uid, "m")) === "alpha\n" || undefined, "m to read its mounted file");
     expect(existsSync(join(mnt, "dir/a"))).toBe(false);
   } else {
     expect(waitingOf(ready, "m")).toEqual({ reason: "CreateContainerConfigError", message: `container "m" mounts volumes, which need mount namespaces: the agent must run as root on Linux` });

@@ -33,10 +33,26 @@ test("options: node name from the override (lowercased), defaults as upstream", 
 
 test("the Ready condition's message says what the runtime cannot enforce", () => {
   const o = nodeAgentOptions({ ...defaults, "hostname-override": "n1" });
-  const facts = { host, nodeIP: "10.0.0.1", ephemeralStorageBytes: 2 ** 30 };
+  const facts = { host, nodeIP: "10.0.0.1", kubeletPort: 10250, ephemeralStorageBytes: 2 ** 30 };
   const ready = (f: object) => nodeStatus(o, { ...facts, ...f }, undefined, new Date()).conditions.find((c: any) => c.type === "Ready");
   expect(ready({}).message).toBe("kubelet is posting ready status");
   expect(ready({ readyNotes: ["resource limits are not enforced: cgroups are not writable: EROFS"] })).toMatchObject({ status: "True", message: "kubelet is posting ready status. resource limits are not enforced: cgroups are not writable: EROFS" });
+});
+
+test("the servers' and log rotation's options: upstream's defaults, 0 turning a port off, bad values refused", () => {
+  const o = nodeAgentOptions({ ...defaults, "hostname-override": "n1" });
+  expect(o.serving).toMatchObject({
+    main: { host: "0.0.0.0", port: 10250 }, readOnly: { host: "0.0.0.0", port: 10255 }, healthz: { host: "127.0.0.1", port: 10248 }, certDir: "/tmp/r/pki",
+    authentication: { anonymous: true, webhook: false, webhookCacheTtlMs: 120_000 },
+    authorization: { mode: "AlwaysAllow", authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 },
+  });
+  expect(o.logRotation).toEqual({ maxBytes: 10 * 2 ** 20, maxFiles: 5 });
+  const off = nodeAgentOptions({ ...defaults, "read-only-port": "0", "healthz-port": "0" });
+  expect([off.serving.readOnly, off.serving.healthz]).toEqual([undefined, undefined]);
+  expect(() => nodeAgentOptions({ ...defaults, "authorization-mode": "RBAC" })).toThrow(`invalid argument "RBAC" for "--authorization-mode" flag`);
+  expect(() => nodeAgentOptions({ ...defaults, "container-log-max-files": "1" })).toThrow("ContainerLogMaxFiles (--container-log-max-files) 1 must be > 1");
+  expect(() => nodeAgentOptions({ ...defaults, "container-log-max-size": "lots" })).toThrow("--container-log-max-size");
+  expect(() => nodeAgentOptions({ ...defaults, port: "70000" })).toThrow(`"--port" flag`);
 });
 
 test("quantities in BinarySI, the OS image from os-release, MemTotal", () => {
@@ -48,12 +64,13 @@ test("quantities in BinarySI, the OS image from os-release, MemTotal", () => {
 
 test("the Node, and status comparison that ignores heartbeat times but keeps transition times", () => {
   const o = nodeAgentOptions({ ...defaults, "hostname-override": "n1", "register-with-taints": "a:NoSchedule" });
-  const facts = { host, nodeIP: "10.0.0.1", ephemeralStorageBytes: 100 * 2 ** 30 };
+  const facts = { host, nodeIP: "10.0.0.1", kubeletPort: 10250, ephemeralStorageBytes: 100 * 2 ** 30 };
   const node = initialNode(o, facts, new Date("2021-01-01T00:00:00Z"));
   expect(node.spec.taints).toEqual([{ key: "a", effect: "NoSchedule" }]);
   expect(node.status.capacity).toEqual({ cpu: "4", "ephemeral-storage": "100Gi", memory: "8Gi", pods: "110" });
   // the default hard eviction thresholds come off allocatable: memory.available<100Mi, nodefs.available<10%
   expect(node.status.allocatable).toEqual({ cpu: "4", "ephemeral-storage": "90Gi", memory: "8092Mi", pods: "110" });
+  expect(node.status.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 10250 } });
   const later = nodeStatus(o, facts, node.status, new Date("2021-01-01T00:01:00Z"));
   expect(later.conditions[3]).toMatchObject({ lastHeartbeatTime: "2021-01-01T00:01:00Z", lastTransitionTime: "2021-01-01T00:00:00Z" });
   expect(sameStatus(node.status, later)).toBe(true);
@@ -61,7 +78,7 @@ test("the Node, and status comparison that ignores heartbeat times but keeps tra
 });
 
 test("allocatable: --kube-reserved, --system-reserved and hard eviction thresholds come off capacity; --pods-per-core caps pods", () => {
-  const facts = { host, nodeIP: "10.0.0.1", ephemeralStorageBytes: 100 * 2 ** 30 };
+  const facts = { host, nodeIP: "10.0.0.1", kubeletPort: 10250, ephemeralStorageBytes: 100 * 2 ** 30 };
   const o = nodeAgentOptions({
     ...defaults, "hostname-override": "n1", "pods-per-core": "10", "kube-reserved": "cpu=200m,memory=512Mi", "system-reserved": "cpu=300m,ephemeral-storage=10Gi",
     "eviction-hard": "memory.available<1Gi,nodefs.available<20Gi",

@@ -124,15 +124,16 @@ test("hooks: success is undefined; a failure is upstream's message", async () =>
     `Http lifecycle hook (/x) for Container "c" in Pod "p_ns(u1)" failed - error: Get "http://127.0.0.1:1/x": dial tcp 127.0.0.1:1: connect: connection refused, message: ""`);
 });
 
-test("termination message: the file's last 4 KiB; with fallback and nothing written, the log's last 80 lines / 2 KiB", () => {
+test("termination message: the file's last 4 KiB; with fallback and nothing written, the CRI log's last 80 lines / 2 KiB", () => {
   const file = join(dir, "msg"), log = join(dir, "log");
   writeFileSync(file, "x".repeat(5000) + "end");
   expect(terminationMessage(file, log, true)).toBe("x".repeat(4093) + "end");
   writeFileSync(file, "");
-  writeFileSync(log, Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join(""));
+  const cri = (s: string) => `2026-01-01T00:00:00.000000000Z stdout F ${s}\n`;
+  writeFileSync(log, Array.from({ length: 100 }, (_, i) => cri(`line ${i}`)).join(""));
   expect(terminationMessage(file, log, false)).toBe("");
   expect(terminationMessage(file, log, true)).toBe(Array.from({ length: 80 }, (_, i) => `line ${i + 20}\n`).join(""));
-  writeFileSync(log, Array.from({ length: 10 }, () => "y".repeat(300) + "\n").join(""));
+  writeFileSync(log, Array.from({ length: 10 }, () => cri("y".repeat(300))).join(""));
   const t = logTail(log);
   expect(t.length).toBe(2048);
   expect(t.endsWith("y\n")).toBe(true);

@@ -4,13 +4,15 @@
 //
 // A stopping agent leaves its containers running, as upstream's kubelet does: their shims outlive it
 // and the next agent on the same --root-dir adopts them.
+import type { Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, rmdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync, rmdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { Cgroups } from "./cgroups.ts";
 import { ContainerProcess, DEFAULT_PATH, type ProcessSpec } from "./process.ts";
 import { containerDir, podDir, podRecords, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
 import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
+import { containerOutput } from "./output.ts";
 import { shimArgv } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
 
@@ -55,7 +57,6 @@ export class ProcessRuntime {
     const [cmd] = spec.argv;
     if (!cmd.includes("/") && !Bun.which(cmd, { PATH: spec.env.PATH ?? DEFAULT_PATH })) throw new Error(`exec: "${cmd}": executable file not found in $PATH`);
     const dir = containerDir(this.o.rootDir, uid, name);
-    mkdirSync(dirname(spec.logPath), { recursive: true });
     const hex = randomBytes(32).toString("hex");
     const cgroups = typeof this.cgroups === "string" ? [] : this.cgroups.createRun(uid, hex, spec.limits ?? {});
     const startedAt = new Date();
@@ -66,12 +67,19 @@ export class ProcessRuntime {
     const prefix = runPrefix(dir, record.containerID);
     const ns = !!this.sandbox.unshare;
     const argv = shimArgv(this.sandbox.sh, this.sandbox.setsid, {
-      prefix, logPath: spec.logPath, workingDir: spec.workingDir, argv: spec.argv, mounts: spec.mounts,
+      prefix, workingDir: spec.workingDir, argv: spec.argv, mounts: spec.mounts,
       hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups,
     });
     // unshare without --fork: the shim itself gets the new mount/UTS/IPC namespaces, its first child the PID one
     const wrap = ns ? [...(spec.netns ? [this.sandbox.nsenter!, `--net=${spec.netns}`] : []), this.sandbox.unshare!, "--mount", "--uts", "--ipc", "--pid", "--propagation", "private"] : [];
-    const shim = Bun.spawn([...wrap, ...argv], { env: spec.env, stdin: "ignore", stdout: "ignore", stderr: "ignore", detached: true });
+    // the container's output goes to its stamper (output.ts), never through the agent
+    const out = containerOutput(spec.logPath);
+    let shim: Subprocess;
+    try {
+      shim = Bun.spawn([...wrap, ...argv], { env: spec.env, stdin: "ignore", stdout: out.stdout, stderr: out.stderr, detached: true });
+    } finally {
+      out.close();
+    }
     shim.unref();
     return { proc: new ContainerProcess(record.containerID, prefix, startedAt, shim), record };
   }

@@ -1,6 +1,6 @@
 // The per-container shim: a `sh` (about 1.5 MB, not another Bun) in a session of its own, so it outlives
 // the agent. It starts the container as its child in a new session (pgid = pid), joined to its cgroups,
-// its output appended to the log file; it records the container's pid and start time, waits for it, and
+// its output the shim's own (the FIFOs of the container's stamper, output.ts); it records the container's pid and start time, waits for it, and
 // records how it ended (what is left of the container's group and cgroup is killed with it). Run under `unshare --mount --uts --ipc --pid` (without --fork), its first child
 // is pid 1 of a new PID namespace: that child mounts its own /proc and /dev/shm, sets the hostname and
 // bind-mounts the volumes before it execs the command. Only shell builtins run after that child is gone (a dead
@@ -14,11 +14,11 @@ read -r s < /proc/self/stat; stat_start "$s"; shim="${"${s%% *}"} $START"
 # its own tools come from the usual places whatever PATH the container's environment sets
 [ -z "${"${PATH+x}"}" ] || cpath=$PATH
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-rec=$1 log=$2 wd=$3 host=$4 setsid=$5 ns=$6 n=$7; shift 7
+rec=$1 wd=$2 host=$3 setsid=$4 ns=$5 n=$6; shift 6
 cgs=
 while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
 (
-  exec < /dev/null >> "$log" 2>&1
+  exec < /dev/null
   fail() { echo "$1" > "$rec.err"; echo "$1" >&2; exit 128; }
   read -r s < /proc/self/stat; stat_start "$s"; p=${"${s%% *}"}
   for c in $cgs; do echo 0 > "$c/cgroup.procs" || fail "cannot join the cgroup $c"; done
@@ -57,7 +57,6 @@ echo "$code $oom" > "$rec.exit"
 export interface ShimRun {
   /** The run's files' prefix (records.ts runPrefix). */
   prefix: string;
-  logPath: string;
   workingDir: string;
   argv: string[];
   mounts: Mount[];
@@ -70,7 +69,7 @@ export interface ShimRun {
 /** The command line that starts a run: `sh -c SCRIPT` with the run's parameters as positional arguments. */
 export function shimArgv(sh: string, setsid: string, r: ShimRun): string[] {
   return [
-    sh, "-c", SCRIPT, sh, r.prefix, r.logPath, r.workingDir, r.hostname ?? "", setsid, r.namespaces ? "ns" : "plain",
+    sh, "-c", SCRIPT, sh, r.prefix, r.workingDir, r.hostname ?? "", setsid, r.namespaces ? "ns" : "plain",
     String(r.cgroups.length), ...r.cgroups,
     String(r.mounts.length), ...r.mounts.flatMap((m) => [m.hostPath, m.containerPath, m.readOnly ? "ro" : "rw"]),
     ...r.argv,

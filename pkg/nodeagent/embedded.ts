@@ -1,0 +1,17 @@
+// The node agent inside `kite up`: the same agent with its defaults, talking to the API server through the
+// API as the node it runs (a client certificate for system:node:NAME in system:nodes, which the Node
+// authorizer and RBAC grant what a kubelet needs), stopping its pods when the cluster stops.
+import { Client } from "../client/client.ts";
+import { Transport } from "../client/transport.ts";
+import type { EmbeddedTarget } from "../scheduler/embedded.ts";
+import { runNodeAgent } from "./agent.ts";
+import { NODE_AGENT_ARGS } from "./flags.ts";
+import { nodeAgentOptions } from "./options.ts";
+
+/** Runs until `signal` aborts; `flags` are node-agent flags (`--root-dir`, `--hostname-override`, ...). */
+export function runEmbeddedNodeAgent(target: EmbeddedTarget, flags: Record<string, string>, signal: AbortSignal): Promise<void> {
+  const defaults: Record<string, unknown> = Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as { default?: unknown }).default]));
+  const o = { ...nodeAgentOptions({ ...defaults, ...flags }, []), stopPodsOnExit: true };
+  const client = new Client(new Transport({ ...target, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
+  return runNodeAgent(o, client, signal);
+}

@@ -1,0 +1,66 @@
+// The agent's listeners, as the kubelet's: --port (HTTPS, authenticated and authorized: /healthz, /pods,
+// /containerLogs, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
+// (plain HTTP: /healthz only).
+import { hostname } from "node:os";
+import { Health } from "../../api/health.ts";
+import type { ClientConfig } from "../../client/kubeconfig.ts";
+import { type Listener, serveOn, serveTLS, servingPair } from "../../serving/secure.ts";
+import { AgentAuth } from "./auth.ts";
+import { type AgentPods, containerLogs, podList, submitPods, withdrawPod } from "./handlers.ts";
+import type { AgentServingOptions } from "./options.ts";
+
+const notFound = () => new Response("404 page not found\n", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+
+type Route = (req: Request, url: URL) => Response | Promise<Response>;
+
+export class AgentServers {
+  private readonly health = new Health(0);
+  private readonly listeners: Listener[] = [];
+  /** Where each listener ended up (--port 0 picks a free port). */
+  port = 0;
+  readOnlyPort?: number;
+  healthzPort?: number;
+
+  /** `synced()`: the agent has its pods (upstream's syncloop check). */
+  constructor(private readonly o: AgentServingOptions, private readonly api: ClientConfig, private readonly nodeName: string,
+    private readonly nodeIP: string, private readonly view: AgentPods, synced: () => boolean) {
+    this.health.add({ name: "ping", in: ["healthz"], run: async () => null });
+    this.health.add({ name: "log", in: ["healthz"], run: async () => null });
+    this.health.add({ name: "syncloop", in: ["healthz"], run: async () => (synced() ? null : "the pods are not synced yet") });
+  }
+
+  private route(withLogs: boolean, healthOnly = false): Route {
+    return async (req, url) => {
+      const path = url.pathname;
+      if (path === "/healthz" || path.startsWith("/healthz/")) return (await this.health.handle(url)) ?? notFound();
+      if (healthOnly) return notFound();
+      // the submission source, on the authenticated port only
+      if (withLogs && req.method === "POST" && (path === "/pods" || path === "/pods/")) return submitPods(this.view, req);
+      if (withLogs && req.method === "DELETE" && path.startsWith("/pods/")) return withdrawPod(this.view, path);
+      if (req.method !== "GET") return notFound();
+      if (path === "/pods" || path === "/pods/") return podList(this.view);
+      if (withLogs && path.startsWith("/containerLogs/")) return containerLogs(this.view, path, url.searchParams);
+      return notFound();
+    };
+  }
+
+  /** Listens on every configured port; a port that cannot be had throws one line (StartupError). */
+  async start(): Promise<void> {
+    const o = this.o;
+    const auth = new AgentAuth(o, this.api, this.nodeName);
+    const tls = await servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] });
+    const main = this.route(true);
+    const listen = (l: Listener) => (this.listeners.push(l), l.port);
+    this.port = listen(serveTLS(o.main, tls, auth.clientCAs, async (req, certificates) => {
+      const url = new URL(req.url);
+      return (await auth.check(req, url.pathname, certificates)) ?? main(req, url);
+    }));
+    const plain = (route: Route) => (req: Request) => route(req, new URL(req.url));
+    if (o.readOnly) this.readOnlyPort = listen(serveOn(o.readOnly, plain(this.route(false))));
+    if (o.healthz) this.healthzPort = listen(serveOn(o.healthz, plain(this.route(false, true))));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.listeners.map((l) => l.stop()));
+  }
+}

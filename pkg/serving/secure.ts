@@ -1,0 +1,96 @@
+// What the components' own servers share (the scheduler's, the node agent's): a serving certificate from
+// files or generated once into a cert dir, plain listeners, and an HTTPS listener that shows each
+// request's client certificate — through the TLS front when client CAs are given, since Bun.serve cannot.
+import type { X509Certificate } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Server } from "bun";
+import { writePrivateFile } from "../pki/private.ts";
+import { listening } from "./listen.ts";
+import { type Peer, TlsFront } from "./tlsfront.ts";
+
+export interface HostPort { host: string; port: number }
+export interface TlsPair { cert: string; key: string }
+
+export interface ServingCertOptions {
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Where a generated pair is kept as NAME.crt/NAME.key (made once); absent, generated in memory. */
+  certDir?: string;
+  name: string;
+  /** The names and addresses the generated certificate is for. */
+  hosts: string[];
+}
+
+/**
+ * The given files, else NAME.crt/.key in the cert dir (generated and self-signed the first time), as
+ * upstream's components do. The certificate library is loaded only to generate one.
+ */
+export async function servingPair(o: ServingCertOptions): Promise<TlsPair> {
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) return { cert: readFileSync(o.tlsCertFile, "utf8"), key: readFileSync(o.tlsPrivateKeyFile, "utf8") };
+  const files = o.certDir && { cert: join(o.certDir, `${o.name}.crt`), key: join(o.certDir, `${o.name}.key`) };
+  if (files) {
+    try {
+      return { cert: readFileSync(files.cert, "utf8"), key: readFileSync(files.key, "utf8") };
+    } catch { /* not made yet */ }
+  }
+  const stamp = Math.floor(Date.now() / 1000);
+  const host = o.hosts[0] ?? "localhost";
+  const { generateServingCerts } = await import("../pki/certs.ts");
+  const made = generateServingCerts(`${host}-ca@${stamp}`, `${host}@${stamp}`, o.hosts);
+  const pair = { cert: made.cert + made.ca, key: made.key };
+  if (files) {
+    mkdirSync(o.certDir!, { recursive: true, mode: 0o700 });
+    writeFileSync(files.cert, pair.cert);
+    writePrivateFile(files.key, pair.key);
+  }
+  return pair;
+}
+
+type Handler = (req: Request, server: Server<undefined>) => Response | Promise<Response>;
+
+export interface Listener {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** A listener (HTTPS with `tls`); a failure to listen is one line naming the port. */
+export function serveOn(where: HostPort & { tls?: TlsPair }, handler: Handler, guard?: (req: Request, server: Server<undefined>) => boolean): Listener {
+  const server = listening(where.host, where.port, () => Bun.serve({
+    hostname: where.host, port: where.port, tls: where.tls, reusePort: false, development: false,
+    fetch: (req, srv) => (guard && !guard(req, srv) ? new Response(null, { status: 403, headers: { Connection: "close" } }) : handler(req, srv)),
+    error: (e) => new Response(`Internal Server Error: ${e.message}\n`, { status: 500 }),
+  }));
+  return { port: server.port!, stop: () => server.stop(true) };
+}
+
+/**
+ * HTTPS on `where`; `handler` gets each request with the client certificate its connection showed. With
+ * client CAs, the TLS front terminates TLS and the HTTP server behind it, on loopback, serves only the
+ * front's connections.
+ */
+export function serveTLS(where: HostPort, tls: TlsPair, clientCAs: string[], handler: (req: Request, certificates: X509Certificate[] | undefined, server: Server<undefined>) => Response | Promise<Response>): Listener {
+  if (!clientCAs.length) return serveOn({ ...where, tls }, (req, srv) => handler(req, undefined, srv));
+  let front: TlsFront | undefined;
+  const peers = new WeakMap<Request, Peer>();
+  const behind = serveOn({ host: "127.0.0.1", port: 0 }, (req, srv) => handler(req, peers.get(req)?.certificates, srv), (req, srv) => {
+    const peer = front?.peer(srv.requestIP(req));
+    if (peer) peers.set(req, peer);
+    return !!peer;
+  });
+  try {
+    front = listening(where.host, where.port, () => new TlsFront({ hostname: where.host, port: where.port, tls: { ...tls, ca: clientCAs }, upstreamPort: behind.port }));
+  } catch (e) {
+    void behind.stop();
+    throw e;
+  }
+  const f = front;
+  return {
+    port: f.port,
+    async stop() {
+      f.stop();
+      await behind.stop();
+      await f.drain(0);
+    },
+  };
+}
