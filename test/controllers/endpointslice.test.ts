@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
 import { podManifest, setPodStatus } from "../helpers/fakenode.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { KITE, startServer, type TestServer } from "../helpers/server.ts";
 
 const NS = "default";
 const SLICES = `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`;
@@ -115,4 +115,12 @@ test("a selector change moves the endpoints; a Service without a selector gets n
   await Bun.sleep(500);
   expect(await versions()).toEqual(before);
   expect(await slicesOf("external")).toEqual([]);
+});
+
+test("--max-endpoints-per-slice outside 1..1000 exits 2 with one line", () => {
+  for (const v of ["0", "1001", "many"]) {
+    const r = Bun.spawnSync([...KITE, "controller-manager", `--kubeconfig=${s.kubeconfig}`, `--max-endpoints-per-slice=${v}`]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.toString().trim()).toBe(`Error: invalid argument "${v}" for "--max-endpoints-per-slice" flag: max-endpoints-per-slice must be between 1 and 1000, inclusive`);
+  }
 });

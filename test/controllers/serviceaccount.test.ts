@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
-import { startServer, TEST_TOKEN, type TestServer } from "../helpers/server.ts";
+import { KITE, startServer, TEST_TOKEN, type TestServer } from "../helpers/server.ts";
 
 const NS = "robots";
 const TOKEN_TYPE = "kubernetes.io/service-account-token";
@@ -91,7 +91,15 @@ test("a ServiceAccount gets a token Secret that authenticates as it", async () =
 test("without --service-account-private-key-file the token controller does not run", async () => {
   const m = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=serviceaccount-token"],
     "the manager to start", async () => true, 10_000);
-  await until(async () => (m.output().includes(`"serviceaccount-token" is disabled because there is no private key`) ? true : undefined), "the warning");
-  expect(m.output()).toContain("started no controllers");
+  await until(async () => (m.output().includes("started no controllers") ? true : undefined), "the manager to run no controller");
+  expect(m.output()).toContain(`"serviceaccount-token" is disabled because there is no private key`);
   expect(await m.stop()).toBe(0);
+});
+
+test("an unreadable --service-account-private-key-file stops the manager with one line", () => {
+  const r = Bun.spawnSync([...KITE, "controller-manager", `--kubeconfig=${s.kubeconfig}`, "--service-account-private-key-file=/nonexistent/sa.key"]);
+  expect(r.exitCode).toBe(1);
+  const lines = r.stderr.toString().trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toStartWith("Error: error reading key for service account token controller: ");
 });
