@@ -3,8 +3,7 @@
 // address for the Service's IP family, the ports a Service's targetPorts resolve to on it, and the
 // last-change-trigger-time bookkeeping.
 import type { Obj } from "../client/client.ts";
-import type { Store } from "../client/store.ts";
-import { NAMESPACE_INDEX } from "../client/store.ts";
+import { NAMESPACE_INDEX, type Store } from "../client/store.ts";
 
 /** The annotation saying when the last change that moved the endpoints happened. */
 export const LAST_CHANGE_TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";

@@ -1,7 +1,6 @@
 // The wiring the endpoint and endpointslice controllers share: a key per Service, queued when the Service
 // changes or goes, and when a pod it selects (or selected) appears, changes what its endpoints read, or goes.
 import type { Obj } from "../client/client.ts";
-import type { SharedInformer } from "../client/informer.ts";
 import { RESOURCES } from "../client/resources.ts";
 import { namespaceIndex, NAMESPACE_INDEX, objectOf, type DeletedFinalStateUnknown, type Store } from "../client/store.ts";
 import { servicesOf, servicesToUpdateOnPodChange, TriggerTimeTracker } from "./endpointutil.ts";
@@ -15,8 +14,8 @@ export abstract class ServiceEndpointsController extends KeyedController {
   constructor(name: string, ctx: ControllerContext) {
     super(name);
     const indexers = { [NAMESPACE_INDEX]: namespaceIndex };
-    const services: SharedInformer = ctx.factory.informerFor(RESOURCES.services, { indexers });
-    const pods: SharedInformer = ctx.factory.informerFor(RESOURCES.pods, { indexers });
+    const services = ctx.factory.informerFor(RESOURCES.services, { indexers });
+    const pods = ctx.factory.informerFor(RESOURCES.pods, { indexers });
     this.services = services.store;
     this.pods = pods.store;
     services.addEventHandler({ add: this.enqueue, update: (_, s) => this.enqueue(s), delete: this.enqueue });
