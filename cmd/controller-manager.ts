@@ -2,6 +2,7 @@
 // addition to the spec's programs, so that controllers can run apart from `kite up`.
 import { defineCommand } from "citty";
 import { hostname } from "node:os";
+import { readFileSync } from "node:fs";
 import { bool, duration, strict, UsageError } from "../pkg/cli/args.ts";
 import { runUntilSignal, startOrExit } from "./component.ts";
 
@@ -10,6 +11,9 @@ const ARGS = {
   master: { type: "string", description: "The address of the Kubernetes API server (overrides any value in kubeconfig)." },
   controllers: { type: "string", default: "*", description: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'." },
   "concurrent-syncs": { type: "string", default: "5", description: "The number of objects each controller syncs at once (upstream's --concurrent-<kind>-syncs, one value for all)." },
+  "max-endpoints-per-slice": { type: "string", default: "100", description: "The maximum number of endpoints that will be added to an EndpointSlice. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100." },
+  "service-account-private-key-file": { type: "string", description: "Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens. Without it the serviceaccount-token controller does not run." },
+  "root-ca-file": { type: "string", description: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle." },
   "leader-elect": { type: "boolean", default: true, description: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
   "leader-elect-lease-duration": { type: "string", default: "15s", description: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
   "leader-elect-renew-deadline": { type: "string", default: "10s", description: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than or equal to the lease duration." },
@@ -35,14 +39,27 @@ export default defineCommand({
     }
     const workers = Number(a["concurrent-syncs"]);
     if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`invalid argument "${a["concurrent-syncs"]}" for "--concurrent-syncs" flag: must be a positive integer`);
+    const maxEndpointsPerSlice = Number(a["max-endpoints-per-slice"]);
+    if (!/^\d+$/.test(a["max-endpoints-per-slice"]) || maxEndpointsPerSlice < 1 || maxEndpointsPerSlice > 1000) throw new UsageError(`invalid argument "${a["max-endpoints-per-slice"]}" for "--max-endpoints-per-slice" flag: max-endpoints-per-slice must be between 1 and 1000, inclusive`);
     const leaderElect = bool("leader-elect", a["leader-elect"]);
     const timings = { leaseDurationMs: duration("leader-elect-lease-duration", a["leader-elect-lease-duration"]), renewDeadlineMs: duration("leader-elect-renew-deadline", a["leader-elect-renew-deadline"]), retryPeriodMs: duration("leader-elect-retry-period", a["leader-elect-retry-period"]) };
     const { Client } = await import("../pkg/client/client.ts");
     const { loadClientConfig } = await import("../pkg/client/kubeconfig.ts");
     const { Transport } = await import("../pkg/client/transport.ts");
     const client = await startOrExit(async () => new Client(new Transport(await loadClientConfig({ kubeconfig: a.kubeconfig || undefined, server: a.master || undefined }))));
+    const rootCAFile: string = a["root-ca-file"] || "";
+    const rootCA = await startOrExit(async () => {
+      if (!rootCAFile) return client.config.ca;
+      try { return readFileSync(rootCAFile, "utf8"); } catch (e) { throw new Error(`error reading root-ca-file at ${rootCAFile}: ${(e as Error).message}`); }
+    });
+    const keyFile: string = a["service-account-private-key-file"] || "";
+    const { readSigningKey } = await import("../pkg/auth/serviceaccount-keys.ts");
+    const serviceAccountKey = keyFile ? await startOrExit(async () => {
+      try { return readSigningKey(keyFile); } catch (e) { throw new Error(`error reading key for service account token controller: ${(e as Error).message}`); }
+    }) : undefined;
+    const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA };
     const names = selectControllers(spec);
-    const run = (signal: AbortSignal) => runControllers(client, names, workers, signal);
+    const run = (signal: AbortSignal) => runControllers(client, names, workers, signal, options);
     if (!leaderElect) return runUntilSignal(run, "stopping the controllers");
     const { runWhileLeading } = await import("../pkg/client/leaderelection.ts");
     const { newResourceLock } = await import("../pkg/client/resourcelock.ts");

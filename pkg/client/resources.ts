@@ -26,6 +26,7 @@ export const RESOURCES = {
   persistentvolumeclaims: ref("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
   coreEvents: ref("", "v1", "events", "Event"),
   events: ref("events.k8s.io", "v1", "events", "Event"),
+  endpointslices: ref("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),
   leases: ref("coordination.k8s.io", "v1", "leases", "Lease"),
   replicasets: ref("apps", "v1", "replicasets", "ReplicaSet"),
   statefulsets: ref("apps", "v1", "statefulsets", "StatefulSet"),

@@ -8,12 +8,14 @@ import type { EventBroadcaster } from "../client/events.ts";
 import type { InformerFactory } from "../client/informer.ts";
 import { DeletedFinalStateUnknown } from "../client/store.ts";
 import { WorkQueue } from "../client/workqueue.ts";
+import type { ControllerOptions } from "./options.ts";
 
 export interface ControllerContext {
   client: Client;
   /** Informers made here are started (and synced) by the manager before any controller runs. */
   factory: InformerFactory;
   events: EventBroadcaster;
+  options: ControllerOptions;
 }
 
 export interface Controller {
@@ -22,8 +24,11 @@ export interface Controller {
   run(workers: number, signal: AbortSignal): Promise<void>;
 }
 
-/** Builds a controller: it makes its informers and registers its handlers, nothing more. */
-export type ControllerInit = (ctx: ControllerContext) => Controller;
+/**
+ * Builds a controller: it makes its informers and registers its handlers, nothing more. Null: the
+ * controller cannot run with these options (upstream's enabled=false) and has said why.
+ */
+export type ControllerInit = (ctx: ControllerContext) => Controller | null;
 
 /** `namespace/name`, or `name` for a cluster-scoped object (upstream's MetaNamespaceKeyFunc). */
 export function keyOf(obj: Obj): string {

@@ -1,0 +1,14 @@
+// The flags of `kite controller-manager` that single controllers read (upstream's per-controller
+// configuration), with upstream's defaults.
+import type { SigningKey } from "../auth/serviceaccount-keys.ts";
+
+export interface ControllerOptions {
+  /** --max-endpoints-per-slice: the endpointslice controller's most endpoints in one slice. */
+  maxEndpointsPerSlice: number;
+  /** The key of --service-account-private-key-file, which signs legacy tokens; without it the token controller does not run. */
+  serviceAccountKey?: SigningKey;
+  /** The CA (PEM) put in token Secrets as ca.crt: --root-ca-file's, else the kubeconfig's. */
+  rootCA?: string;
+}
+
+export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = { maxEndpointsPerSlice: 100 };
