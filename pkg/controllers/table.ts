@@ -1,7 +1,13 @@
 // The controllers `kite controller-manager` knows, by upstream's names (--controllers), and whether each
 // runs when --controllers is `*`. A controller is one file exporting its ControllerInit.
+import { deploymentController } from "./deployment.ts";
 import type { ControllerInit } from "./framework.ts";
+import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 
 export interface ControllerEntry { init: ControllerInit; enabledByDefault: boolean }
 
-export const CONTROLLERS: Record<string, ControllerEntry> = {};
+export const CONTROLLERS: Record<string, ControllerEntry> = {
+  deployment: { init: deploymentController, enabledByDefault: true },
+  replicaset: { init: replicaSetController, enabledByDefault: true },
+  replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
+};
