@@ -147,10 +147,7 @@ export function scaledValue(v: number | string | undefined, total: number, round
   const x = v ?? dflt;
   if (typeof x === "number") return x;
   const m = /^(\d+)%$/.exec(x);
-  if (!m) {
-    if (/^\d+$/.test(x)) return Number(x);
-    throw new Error(`invalid value for IntOrString: invalid value "${x}"`);
-  }
+  if (!m) throw new Error(`invalid value for IntOrString: invalid type: string is not a percentage`);
   const scaled = (Number(m[1]) * total) / 100;
   return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
 }
