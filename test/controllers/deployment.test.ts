@@ -202,6 +202,22 @@ test("scaling mid-rollout spreads the new replicas over the ReplicaSets in propo
   await player.stop();
 });
 
+test("a Deployment adopts an orphan ReplicaSet of its template instead of making another, and releases one whose labels stop matching", async () => {
+  const player = playNode(s, "default", "app=orph");
+  const rs = await s.call("POST", "/apis/apps/v1/namespaces/default/replicasets", { metadata: { name: "orph-old", labels: { app: "orph" } }, spec: { replicas: 2, selector: { matchLabels: { app: "orph" } }, template: template("orph") } });
+  expect(rs.status).toBe(201);
+  const d = await create("orph", { replicas: 2 });
+  await rolledOut("orph");
+  const rss = await replicaSets("orph");
+  expect(rss.map((x) => x.metadata.name)).toEqual(["orph-old"]);
+  expect(rss[0].metadata.ownerReferences).toEqual([expect.objectContaining({ kind: "Deployment", name: "orph", uid: d.metadata.uid, controller: true })]);
+  expect(rss[0].metadata.annotations["deployment.kubernetes.io/revision"]).toBe("1");
+  await s.call("PATCH", "/apis/apps/v1/namespaces/default/replicasets/orph-old", { metadata: { labels: { app: "elsewhere" } } }, { "content-type": "application/merge-patch+json" });
+  await until(async () => (((await s.call("GET", "/apis/apps/v1/namespaces/default/replicasets/orph-old")).body.metadata.ownerReferences ?? []).length === 0 ? true : undefined), "the ReplicaSet to be released");
+  await until(async () => ((await replicaSets("orph")).length === 1 ? true : undefined), "a ReplicaSet made in its place");
+  await player.stop();
+});
+
 test("with a real node agent, a Deployment of 3 runs 3 Ready processes", async () => {
   const agent = await startNodeAgent(s);
   try {

@@ -90,6 +90,22 @@ test("availableReplicas waits minReadySeconds after readiness", async () => {
   await player.stop();
 });
 
+test("pods the server refuses set ReplicaFailure and a FailedCreate event; once they can be made the condition goes", async () => {
+  const t = template("failing");
+  (t.spec as any).priorityClassName = "later";
+  expect((await s.call("POST", RS, { metadata: { name: "failing" }, spec: { replicas: 2, selector: { matchLabels: { app: "failing" } }, template: t } })).status).toBe(201);
+  const cond = await until(async () => (await rs("failing")).status?.conditions?.find((c: any) => c.type === "ReplicaFailure"), "the ReplicaFailure condition");
+  expect(cond).toMatchObject({ status: "True", reason: "FailedCreate" });
+  expect(cond.message).toContain("no PriorityClass with name later was found");
+  const failed = await until(async () => (await events("failing")).find((e) => e.reason === "FailedCreate"), "a FailedCreate event");
+  expect(failed).toMatchObject({ type: "Warning" });
+  expect(failed.note).toStartWith("Error creating: ");
+  expect(failed.note).toContain("no PriorityClass with name later was found");
+  expect(await podsOf("app=failing")).toEqual([]);
+  expect((await s.call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", { metadata: { name: "later" }, value: 10 })).status).toBe(201);
+  await until(async () => { const r = await rs("failing"); return r.status?.replicas === 2 && !r.status.conditions?.length ? true : undefined; }, "2 pods and no ReplicaFailure", 20_000);
+});
+
 test("a ReplicationController keeps its replicas, owning its pods as a ReplicationController", async () => {
   const r = await s.call("POST", "/api/v1/namespaces/default/replicationcontrollers", { metadata: { name: "legacy" }, spec: { replicas: 2, selector: { app: "legacy" }, template: template("legacy") } });
   expect(r.status).toBe(201);
