@@ -23,6 +23,20 @@ export abstract class DeploymentSyncer extends KeyedController {
   protected abstract readonly recorder: EventRecorder;
   /** The Deployment as the informer holds it (to tell which annotations a write must change). */
   protected abstract stored(d: Obj): Obj | undefined;
+  /** The resourceVersion of each Deployment's last write here, by key (see `cacheBehind`). */
+  private readonly lastWritten = new Map<string, string>();
+
+  /**
+   * True while the informer has not yet seen this controller's last write of the Deployment: a sync now
+   * would work from a stale copy and fail on a conflict; the write's own event queues the next sync.
+   */
+  protected cacheBehind(key: string, cached: Obj): boolean {
+    const written = this.lastWritten.get(key);
+    if (written === undefined) return false;
+    if (/^\d+$/.test(written) && /^\d+$/.test(cached.metadata.resourceVersion ?? "") && BigInt(cached.metadata.resourceVersion) < BigInt(written)) return true;
+    this.lastWritten.delete(key);
+    return false;
+  }
 
   /** The new ReplicaSet (created when `create` and missing) and the others, with the revision synced. */
   async replicaSetsAndSyncRevision(d: Obj, rsList: Obj[], create: boolean): Promise<ReplicaSets> {
@@ -118,6 +132,7 @@ export abstract class DeploymentSyncer extends KeyedController {
     }
     const written = await this.client.update(RESOURCES.deployments, d, { namespace: ns, subresource: "status" });
     d.metadata.resourceVersion = written.metadata.resourceVersion;
+    this.lastWritten.set(`${ns}/${d.metadata.name}`, written.metadata.resourceVersion);
   }
 
   /** Scales a ReplicaSet with a ScalingReplicaSet event; returns whether it changed and the ReplicaSet. */

@@ -91,7 +91,7 @@ export class DeploymentController extends DeploymentSyncer {
 
   protected async sync(key: string): Promise<void> {
     const cached = this.deployments.store.get(key);
-    if (!cached) return;
+    if (!cached || this.cacheBehind(key, cached)) return;
     const d = structuredClone(cached);
     d.status ??= {};
     if (isEmptySelector(d.spec.selector)) {
