@@ -15,7 +15,7 @@ import { rfc3339 } from "../client/time.ts";
 import { WorkQueue } from "../client/workqueue.ts";
 import { KeyedController, keyOf, splitKey, type ControllerContext, type ControllerInit } from "./framework.ts";
 import { completionIndex, duplicateIndexPods, firstPendingIndexes, isIndexedJob, succeededIndexes, templateForIndex, withCompletionIndexEnv } from "./jobindexes.ts";
-import { compareForRemoval, controllerOf, createInBatches, Expectations, isPodActive, PodControl, podFromTemplate } from "./jobpods.ts";
+import { compareForRemoval, CONTROLLER_UID_INDEX, controllerOf, controllerUIDIndex, createInBatches, Expectations, isPodActive, PodControl, podFromTemplate } from "./jobpods.ts";
 import { isJobFinished } from "./jobstate.ts";
 
 export const JOB_BACKOFF_MS = 10_000;
@@ -23,10 +23,6 @@ export const MAX_JOB_BACKOFF_MS = 360_000;
 /** Upstream's cap on pods created or deleted in one sync. */
 const MAX_POD_CHANGES_PER_SYNC = 500;
 const STATUS_UPDATE_RETRIES = 3;
-export const CONTROLLER_UID_INDEX = "controllerUID";
-
-/** Pods by the uid of their controller. */
-const controllerUIDIndex = (o: Obj) => { const r = controllerOf(o); return r?.uid ? [r.uid] : []; };
 
 /** The delay before a job with `failures` recorded failed syncs is synced again (upstream's getBackoff). */
 export function jobBackoff(failures: number): number {

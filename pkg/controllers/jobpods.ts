@@ -15,6 +15,10 @@ export function controllerRef(owner: Obj): Obj {
 /** The controller reference among an object's owner references. */
 export const controllerOf = (o: Obj): Obj | undefined => (o.metadata?.ownerReferences ?? []).find((r: Obj) => r?.controller === true);
 
+/** The name of the index of objects by their controller's uid. */
+export const CONTROLLER_UID_INDEX = "controllerUID";
+export const controllerUIDIndex = (o: Obj): string[] => { const r = controllerOf(o); return r?.uid ? [r.uid] : []; };
+
 /** Pods neither finished nor being deleted (controller.FilterActivePods). */
 export const isPodActive = (p: Obj): boolean => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed" && !p.metadata.deletionTimestamp;
 
