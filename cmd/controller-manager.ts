@@ -2,7 +2,7 @@
 // addition to the spec's programs, so that controllers can run apart from `kite up`.
 import { defineCommand } from "citty";
 import { hostname } from "node:os";
-import { bool, duration, strict, UsageError } from "../pkg/cli/args.ts";
+import { bool, duration, int, strict, UsageError } from "../pkg/cli/args.ts";
 import { runUntilSignal, startOrExit } from "./component.ts";
 
 const ARGS = {
@@ -10,6 +10,7 @@ const ARGS = {
   master: { type: "string", description: "The address of the Kubernetes API server (overrides any value in kubeconfig)." },
   controllers: { type: "string", default: "*", description: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'." },
   "concurrent-syncs": { type: "string", default: "5", description: "The number of objects each controller syncs at once (upstream's --concurrent-<kind>-syncs, one value for all)." },
+  "terminated-pod-gc-threshold": { type: "string", default: "12500", description: "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled." },
   "leader-elect": { type: "boolean", default: true, description: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
   "leader-elect-lease-duration": { type: "string", default: "15s", description: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
   "leader-elect-renew-deadline": { type: "string", default: "10s", description: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than or equal to the lease duration." },
@@ -35,6 +36,7 @@ export default defineCommand({
     }
     const workers = Number(a["concurrent-syncs"]);
     if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`invalid argument "${a["concurrent-syncs"]}" for "--concurrent-syncs" flag: must be a positive integer`);
+    const terminatedPodGCThreshold = int("terminated-pod-gc-threshold", String(a["terminated-pod-gc-threshold"]), -(2 ** 31), 2 ** 31 - 1);
     const leaderElect = bool("leader-elect", a["leader-elect"]);
     const timings = { leaseDurationMs: duration("leader-elect-lease-duration", a["leader-elect-lease-duration"]), renewDeadlineMs: duration("leader-elect-renew-deadline", a["leader-elect-renew-deadline"]), retryPeriodMs: duration("leader-elect-retry-period", a["leader-elect-retry-period"]) };
     const { Client } = await import("../pkg/client/client.ts");
@@ -42,7 +44,7 @@ export default defineCommand({
     const { Transport } = await import("../pkg/client/transport.ts");
     const client = await startOrExit(async () => new Client(new Transport(await loadClientConfig({ kubeconfig: a.kubeconfig || undefined, server: a.master || undefined }))));
     const names = selectControllers(spec);
-    const run = (signal: AbortSignal) => runControllers(client, names, workers, signal);
+    const run = (signal: AbortSignal) => runControllers(client, names, workers, signal, { terminatedPodGCThreshold });
     if (!leaderElect) return runUntilSignal(run, "stopping the controllers");
     const { runWhileLeading } = await import("../pkg/client/leaderelection.ts");
     const { newResourceLock } = await import("../pkg/client/resourcelock.ts");

@@ -9,8 +9,17 @@ import type { InformerFactory } from "../client/informer.ts";
 import { DeletedFinalStateUnknown } from "../client/store.ts";
 import { WorkQueue } from "../client/workqueue.ts";
 
+/** Settings of single controllers, from the manager's flags. */
+export interface ControllerOptions {
+  /** --terminated-pod-gc-threshold: finished pods kept before podgc deletes the oldest (≤ 0: none deleted). */
+  terminatedPodGCThreshold: number;
+}
+
+export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = { terminatedPodGCThreshold: 12500 };
+
 export interface ControllerContext {
   client: Client;
+  options: ControllerOptions;
   /** Informers made here are started (and synced) by the manager before any controller runs. */
   factory: InformerFactory;
   events: EventBroadcaster;

@@ -5,7 +5,7 @@ import { consola } from "consola";
 import type { Client } from "../client/client.ts";
 import { EventBroadcaster } from "../client/events.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
-import type { ControllerContext } from "./framework.ts";
+import { DEFAULT_CONTROLLER_OPTIONS, type ControllerContext, type ControllerOptions } from "./framework.ts";
 import { CONTROLLERS } from "./table.ts";
 
 /** Upstream's --controllers: `*` is every controller on by default, `name` adds one, `-name` removes one. */
@@ -19,8 +19,8 @@ export function selectControllers(spec: string[]): string[] {
   return [...on];
 }
 
-export async function runControllers(client: Client, names: string[], workers: number, signal: AbortSignal): Promise<void> {
-  const ctx: ControllerContext = { client, factory: new InformerFactory(client, { transform: dropManagedFields }), events: new EventBroadcaster(client) };
+export async function runControllers(client: Client, names: string[], workers: number, signal: AbortSignal, options: ControllerOptions = DEFAULT_CONTROLLER_OPTIONS): Promise<void> {
+  const ctx: ControllerContext = { client, options, factory: new InformerFactory(client, { transform: dropManagedFields }), events: new EventBroadcaster(client) };
   const controllers = names.map((name) => CONTROLLERS[name].init(ctx));
   ctx.factory.start();
   if (!(await ctx.factory.waitForCacheSync(signal))) return;
