@@ -15,6 +15,7 @@ import { KeyedController, keyOf, type ControllerContext, type ControllerInit } f
 import { jobFromTemplate, plan, untilNext } from "./cronjobschedule.ts";
 import { CONTROLLER_UID_INDEX, controllerOf, controllerUIDIndex } from "./jobpods.ts";
 import { finishedCondition } from "./jobstate.ts";
+import { writeStatus } from "./status.ts";
 
 /** Finished jobs by start time (unstarted last), then name: the first ones are deleted first. */
 function byStartTime(a: Obj, b: Obj): number {
@@ -31,7 +32,8 @@ export class CronJobController extends KeyedController {
 
   /** `now` is the controller's clock (ms since the epoch). */
   constructor(private readonly ctx: ControllerContext, private readonly now: () => number = Date.now) {
-    super("cronjob");
+    // a CronJob is never dropped from the queue: nothing else would bring it back at its next time
+    super("cronjob", Number.POSITIVE_INFINITY);
     this.recorder = ctx.events.newRecorder("cronjob-controller");
     this.cronjobs = ctx.factory.informerFor(RESOURCES.cronjobs);
     this.jobs = ctx.factory.informerFor(RESOURCES.jobs, { indexers: { [CONTROLLER_UID_INDEX]: controllerUIDIndex } });
@@ -181,8 +183,7 @@ export class CronJobController extends KeyedController {
   }
 
   private async writeStatus(cj: Obj): Promise<void> {
-    const written = await this.ctx.client.update(RESOURCES.cronjobs, cj, { subresource: "status" });
-    cj.metadata.resourceVersion = written.metadata.resourceVersion;
+    cj.metadata.resourceVersion = (await writeStatus(this.ctx.client, RESOURCES.cronjobs, cj)).metadata.resourceVersion;
   }
 
   private event(cj: Obj, type: "Normal" | "Warning", reason: string, note: string, related?: Obj): void {

@@ -4,8 +4,7 @@
 // (deleting its active pods), completes it once enough pods succeeded, and suspends it (deleting its active
 // pods) while spec.suspend is true. A failed pod is replaced after an exponential backoff (10 s doubling to
 // 6 min from the job's second failure on).
-import { consola } from "consola";
-import { isConflict, isNotFound, type Obj } from "../client/client.ts";
+import { isNotFound, type Obj } from "../client/client.ts";
 import type { EventRecorder } from "../client/events.ts";
 import { ItemExponentialFailureRateLimiter } from "../client/ratelimiters.ts";
 import { RESOURCES } from "../client/resources.ts";
@@ -13,16 +12,16 @@ import type { SharedInformer } from "../client/informer.ts";
 import { objectOf, type DeletedFinalStateUnknown } from "../client/store.ts";
 import { rfc3339 } from "../client/time.ts";
 import { WorkQueue } from "../client/workqueue.ts";
-import { KeyedController, keyOf, splitKey, type ControllerContext, type ControllerInit } from "./framework.ts";
+import { KeyedController, keyOf, type ControllerContext, type ControllerInit } from "./framework.ts";
 import { completionIndex, duplicateIndexPods, firstPendingIndexes, isIndexedJob, succeededIndexes, templateForIndex, withCompletionIndexEnv } from "./jobindexes.ts";
 import { compareForRemoval, CONTROLLER_UID_INDEX, controllerOf, controllerUIDIndex, createInBatches, Expectations, isPodActive, PodControl, podFromTemplate } from "./jobpods.ts";
 import { isJobFinished } from "./jobstate.ts";
+import { writeStatus } from "./status.ts";
 
 export const JOB_BACKOFF_MS = 10_000;
 export const MAX_JOB_BACKOFF_MS = 360_000;
 /** Upstream's cap on pods created or deleted in one sync. */
 const MAX_POD_CHANGES_PER_SYNC = 500;
-const STATUS_UPDATE_RETRIES = 3;
 
 /** The delay before a job with `failures` recorded failed syncs is synced again (upstream's getBackoff). */
 export function jobBackoff(failures: number): number {
@@ -230,12 +229,12 @@ export class JobController extends KeyedController {
       for (const f of ["active", "succeeded", "failed"] as const) if (status[f] === 0) delete status[f];
       if (completedIndexes !== undefined) status.completedIndexes = completedIndexes;
       if (!conditions.length) delete status.conditions;
-      await this.updateStatus(job);
+      await writeStatus(this.ctx.client, RESOURCES.jobs, job);
       if (newFailure && !isJobFinished(job)) {
         // synced again after the backoff, which grows with each failure
         const n = this.failures.get(key) ?? 0;
         this.failures.set(key, n + 1);
-        this.queue.addAfter(key, Math.min(JOB_BACKOFF_MS * 2 ** n, MAX_JOB_BACKOFF_MS));
+        this.queue.addAfter(key, jobBackoff(n + 1));
       } else this.failures.delete(key);
     }
     if (manageError) throw manageError;
@@ -300,22 +299,6 @@ export class JobController extends KeyedController {
       }
     }));
     return { removed, error };
-  }
-
-  /** Writes the job's status over the newest job (upstream re-reads it on every try). */
-  private async updateStatus(job: Obj): Promise<void> {
-    const { namespace, name } = splitKey(keyOf(job));
-    for (let i = 0; ; i++) {
-      const fresh = i === 0 ? { ...job } : await this.ctx.client.get(RESOURCES.jobs, name, { namespace });
-      fresh.status = job.status;
-      try {
-        await this.ctx.client.update(RESOURCES.jobs, fresh, { subresource: "status" });
-        return;
-      } catch (e) {
-        if (!isConflict(e) || i >= STATUS_UPDATE_RETRIES) throw e;
-        consola.debug(`job ${namespace}/${name}: status conflict, retrying`);
-      }
-    }
   }
 }
 

@@ -15,7 +15,7 @@ export class TTLAfterFinishedController extends KeyedController {
   private readonly jobs: SharedInformer;
 
   constructor(private readonly ctx: ControllerContext, private readonly now: () => number = Date.now) {
-    super("ttl-after-finished");
+    super("ttl-after-finished", Number.POSITIVE_INFINITY);
     this.jobs = ctx.factory.informerFor(RESOURCES.jobs);
     const consider = (job: Obj) => { if (!job.metadata.deletionTimestamp && needsCleanup(job)) this.enqueue(job); };
     this.jobs.addEventHandler({ add: consider, update: (_, cur) => consider(cur) });
