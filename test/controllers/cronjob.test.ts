@@ -77,6 +77,17 @@ test("a CronJob behind on its schedule starts the job of the latest minute at on
   await s.call("DELETE", `${CJS}/tick`);
 });
 
+test("a CronJob fires at its next scheduled time", async () => {
+  const r = await s.call("POST", CJS, { apiVersion: "batch/v1", kind: "CronJob", metadata: { name: "every" }, spec: { schedule: "@every 2s", jobTemplate } });
+  expect(r.status).toBe(201);
+  const created = Date.parse(r.body.metadata.creationTimestamp);
+  const [job] = await until(async () => { const j = await jobsOf(r.body); return j.length ? j : undefined; }, "the job", 15_000);
+  // the first time in the schedule is two seconds after the CronJob's creation
+  expect(Date.parse(job.metadata.creationTimestamp)).toBeGreaterThanOrEqual(created + 2000);
+  expect(job.metadata.name).toBe(`every-${Math.floor((created + 2000) / 60_000)}`);
+  await s.call("DELETE", `${CJS}/every`);
+});
+
 test("concurrencyPolicy Forbid keeps the running job and starts none; Replace deletes it and starts the new one", async () => {
   for (const policy of ["Forbid", "Replace"]) {
     const name = policy.toLowerCase();

@@ -83,6 +83,17 @@ test("a failed pod is replaced and counted; past backoffLimit the job fails with
   expect(await podsOf("fragile")).toHaveLength(1); // no replacement once failed
 });
 
+test("restartPolicy OnFailure: container restarts reaching backoffLimit fail the job", async () => {
+  await createJob("restarts", { backoffLimit: 2 }, { restartPolicy: "OnFailure" });
+  const [p] = await activeCount("restarts", 1);
+  const containerStatuses = [{ name: "c", image: "busybox", imageID: "", ready: false, restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } } }];
+  const r = await s.call("PATCH", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}/status`, { status: { phase: "Running", containerStatuses } }, { "Content-Type": "application/merge-patch+json" });
+  expect(r.status).toBe(200);
+  const failed = await waitCondition("restarts", "Failed");
+  expect(condition(failed, "Failed").reason).toBe("BackoffLimitExceeded");
+  await activeCount("restarts", 0);
+});
+
 test("activeDeadlineSeconds fails the job with DeadlineExceeded and deletes its active pods", async () => {
   await createJob("slow", { activeDeadlineSeconds: 1, parallelism: 2, completions: 4 });
   await activeCount("slow", 2);
