@@ -18,8 +18,8 @@ import { compareForRemoval, CONTROLLER_UID_INDEX, controllerOf, controllerUIDInd
 import { isJobFinished } from "./jobstate.ts";
 import { writeStatus } from "./status.ts";
 
-export const JOB_BACKOFF_MS = 10_000;
-export const MAX_JOB_BACKOFF_MS = 360_000;
+const JOB_BACKOFF_MS = 10_000;
+const MAX_JOB_BACKOFF_MS = 360_000;
 /** Upstream's cap on pods created or deleted in one sync. */
 const MAX_POD_CHANGES_PER_SYNC = 500;
 
