@@ -3,7 +3,7 @@
 import { defineCommand } from "citty";
 import { hostname } from "node:os";
 import { readFileSync } from "node:fs";
-import { bool, duration, strict, UsageError } from "../pkg/cli/args.ts";
+import { bool, duration, int, strict, UsageError } from "../pkg/cli/args.ts";
 import { runUntilSignal, startOrExit } from "./component.ts";
 
 const ARGS = {
@@ -14,6 +14,7 @@ const ARGS = {
   "max-endpoints-per-slice": { type: "string", default: "100", description: "The maximum number of endpoints that will be added to an EndpointSlice. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100." },
   "service-account-private-key-file": { type: "string", description: "Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens. Without it the serviceaccount-token controller does not run." },
   "root-ca-file": { type: "string", description: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle." },
+  "terminated-pod-gc-threshold": { type: "string", default: "12500", description: "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled." },
   "leader-elect": { type: "boolean", default: true, description: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
   "leader-elect-lease-duration": { type: "string", default: "15s", description: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
   "leader-elect-renew-deadline": { type: "string", default: "10s", description: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than or equal to the lease duration." },
@@ -41,6 +42,7 @@ export default defineCommand({
     if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`invalid argument "${a["concurrent-syncs"]}" for "--concurrent-syncs" flag: must be a positive integer`);
     const maxEndpointsPerSlice = Number(a["max-endpoints-per-slice"]);
     if (!/^\d+$/.test(a["max-endpoints-per-slice"]) || maxEndpointsPerSlice < 1 || maxEndpointsPerSlice > 1000) throw new UsageError(`invalid argument "${a["max-endpoints-per-slice"]}" for "--max-endpoints-per-slice" flag: max-endpoints-per-slice must be between 1 and 1000, inclusive`);
+    const terminatedPodGCThreshold = int("terminated-pod-gc-threshold", String(a["terminated-pod-gc-threshold"]), -(2 ** 31), 2 ** 31 - 1);
     const leaderElect = bool("leader-elect", a["leader-elect"]);
     const timings = { leaseDurationMs: duration("leader-elect-lease-duration", a["leader-elect-lease-duration"]), renewDeadlineMs: duration("leader-elect-renew-deadline", a["leader-elect-renew-deadline"]), retryPeriodMs: duration("leader-elect-retry-period", a["leader-elect-retry-period"]) };
     const { Client } = await import("../pkg/client/client.ts");
@@ -57,7 +59,7 @@ export default defineCommand({
     const serviceAccountKey = keyFile ? await startOrExit(async () => {
       try { return readSigningKey(keyFile); } catch (e) { throw new Error(`error reading key for service account token controller: ${(e as Error).message}`); }
     }) : undefined;
-    const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA };
+    const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA, terminatedPodGCThreshold };
     const names = selectControllers(spec);
     const run = (signal: AbortSignal) => runControllers(client, names, workers, signal, options);
     if (!leaderElect) return runUntilSignal(run, "stopping the controllers");

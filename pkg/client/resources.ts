@@ -32,6 +32,8 @@ export const RESOURCES = {
   statefulsets: ref("apps", "v1", "statefulsets", "StatefulSet"),
   deployments: ref("apps", "v1", "deployments", "Deployment"),
   daemonsets: ref("apps", "v1", "daemonsets", "DaemonSet"),
+  jobs: ref("batch", "v1", "jobs", "Job"),
+  cronjobs: ref("batch", "v1", "cronjobs", "CronJob"),
   priorityclasses: ref("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false),
   storageclasses: ref("storage.k8s.io", "v1", "storageclasses", "StorageClass", false),
   csinodes: ref("storage.k8s.io", "v1", "csinodes", "CSINode", false),

@@ -9,6 +9,8 @@ export interface ControllerOptions {
   serviceAccountKey?: SigningKey;
   /** The CA (PEM) put in token Secrets as ca.crt: --root-ca-file's, else the kubeconfig's. */
   rootCA?: string;
+  /** --terminated-pod-gc-threshold: finished pods kept before podgc deletes the oldest (≤ 0: none deleted). */
+  terminatedPodGCThreshold: number;
 }
 
-export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = { maxEndpointsPerSlice: 100 };
+export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = { maxEndpointsPerSlice: 100, terminatedPodGCThreshold: 12500 };

@@ -1,21 +1,31 @@
 // The controllers `kite controller-manager` knows, by upstream's names (--controllers), and whether each
 // runs when --controllers is `*`. A controller is one file exporting its ControllerInit.
+import { initCronJobController } from "./cronjob.ts";
 import { deploymentController } from "./deployment.ts";
 import { startEndpointController } from "./endpoints.ts";
 import { startEndpointSliceController } from "./endpointslice.ts";
 import type { ControllerInit } from "./framework.ts";
+import { initJobController } from "./job.ts";
+import { initPodGCController } from "./podgc.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
 import { startServiceAccountTokenController } from "./serviceaccounttoken.ts";
+import { initTTLAfterFinishedController } from "./ttlafterfinished.ts";
 
 export interface ControllerEntry { init: ControllerInit; enabledByDefault: boolean }
 
 export const CONTROLLERS: Record<string, ControllerEntry> = {
+  // v1.21 runs the CronJob controller v2 (CronJobControllerV2, beta, on by default)
+  cronjob: { init: initCronJobController, enabledByDefault: true },
   deployment: { init: deploymentController, enabledByDefault: true },
   endpoint: { init: startEndpointController, enabledByDefault: true },
   endpointslice: { init: startEndpointSliceController, enabledByDefault: true },
+  job: { init: initJobController, enabledByDefault: true },
+  podgc: { init: initPodGCController, enabledByDefault: true },
   replicaset: { init: replicaSetController, enabledByDefault: true },
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
   serviceaccount: { init: startServiceAccountController, enabledByDefault: true },
   "serviceaccount-token": { init: startServiceAccountTokenController, enabledByDefault: true },
+  // TTLAfterFinished is beta (on by default) in v1.21
+  "ttl-after-finished": { init: initTTLAfterFinishedController, enabledByDefault: true },
 };
