@@ -84,6 +84,11 @@ export class JobController extends KeyedController {
   private readonly expectations = new Expectations();
   /** Failed syncs per job since its status last moved on (upstream's NumRequeues of the key). */
   private readonly failures = new Map<string, number>();
+  /**
+   * Jobs this controller wrote finished, by uid, until they are deleted: the informer may not show that
+   * status yet, and a sync on the stale copy must not start new pods (their failed pods are gone).
+   */
+  private readonly finished = new Set<string>();
 
   constructor(private readonly ctx: ControllerContext) {
     super("job", Number.POSITIVE_INFINITY);
@@ -91,7 +96,10 @@ export class JobController extends KeyedController {
     this.podControl = new PodControl(ctx.client, this.recorder);
     this.jobs = ctx.factory.informerFor(RESOURCES.jobs);
     this.pods = ctx.factory.informerFor(RESOURCES.pods, { indexers: { [CONTROLLER_UID_INDEX]: controllerUIDIndex } });
-    this.jobs.addEventHandler({ add: this.enqueue, update: (old, cur) => this.updateJob(old, cur), delete: this.enqueue });
+    this.jobs.addEventHandler({
+      add: this.enqueue, update: (old, cur) => this.updateJob(old, cur),
+      delete: (j) => { this.finished.delete(objectOf(j).metadata.uid); this.enqueue(j); },
+    });
     this.pods.addEventHandler({
       add: (p) => (p.metadata.deletionTimestamp ? this.deletePod(p) : this.podEvent(p, true, "created")),
       update: (old, cur) => this.updatePod(old, cur),
@@ -153,7 +161,7 @@ export class JobController extends KeyedController {
       this.failures.delete(key);
       return;
     }
-    if (isJobFinished(shared)) return;
+    if (isJobFinished(shared) || this.finished.has(shared.metadata.uid)) return;
     const mode = shared.spec?.completionMode;
     if (mode && mode !== "NonIndexed" && mode !== "Indexed") {
       this.recorder.event(shared, undefined, "Warning", "UnknownCompletionMode", "Sync", "Skipped Job sync because completion mode is unknown");
@@ -230,6 +238,7 @@ export class JobController extends KeyedController {
       if (completedIndexes !== undefined) status.completedIndexes = completedIndexes;
       if (!conditions.length) delete status.conditions;
       await writeStatus(this.ctx.client, RESOURCES.jobs, job);
+      if (isJobFinished(job)) this.finished.add(job.metadata.uid);
       if (newFailure && !isJobFinished(job)) {
         // synced again after the backoff, which grows with each failure
         const n = this.failures.get(key) ?? 0;
