@@ -15,6 +15,7 @@ const ARGS = {
   "service-account-private-key-file": { type: "string", description: "Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens. Without it the serviceaccount-token controller does not run." },
   "root-ca-file": { type: "string", description: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle." },
   "terminated-pod-gc-threshold": { type: "string", default: "12500", description: "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled." },
+  "use-service-account-credentials": { type: "boolean", default: false, description: "If true, use individual service account credentials for each controller." },
   "leader-elect": { type: "boolean", default: true, description: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
   "leader-elect-lease-duration": { type: "string", default: "15s", description: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
   "leader-elect-renew-deadline": { type: "string", default: "10s", description: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than or equal to the lease duration." },
@@ -61,7 +62,7 @@ export default defineCommand({
     }) : undefined;
     const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA, terminatedPodGCThreshold };
     const names = selectControllers(spec);
-    const run = (signal: AbortSignal) => runControllers(client, names, workers, signal, options);
+    const run = (signal: AbortSignal) => runControllers(client, names, workers, signal, options, bool("use-service-account-credentials", a["use-service-account-credentials"]));
     if (!leaderElect) return runUntilSignal(run, "stopping the controllers");
     const { runWhileLeading } = await import("../pkg/client/leaderelection.ts");
     const { newResourceLock } = await import("../pkg/client/resourcelock.ts");

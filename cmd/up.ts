@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import { int, strict, UsageError } from "../pkg/cli/args.ts";
+import { runEmbeddedControllers } from "../pkg/controllers/embedded.ts";
 import { runEmbeddedNodeAgent } from "../pkg/nodeagent/embedded.ts";
 import { NODE_AGENT_ARGS } from "../pkg/nodeagent/flags.ts";
 import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
@@ -16,7 +17,7 @@ import { toOptions, args as serverArgs } from "./apiserver.ts";
 import { startOrExit } from "./component.ts";
 
 /** The parts of the cluster `--disable` may leave out. */
-const PARTS = ["scheduler", "node-agent"];
+const PARTS = ["controllers", "scheduler", "node-agent"];
 
 const args = {
   "data-dir": { type: "string", default: join(homedir(), ".kite"), description: "Directory for the cluster's state, certificates and kubeconfig" },
@@ -30,7 +31,7 @@ const args = {
 } as const;
 
 export default defineCommand({
-  meta: { name: "up", description: "Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the scheduler and a node agent that runs the pods bound to this machine's Node, each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state." },
+  meta: { name: "up", description: "Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the controllers of kite controller-manager, the scheduler and a node agent that runs the pods bound to this machine's Node, each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state." },
   args,
   run: strict("up", args, async ({ args: a }: { args: Record<string, any> }) => {
     const disabled = String(a.disable).split(",").map((x) => x.trim()).filter(Boolean);
@@ -58,7 +59,7 @@ export default defineCommand({
     const server = new ApiServer(opts);
     const t0 = performance.now();
     const kubeconfig = join(dir, "kubeconfig.yaml");
-    let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined;
+    let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined, controllersCert: ClientCert | undefined;
     // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
     await startOrExit(async () => {
       // the CA exists before the server reads it as its client CA
@@ -69,6 +70,7 @@ export default defineCommand({
       const admin = await step(`admin certificate in ${pki}`, () => ensureClientCert(pki, "admin", "kite-admin", ["system:masters"]));
       await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, admin));
       schedulerCert = await step(`scheduler certificate in ${pki}`, () => ensureClientCert(pki, "kube-scheduler", "system:kube-scheduler", []));
+      controllersCert = await step(`controller manager certificate in ${pki}`, () => ensureClientCert(pki, "kube-controller-manager", "system:kube-controller-manager", []));
       nodeCert = await step(`node certificate in ${pki}`, () => ensureClientCert(pki, `node-${a["node-name"]}`, `system:node:${a["node-name"]}`, ["system:nodes"]));
     });
     // the scheduler, a client of the API as `kite scheduler` is, with its own identity
@@ -77,6 +79,7 @@ export default defineCommand({
     const run = (name: string, part: () => Promise<void>) => {
       if (!disabled.includes(name)) running.push(part().catch((e) => consola.error(`${name}: ${(e as Error).message}`)));
     };
+    run("controllers", () => runEmbeddedControllers({ server: server.url, ca: server.caPem, ...controllersCert! }, components.signal));
     run("scheduler", () => runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal));
     run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal));
     const ms = Math.round(performance.now() - t0);

@@ -40,6 +40,11 @@ export class Transport {
     if (config.key) this.tls.key = config.key;
   }
 
+  /** A new bearer token for the requests from now on (a rotated service-account token). */
+  setToken(token: string): void {
+    this.headers.Authorization = `Bearer ${token}`;
+  }
+
   url(path: string, query?: RequestInit2["query"]): string {
     let url = this.config.server + path;
     if (query) {

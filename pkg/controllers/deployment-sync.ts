@@ -127,8 +127,9 @@ export abstract class DeploymentSyncer extends KeyedController {
     const ns = d.metadata.namespace;
     const rev = d.metadata.annotations?.[REVISION];
     if (rev !== undefined && this.stored(d)?.metadata.annotations?.[REVISION] !== rev) {
-      const patched = await this.client.patch(RESOURCES.deployments, d.metadata.name, { metadata: { annotations: { [REVISION]: rev }, resourceVersion: d.metadata.resourceVersion } }, "merge", { namespace: ns });
-      d.metadata.resourceVersion = patched.metadata.resourceVersion;
+      // an update, as upstream writes it (the controller's role may update deployments, not patch them)
+      const updated = await this.client.update(RESOURCES.deployments, d, { namespace: ns });
+      d.metadata.resourceVersion = updated.metadata.resourceVersion;
     }
     const written = await this.client.update(RESOURCES.deployments, d, { namespace: ns, subresource: "status" });
     d.metadata.resourceVersion = written.metadata.resourceVersion;

@@ -5,7 +5,8 @@ import { consola } from "consola";
 import type { Client } from "../client/client.ts";
 import { EventBroadcaster } from "../client/events.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
-import type { Controller, ControllerContext } from "./framework.ts";
+import { controllerClient } from "./credentials.ts";
+import type { Controller } from "./framework.ts";
 import { DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from "./options.ts";
 import { CONTROLLERS } from "./table.ts";
 
@@ -20,13 +21,25 @@ export function selectControllers(spec: string[]): string[] {
   return [...on];
 }
 
-export async function runControllers(client: Client, names: string[], workers: number, signal: AbortSignal, options: ControllerOptions = DEFAULT_CONTROLLER_OPTIONS): Promise<void> {
-  const ctx: ControllerContext = { client, factory: new InformerFactory(client, { transform: dropManagedFields }), events: new EventBroadcaster(client), options };
-  const controllers = names.map((name) => CONTROLLERS[name].init(ctx)).filter((c): c is Controller => c !== null);
-  ctx.factory.start();
-  if (!(await ctx.factory.waitForCacheSync(signal))) return;
+/**
+ * Runs the named controllers until `signal` aborts. With `serviceAccountCredentials` each controller writes
+ * as its own ServiceAccount (--use-service-account-credentials); informers use the manager's client.
+ */
+export async function runControllers(client: Client, names: string[], workers: number, signal: AbortSignal, options: ControllerOptions = DEFAULT_CONTROLLER_OPTIONS, serviceAccountCredentials = false): Promise<void> {
+  const factory = new InformerFactory(client, { transform: dropManagedFields });
+  const broadcasters: EventBroadcaster[] = [];
+  const controllers: Controller[] = [];
+  for (const name of names) {
+    const own = serviceAccountCredentials ? await controllerClient(client, name, signal) : client;
+    const events = new EventBroadcaster(own);
+    broadcasters.push(events);
+    const c = CONTROLLERS[name].init({ client: own, factory, events, options });
+    if (c) controllers.push(c);
+  }
+  factory.start();
+  if (!(await factory.waitForCacheSync(signal))) return;
   consola.info(`started ${controllers.map((c) => c.name).join(", ") || "no controllers"}`);
   await Promise.all(controllers.map((c) => c.run(workers, signal)));
-  ctx.factory.stop();
-  await ctx.events.flush();
+  factory.stop();
+  await Promise.all(broadcasters.map((b) => b.flush()));
 }

@@ -30,6 +30,8 @@ import { unmountUnder } from "./volumes/tmpfs.ts";
 
 const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const graceMs = (pod: Obj) => 1000 * (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
+/** How long `kite up`'s Ctrl-C lets a pod's processes stop before killing them. */
+const STOP_GRACE_MS = 2000;
 const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
@@ -291,7 +293,8 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
    */
   async function shutdown(): Promise<void> {
     factory.stop();
-    if (o.stopPodsOnExit) await Promise.all([...workers.keys()].map((uid) => stop(uid, graceMs(workers.get(uid)!.pod))));
+    // a stopping cluster does not wait out 30 s grace periods: SIGTERM, then SIGKILL after at most 2 s
+    if (o.stopPodsOnExit) await Promise.all([...workers.keys()].map((uid) => stop(uid, Math.min(graceMs(workers.get(uid)!.pod), STOP_GRACE_MS))));
     await Promise.all(loops);
     await Promise.all(writing.values());
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);

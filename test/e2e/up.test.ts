@@ -68,7 +68,7 @@ test("kite up is secure by default: the kubeconfig's certificate is a cluster ad
   }
 }, 60_000);
 
-test("kite up runs pods: one created with kubectl is scheduled to this machine's Node and runs as a process, kubectl logs shows its output; Ctrl-C stops it", async () => {
+test("kite up runs pods: one created with kubectl is scheduled to this machine's Node and runs as a process, kubectl logs shows its output, a Deployment and a Job run; Ctrl-C stops them", async () => {
   const dir = tempDir("kite-up-pods-");
   const port = await freePort();
   const cluster = await up(dir, port, ["--node-name=e2e-node"]);
@@ -96,6 +96,15 @@ test("kite up runs pods: one created with kubectl is scheduled to this machine's
       logs = kubectl(kubeconfig, ["logs", "hello"]).out;
     }
     expect(logs).toBe("hello from kite\n");
+    // the controllers run inside, each as its own ServiceAccount under RBAC: a Deployment and a Job run
+    expect(kubectl(kubeconfig, ["create", "deployment", "app", "--image=busybox", "--replicas=2", "--", "sleep", "3600"]).code).toBe(0);
+    expect(kubectl(kubeconfig, ["create", "job", "once", "--image=busybox", "--", "sh", "-c", "echo done"]).code).toBe(0);
+    let available = "", succeeded = "";
+    for (const deadline = Date.now() + 30_000; (available !== "2" || succeeded !== "1") && Date.now() < deadline; await Bun.sleep(200)) {
+      available = kubectl(kubeconfig, ["get", "deployment", "app", "-o", "jsonpath={.status.availableReplicas}"]).out;
+      succeeded = kubectl(kubeconfig, ["get", "job", "once", "-o", "jsonpath={.status.succeeded}"]).out;
+    }
+    expect([available, succeeded]).toEqual(["2", "1"]);
     const uid = kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.metadata.uid}"]).out;
     const pids = containerPids(join(dir, "agent"), uid, "web");
     expect(pids.length).toBeGreaterThan(0);
