@@ -48,6 +48,17 @@ export function oneOf(flag: string, v: string, allowed: string[]): string {
   return v;
 }
 
+/** The flags given on the command line (`--x`, `--x=v`, `--no-x`), by name. */
+export function givenFlags(rawArgs: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const a of rawArgs) {
+    if (a === "--") break;
+    const m = /^--([^=]+)/.exec(a);
+    if (m) out.add(m[1].replace(/^no-/, ""));
+  }
+  return out;
+}
+
 /** Every value of a repeatable flag, in order (`--f=v` or `--f v`); citty keeps only the last. */
 export function repeated(rawArgs: string[], flag: string): string[] {
   const out: string[] = [];

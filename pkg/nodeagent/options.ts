@@ -2,7 +2,7 @@
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { bool, duration, int, oneOf, repeated, UsageError } from "../cli/args.ts";
+import { bool, duration, givenFlags, int, oneOf, repeated, UsageError } from "../cli/args.ts";
 import { readKubeletConfig, KubeletConfigError } from "./config/file.ts";
 import { configFlags, FIELDS, NESTED } from "./config/fields.ts";
 import { reserved, softThresholds, thresholds, withMinimumReclaim, type Threshold } from "./config/thresholds.ts";
@@ -112,17 +112,6 @@ function positiveDuration(flag: string, v: string): number {
   const ms = duration(flag, v);
   if (ms <= 0) throw new UsageError(`invalid argument "${v}" for "--${flag}" flag: must be greater than 0`);
   return ms;
-}
-
-/** The flags given on the command line (`--x`, `--x=v`, `--no-x`), by name. */
-function givenFlags(rawArgs: string[]): Set<string> {
-  const out = new Set<string>();
-  for (const a of rawArgs) {
-    if (a === "--") break;
-    const m = /^--([^=]+)/.exec(a);
-    if (m) out.add(m[1].replace(/^no-/, ""));
-  }
-  return out;
 }
 
 const CONFIG_FLAGS = new Set<string>([...Object.values(FIELDS).flatMap((f) => (f.flag ? [f.flag] : [])), ...NESTED.map(([, flag]) => flag)]);

@@ -3,7 +3,7 @@
 // the file's insecure addresses replace --address/--port). Policy inputs combined with a file's plugin
 // configuration are refused. Every error is one line: UsageError (exit 2) for bad values, PolicyNotSupported
 // (exit 1) for a policy, which Kite does not translate.
-import { UsageError, bool, duration, int, oneOf } from "../../cli/args.ts";
+import { UsageError, bool, duration, givenFlags, int, oneOf } from "../../cli/args.ts";
 import { parseDuration } from "../../util/duration.ts";
 import { type AlgorithmProvider, PROVIDERS } from "../config/plugins.ts";
 import { ConfigError, readConfigFile } from "../config/file.ts";
@@ -37,17 +37,6 @@ export interface SchedulerOptions {
 export class PolicyNotSupported extends Error {}
 
 type Flags = Record<string, any>;
-
-/** The flags given on the command line (`--x`, `--x=v`, `--no-x`), by name. */
-function givenFlags(rawArgs: string[]): Set<string> {
-  const out = new Set<string>();
-  for (const a of rawArgs) {
-    if (a === "--") break;
-    const m = /^--([^=]+)/.exec(a);
-    if (m) out.add(m[1].replace(/^no-/, ""));
-  }
-  return out;
-}
 
 const list = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
 
