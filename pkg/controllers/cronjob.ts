@@ -13,7 +13,7 @@ import { rfc3339 } from "../client/time.ts";
 import { parseSchedule } from "../util/cron.ts";
 import { KeyedController, keyOf, type ControllerContext, type ControllerInit } from "./framework.ts";
 import { jobFromTemplate, plan, untilNext } from "./cronjobschedule.ts";
-import { CONTROLLER_UID_INDEX, controllerOf, controllerUIDIndex } from "./jobpods.ts";
+import { CONTROLLER_UID_INDEX, controllerOf, controllerUIDIndex } from "./controllerref.ts";
 import { finishedCondition } from "./jobstate.ts";
 import { writeStatus } from "./status.ts";
 

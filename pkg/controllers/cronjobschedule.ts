@@ -3,7 +3,7 @@
 // than startingDeadlineSeconds; the job for a scheduled time, named after it in minutes since the epoch.
 import type { Obj } from "../client/client.ts";
 import type { Schedule } from "../util/cron.ts";
-import { controllerRef } from "./jobpods.ts";
+import { controllerRefTo } from "./controllerref.ts";
 
 /** More missed start times than this raise the TooManyMissedTimes warning. */
 export const MISSED_TIMES_WARNING = 100;
@@ -55,7 +55,7 @@ export const jobName = (cj: Obj, scheduled: number): string => `${cj.metadata.na
 /** The Job a CronJob starts for a scheduled time: its template's labels, annotations and spec, owned by the CronJob. */
 export function jobFromTemplate(cj: Obj, scheduled: number): Obj {
   const tmpl = cj.spec.jobTemplate ?? {};
-  const metadata: Obj = { name: jobName(cj, scheduled), namespace: cj.metadata.namespace, ownerReferences: [controllerRef(cj)] };
+  const metadata: Obj = { name: jobName(cj, scheduled), namespace: cj.metadata.namespace, ownerReferences: [controllerRefTo(cj, "batch/v1", "CronJob")] };
   if (tmpl.metadata?.labels) metadata.labels = { ...tmpl.metadata.labels };
   if (tmpl.metadata?.annotations) metadata.annotations = { ...tmpl.metadata.annotations };
   return { apiVersion: "batch/v1", kind: "Job", metadata, spec: structuredClone(tmpl.spec ?? {}) };

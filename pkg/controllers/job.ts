@@ -14,7 +14,10 @@ import { rfc3339 } from "../client/time.ts";
 import { WorkQueue } from "../client/workqueue.ts";
 import { KeyedController, keyOf, type ControllerContext, type ControllerInit } from "./framework.ts";
 import { completionIndex, duplicateIndexPods, firstPendingIndexes, isIndexedJob, succeededIndexes, templateForIndex, withCompletionIndexEnv } from "./jobindexes.ts";
-import { compareForRemoval, CONTROLLER_UID_INDEX, controllerOf, controllerUIDIndex, createInBatches, Expectations, isPodActive, PodControl, podFromTemplate } from "./jobpods.ts";
+import { CONTROLLER_UID_INDEX, controllerOf, controllerRefTo, controllerUIDIndex } from "./controllerref.ts";
+import { compareForRemoval, createInBatches, Expectations } from "./jobpods.ts";
+import { PodControl } from "./podcontrol.ts";
+import { isPodActive } from "./podutil.ts";
 import { isJobFinished } from "./jobstate.ts";
 import { writeStatus } from "./status.ts";
 
@@ -280,7 +283,7 @@ export class JobController extends KeyedController {
     const result = await createInBatches(diff, async (i) => {
       const t = indexes ? templateForIndex(template, job.metadata.name, indexes[i]) : template;
       try {
-        await this.podControl.create(podFromTemplate(t, job), job);
+        await this.podControl.create(t, job, controllerRefTo(job, "batch/v1", "Job"));
         created++;
       } catch (e) {
         this.expectations.creationObserved(key);

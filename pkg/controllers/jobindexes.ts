@@ -2,7 +2,7 @@
 // JOB_COMPLETION_INDEX through the downward API), and the job's completedIndexes lists the indexes that
 // succeeded as compressed intervals ("1,3-5,7").
 import type { Obj } from "../client/client.ts";
-import { isPodActive } from "./jobpods.ts";
+import { isPodActive } from "./podutil.ts";
 
 export const COMPLETION_INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index";
 const COMPLETION_INDEX_ENV = "JOB_COMPLETION_INDEX";

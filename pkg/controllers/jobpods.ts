@@ -1,43 +1,10 @@
-// What the job controller needs of upstream's controller_utils.go: pods made from a template with a
-// controller reference (created in slow-start batches), deleted with events, the expectations that keep a
-// controller from acting on a cache that has not seen its own writes yet, and the order in which active
-// pods are given up.
-import type { Client, Obj } from "../client/client.ts";
-import { isNotFound } from "../client/client.ts";
-import type { EventRecorder } from "../client/events.ts";
-import { RESOURCES } from "../client/resources.ts";
-
-/** metav1.NewControllerRef: the owner reference a controller puts on what it makes. */
-export function controllerRef(owner: Obj): Obj {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
-}
-
-/** The controller reference among an object's owner references. */
-export const controllerOf = (o: Obj): Obj | undefined => (o.metadata?.ownerReferences ?? []).find((r: Obj) => r?.controller === true);
-
-/** The name of the index of objects by their controller's uid. */
-export const CONTROLLER_UID_INDEX = "controllerUID";
-export const controllerUIDIndex = (o: Obj): string[] => { const r = controllerOf(o); return r?.uid ? [r.uid] : []; };
-
-/** Pods neither finished nor being deleted (controller.FilterActivePods). */
-export const isPodActive = (p: Obj): boolean => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed" && !p.metadata.deletionTimestamp;
-
-/** A pod of the template, owned by `owner`, named `<owner>-<random>` unless `generateName` says otherwise. */
-export function podFromTemplate(template: Obj, owner: Obj, generateName = `${owner.metadata.name}-`): Obj {
-  const meta = template.metadata ?? {};
-  const pod: Obj = {
-    apiVersion: "v1", kind: "Pod",
-    metadata: { generateName, namespace: owner.metadata.namespace, labels: { ...(meta.labels ?? {}) }, annotations: { ...(meta.annotations ?? {}) }, ownerReferences: [controllerRef(owner)] },
-    spec: structuredClone(template.spec),
-  };
-  if (meta.finalizers) pod.metadata.finalizers = [...meta.finalizers];
-  if (Object.keys(pod.metadata.labels).length === 0) throw new Error("unable to create pods, no labels");
-  return pod;
-}
+// What the job controller needs of upstream's controller_utils.go besides podcontrol.ts: creations in
+// index-aware slow-start batches, the counting expectations (ControllerExpectations) that keep it from
+// acting on a cache that has not seen its own writes yet, and the order in which active pods are given up.
+import type { Obj } from "../client/client.ts";
+import { isPodReady as isReady, readyCondition } from "./podutil.ts";
 
 const PHASE_RANK: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
-const readyCondition = (p: Obj) => (p.status?.conditions ?? []).find((c: Obj) => c.type === "Ready");
-const isReady = (p: Obj) => readyCondition(p)?.status === "True";
 const restarts = (p: Obj) => (p.status?.containerStatuses ?? []).reduce((n: number, c: Obj) => Math.max(n, c.restartCount ?? 0), 0);
 const time = (s?: string) => (s ? Date.parse(s) : 0);
 
@@ -84,32 +51,6 @@ export async function createInBatches(count: number, create: (i: number) => Prom
   return { skipped: count - done, failed, error };
 }
 
-/** Creates and deletes an owner's pods, recording upstream's events on the owner. */
-export class PodControl {
-  constructor(private readonly client: Client, private readonly recorder: EventRecorder) {}
-
-  async create(pod: Obj, owner: Obj): Promise<Obj> {
-    try {
-      const made = await this.client.create(RESOURCES.pods, pod);
-      this.recorder.event(owner, made, "Normal", "SuccessfulCreate", "Create", `Created pod: ${made.metadata.name}`);
-      return made;
-    } catch (e) {
-      this.recorder.event(owner, undefined, "Warning", "FailedCreate", "Create", `Error creating: ${(e as Error).message}`);
-      throw e;
-    }
-  }
-
-  /** Deletes a pod; a pod already gone counts as deleted (and throws NotFound for the caller to tell). */
-  async delete(pod: Obj, owner: Obj): Promise<void> {
-    try {
-      await this.client.delete(RESOURCES.pods, pod.metadata.name, { namespace: pod.metadata.namespace });
-      this.recorder.event(owner, pod, "Normal", "SuccessfulDelete", "Delete", `Deleted pod: ${pod.metadata.name}`);
-    } catch (e) {
-      if (!isNotFound(e)) this.recorder.event(owner, pod, "Warning", "FailedDelete", "Delete", `Error deleting: ${(e as Error).message}`);
-      throw e;
-    }
-  }
-}
 
 /** How long expectations hold before a controller acts anyway (upstream's ExpectationsTimeout). */
 const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;

@@ -1,7 +1,7 @@
 // Creating and deleting a controller's pods (upstream's PodControl): a pod from the controller's template
 // with its controller reference, events on the controller in upstream's words, and slow-start batches
 // (1, 2, 4, ... at once) so a failing create costs one request, not hundreds.
-import { ApiError, type Client, type Obj } from "../client/client.ts";
+import { ApiError, isNotFound, type Client, type Obj } from "../client/client.ts";
 import type { EventRecorder } from "../client/events.ts";
 import { RESOURCES } from "../client/resources.ts";
 import type { OwnerReference } from "./controllerref.ts";
@@ -45,7 +45,8 @@ export class PodControl {
       await this.client.delete(RESOURCES.pods, pod.metadata.name, { namespace: pod.metadata.namespace });
       this.recorder.event(owner, pod, "Normal", "SuccessfulDelete", "Delete", `Deleted pod: ${pod.metadata.name}`);
     } catch (e) {
-      this.recorder.event(owner, pod, "Warning", "FailedDelete", "Delete", `Error deleting: ${(e as Error).message}`);
+      // a pod already gone is no failure to report (the caller tells NotFound apart)
+      if (!isNotFound(e)) this.recorder.event(owner, pod, "Warning", "FailedDelete", "Delete", `Error deleting: ${(e as Error).message}`);
       throw e;
     }
   }

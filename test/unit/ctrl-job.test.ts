@@ -3,7 +3,9 @@
 import { expect, test } from "bun:test";
 import { jobBackoff } from "../../pkg/controllers/job.ts";
 import { duplicateIndexPods, firstPendingIndexes, succeededIndexes, templateForIndex, withCompletionIndexEnv } from "../../pkg/controllers/jobindexes.ts";
-import { compareForRemoval, createInBatches, Expectations, podFromTemplate } from "../../pkg/controllers/jobpods.ts";
+import { controllerRefTo } from "../../pkg/controllers/controllerref.ts";
+import { compareForRemoval, createInBatches, Expectations } from "../../pkg/controllers/jobpods.ts";
+import { podFromTemplate } from "../../pkg/controllers/podcontrol.ts";
 
 const pod = (name: string, o: { phase?: string; index?: string; node?: string; ready?: boolean; created?: string; restarts?: number; deleting?: boolean } = {}) => ({
   metadata: { name, creationTimestamp: o.created ?? "2021-04-08T12:00:00Z", annotations: o.index === undefined ? {} : { "batch.kubernetes.io/job-completion-index": o.index }, ...(o.deleting ? { deletionTimestamp: "2021-04-08T12:00:00Z" } : {}) },
@@ -68,9 +70,10 @@ test("an index's pod carries the annotation, the hostname <job>-<index> and JOB_
   expect(t.spec.containers[1].env).toEqual([{ name: "JOB_COMPLETION_INDEX", value: "mine" }]);
   expect(t.spec.initContainers[0].env).toEqual([env]);
   expect(template.spec.containers[0].env).toHaveLength(1); // the job's template is left alone
-  const p = podFromTemplate(t, { apiVersion: "batch/v1", kind: "Job", metadata: { name: "work", namespace: "ns", uid: "u" } });
+  const job = { apiVersion: "batch/v1", kind: "Job", metadata: { name: "work", namespace: "ns", uid: "u" } };
+  const p = podFromTemplate(t, job, controllerRefTo(job, "batch/v1", "Job"));
   expect(p.metadata).toMatchObject({ generateName: "work-", namespace: "ns", labels: { a: "b" }, ownerReferences: [{ kind: "Job", name: "work", uid: "u", controller: true, blockOwnerDeletion: true }] });
-  expect(() => podFromTemplate({ spec: {} }, { metadata: { name: "x" } })).toThrow("unable to create pods, no labels");
+  expect(() => podFromTemplate({ spec: {} }, { metadata: { name: "x" } }, controllerRefTo(job, "batch/v1", "Job"))).toThrow("unable to create pods, no labels");
 });
 
 test("expectations hold until every expected creation and deletion is seen, or five minutes pass", () => {
