@@ -1,6 +1,7 @@
 // Cluster DNS against a real API server: Services and Endpoints written by the test, answers read over
 // UDP and TCP with dns-packet; other names forwarded to a fake resolver on loopback.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type * as packet from "dns-packet";
 import { runClusterDNS } from "../../pkg/dns/run.ts";
 import { clientFor } from "../helpers/client.ts";
 import { dataOf, query, rcode, startFakeUpstream, type FakeUpstream } from "../helpers/dns.ts";
@@ -66,7 +67,7 @@ test("a Service's name is its ClusterIP, over UDP and TCP, authoritative with a 
     expect(rcode(r)).toBe("NOERROR");
     expect(r.flag_aa).toBe(true);
     expect(dataOf(r.answers, "A")).toEqual([webIP]);
-    expect(r.answers![0].ttl).toBe(5);
+    expect((r.answers![0] as { ttl?: number }).ttl).toBe(5);
   }
   // Names match without regard to case; the answer repeats the name as asked.
   const upper = await query(port, `WEB.Default.svc.${D}`, "A");
@@ -113,7 +114,7 @@ test("unknown names in the cluster domain are NXDOMAIN with the zone's SOA", asy
   for (const name of [`nope.default.svc.${D}`, `web.default.svc.default.svc.${D}`, `foo.${D}`]) {
     const r = await query(port, name, "A");
     expect(rcode(r)).toBe("NXDOMAIN");
-    const soa = r.authorities!.find((a) => a.type === "SOA") as { name: string; data: Record<string, unknown> };
+    const soa = r.authorities!.find((a) => a.type === "SOA") as packet.SoaAnswer;
     expect(soa.name).toBe(D);
     expect(soa.data).toMatchObject({ mname: `ns.dns.${D}`, rname: `hostmaster.${D}`, minimum: 5 });
   }
