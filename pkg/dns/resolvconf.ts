@@ -1,6 +1,7 @@
 // The /etc/resolv.conf a pod gets, as v1.21's kubelet builds it (pkg/kubelet/network/dns): by dnsPolicy,
 // from the node's resolv.conf (--resolv-conf), --cluster-dns and --cluster-domain, then the pod's
 // dnsConfig merged in, then cut to the resolver's limits (3 nameservers; 6 search domains, 256 chars).
+import { readFileSync } from "node:fs";
 
 export interface ResolvConf {
   nameservers: string[];
@@ -47,6 +48,18 @@ export interface NodeDNS {
   host?: ResolvConf;
   /** The node's IPs, for the loopback resolver used when --resolv-conf is "". */
   nodeIPs?: string[];
+}
+
+/** A node's DNS settings, its resolv.conf read now ("" for none; an unreadable one counts as empty, warned). */
+export function readNodeDNS(o: { clusterDNS: string[]; clusterDomain: string; resolvConf: string }, nodeIPs: string[], warn: (m: string) => void): NodeDNS {
+  let host: ResolvConf | undefined;
+  if (o.resolvConf) {
+    try { host = parseResolvConf(readFileSync(o.resolvConf, "utf8")); } catch (e) {
+      warn(`Could not open resolv conf file: ${(e as Error).message}`);
+      host = { nameservers: [], searches: [], options: [] };
+    }
+  }
+  return { clusterDNS: o.clusterDNS, clusterDomain: o.clusterDomain, host, nodeIPs };
 }
 
 /** What the kubelet tells about a pod while building its resolv.conf (event reason and message). */
