@@ -47,7 +47,12 @@ export async function runClusterDNS(client: Client, o: ClusterDNSOptions, signal
   }
   const { host, port } = parseUpstream(o.listen);
   const server = new DNSServer({ host, port, records, upstreams: (o.upstreams ?? hostUpstreams()).map(parseUpstream) });
-  const bound = await server.start();
+  let bound: number;
+  try { bound = await server.start(); } catch (e) {
+    server.stop();
+    stop();
+    throw new Error(`cluster DNS: cannot listen on ${o.listen}: ${(e as Error).message}`);
+  }
   const done = new Promise<void>((resolve) => {
     const end = () => { server.stop(); resolve(); };
     if (signal.aborted) end();

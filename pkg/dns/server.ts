@@ -35,27 +35,28 @@ export class DNSServer {
   /** Binds UDP then TCP on the same port (port 0: the one UDP got); resolves to that port. */
   async start(): Promise<number> {
     const udp = createSocket({ type: isIPv6(this.o.host) ? "udp6" : "udp4" });
-    this.udp = udp;
     await new Promise<void>((resolve, reject) => {
       udp.once("error", reject);
       udp.bind(this.o.port, this.o.host, () => { udp.off("error", reject); resolve(); });
     });
+    this.udp = udp;
     udp.on("message", (msg, from) => {
       void this.handle(msg, false).then((out) => { if (out) udp.send(out, from.port, from.address); });
     });
     const port = udp.address().port;
     const tcp = createServer((c) => this.serveTCP(c));
-    this.tcp = tcp;
     await new Promise<void>((resolve, reject) => {
       tcp.once("error", reject);
       tcp.listen(port, this.o.host, () => { tcp.off("error", reject); resolve(); });
     });
+    this.tcp = tcp;
     return port;
   }
 
   stop(): void {
     this.udp?.close();
     this.tcp?.close();
+    this.udp = this.tcp = undefined;
     for (const c of this.conns) c.destroy();
   }
 

@@ -145,3 +145,10 @@ test("Services created and deleted later are seen through the watch", async () =
   expect(await addressesOf(`late.default.svc.${D}`, (ips) => ips.length === 0)).toEqual([]);
   expect(rcode(await query(port, `late.default.svc.${D}`, "A"))).toBe("NXDOMAIN");
 });
+
+test("a port already in use is an error at start", async () => {
+  const other = new AbortController();
+  const started = runClusterDNS(await clientFor(s), { listen: `127.0.0.1:${port}`, domain: D, upstreams: [] }, other.signal);
+  await expect(started).rejects.toThrow(`cluster DNS: cannot listen on 127.0.0.1:${port}`);
+  other.abort();
+});
