@@ -9,6 +9,7 @@ import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
 import { DeletedFinalStateUnknown, NAMESPACE_INDEX, namespaceIndex } from "../client/store.ts";
+import { readNodeDNS } from "../dns/resolvconf.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
 import { SubmittedPods } from "./submitted.ts";
@@ -96,7 +97,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     return next;
   };
   const ctx = {
-    rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, network, client, syncFrequencyMs: o.syncFrequencyMs,
+    rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, network, client, syncFrequencyMs: o.syncFrequencyMs, dns: readNodeDNS(o, [nodeIP], (m) => consola.warn(m)),
     allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, onStatusChange: (w: PodWorker) => void writeStatus(w),
   };
 

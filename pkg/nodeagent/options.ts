@@ -51,6 +51,10 @@ export interface NodeAgentOptions {
   warnings: string[];
   podCIDR?: string;
   podNetwork: "bridge" | "host";
+  /** --cluster-dns (invalid IPs dropped with a warning, as upstream), --cluster-domain, --resolv-conf ("" for none). */
+  clusterDNS: string[];
+  clusterDomain: string;
+  resolvConf: string;
   /** --port, --read-only-port, --healthz-port and who may call them. */
   serving: AgentServingOptions;
   /** --container-log-max-size, --container-log-max-files */
@@ -218,10 +222,20 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     nodeStatusReportFrequencyMs: config.nodeStatusReportFrequency ? duration("nodeStatusReportFrequency", config.nodeStatusReportFrequency) : 5 * 60_000,
     warnings,
     podCIDR,
+    clusterDNS: clusterDNS(a["cluster-dns"], warnings),
+    clusterDomain: a["cluster-domain"] ?? "",
+    resolvConf: a["resolv-conf"] ?? "/etc/resolv.conf",
     podNetwork: oneOf("pod-network", a["pod-network"], ["bridge", "host"]) as "bridge" | "host",
     serving: servingOptions(a, resolve(a["root-dir"])),
     logRotation: logRotation(a),
   };
+}
+
+/** The kubelet keeps the valid IPs of --cluster-dns and warns of the others. */
+function clusterDNS(v: string | undefined, warnings: string[]): string[] {
+  const ips = (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  for (const ip of ips) if (!isIP(ip)) warnings.push(`Invalid clusterDNS ip '"${ip}"'`);
+  return ips.filter((ip) => isIP(ip));
 }
 
 /** upstream's checks: a positive size, at least 2 files. */

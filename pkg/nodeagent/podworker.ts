@@ -2,7 +2,10 @@
 // another, each to completion, then the containers together), its status, its stop. The agent creates
 // one per pod uid and calls terminate() when it is deleted.
 import { consola } from "consola";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Client } from "../client/client.ts";
+import { formatResolvConf, podResolvConf, type NodeDNS, type PodLike } from "../dns/resolvconf.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { rfc3339 } from "../client/time.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
@@ -13,6 +16,8 @@ import type { PodNetwork, PodNetworks } from "./network/podnetworks.ts";
 import type { Obj } from "./node.ts";
 import { mergeConditions, podConditions, podPhase, qosClass } from "./podstatus.ts";
 import type { ContainerInputs } from "./runtime/config.ts";
+import type { Mount } from "./runtime/process.ts";
+import { podDir } from "./runtime/records.ts";
 import type { ProcessRuntime } from "./runtime/runtime.ts";
 import type { Allocatable, PodAddresses } from "./volumes/downward.ts";
 import { PodVolumes } from "./volumes/manager.ts";
@@ -35,6 +40,8 @@ export interface PodWorkerContext {
   /** The services of a namespace and of default (their env vars), once the agent has listed them. */
   services: (namespace: string) => Promise<Obj[]>;
   network: PodNetworks;
+  /** --cluster-dns, --cluster-domain and the node's resolv.conf: what pods' /etc/resolv.conf is made of. */
+  dns: NodeDNS;
   /** Called (at most once per tick) when the pod's status may have changed. */
   onStatusChange: (w: PodWorker) => void;
 }
@@ -50,6 +57,7 @@ export class PodWorker {
   /** Set when the agent evicts the pod: it is Failed with this reason and message from then on. */
   evicted?: { reason: string; message: string };
   private pending = false;
+  private resolvConfWritten = false;
   private network?: PodNetwork;
   private networkSetUp?: Promise<void>;
 
@@ -154,7 +162,25 @@ export class PodWorker {
       serviceEnv: serviceEnv(services, pod.metadata.namespace, pod.spec.enableServiceLinks !== false),
       warn: (reason, message) => consola.warn(`pod ${this.key}: ${reason}: ${message}`),
     });
-    return { env, mounts: containerMounts(c, this.volumes.prepared, env) };
+    return { env, mounts: [...this.resolvConfMounts(), ...containerMounts(c, this.volumes.prepared, env)] };
+  }
+
+  private get resolvConfPath(): string { return join(podDir(this.ctx.rootDir, this.uid), "resolv.conf"); }
+
+  /**
+   * The pod's /etc/resolv.conf per its dnsPolicy, written once as the sandbox's is, bind-mounted into each
+   * container's mount namespace (none without mount namespaces: the host's file is what they see).
+   */
+  private resolvConfMounts(): Mount[] {
+    if (!this.ctx.runtime.sandbox.unshare) return [];
+    if (!this.resolvConfWritten) {
+      const { conf, events } = podResolvConf(this.pod as PodLike, this.ctx.dns);
+      for (const e of events) consola.warn(`pod ${this.key}: ${e.reason}: ${e.message}`);
+      mkdirSync(podDir(this.ctx.rootDir, this.uid), { recursive: true });
+      writeFileSync(this.resolvConfPath, formatResolvConf(conf));
+      this.resolvConfWritten = true;
+    }
+    return [{ hostPath: this.resolvConfPath, containerPath: "/etc/resolv.conf", readOnly: false }];
   }
 
   /** Stops every container (preStop, SIGTERM, SIGKILL after graceMs); resolves when all are gone. */
@@ -167,6 +193,7 @@ export class PodWorker {
   /** After terminate(), when the pod is gone for good: its volume folders are unmounted and removed. */
   removeVolumes(): void {
     try { this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
+    rmSync(this.resolvConfPath, { force: true });
   }
 
   /** After terminate(), when the pod is gone for good: its veth, namespace and address. */
