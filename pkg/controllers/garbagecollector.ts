@@ -7,7 +7,7 @@
 // no dependent with blockOwnerDeletion is left. Every write is idempotent: a 404 or a uid that no longer
 // matches means someone else (the API server's own collector, an earlier try) did it already.
 import { consola } from "consola";
-import { ApiError, isNotFound, type Client, type Obj } from "../client/client.ts";
+import { ApiError, isConflict, isNotFound, type Client, type Obj } from "../client/client.ts";
 import type { ApiResource } from "../client/discovery.ts";
 import type { InformerFactory } from "../client/informer.ts";
 import type { ResourceRef } from "../client/resources.ts";
@@ -19,6 +19,8 @@ import { deletingWith, FOREGROUND_FINALIZER, type GraphNode, ORPHAN_FINALIZER, o
 export const DISCOVERY_PERIOD_MS = 30_000;
 /** Owner uids confirmed gone are remembered (upstream's absentOwnerCache), up to this many. */
 const ABSENT_CACHE_SIZE = 500;
+/** Writes that conflict are tried again on a fresh copy this many times before the key is requeued. */
+const CONFLICT_RETRIES = 5;
 /** Events name no owners and are the most numerous objects: not followed (upstream ignores core events). */
 const IGNORED = new Set(["/events", "events.k8s.io/events"]);
 
@@ -200,30 +202,49 @@ class GarbageCollector extends KeyedController {
     if (this.graph.blockingDependentsOf(owner.uid).length === 0) await this.removeFinalizer(owner, FOREGROUND_FINALIZER);
   }
 
-  private async removeOwnerRefs(node: GraphNode, latest: Obj, uids: string[]): Promise<void> {
-    const refs = ownerRefsOf(latest).filter((r) => !uids.includes(r.uid));
-    if (refs.length === ownerRefsOf(latest).length) return;
-    await this.patchMetadata(node, latest, { ownerReferences: refs.length ? refs : null });
-  }
-
-  private async unblockOwnerRefs(node: GraphNode, latest: Obj): Promise<void> {
-    const refs = ownerRefsOf(latest).map((r) => (r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r));
-    await this.patchMetadata(node, latest, { ownerReferences: refs });
-  }
-
-  private async removeFinalizer(node: GraphNode, finalizer: string): Promise<void> {
-    const latest = await this.latest(node);
-    if (!latest || !(latest.metadata.finalizers ?? []).includes(finalizer)) return;
-    const rest = (latest.metadata.finalizers as string[]).filter((f) => f !== finalizer);
-    await this.patchMetadata(node, latest, { finalizers: rest.length ? rest : null });
-  }
-
-  /** A merge patch of metadata made against `latest` (its resourceVersion a precondition: a 409 retries the key). */
-  private async patchMetadata(node: GraphNode, latest: Obj, metadata: Obj): Promise<void> {
-    const patch = { metadata: { ...metadata, uid: node.uid, resourceVersion: latest.metadata.resourceVersion } };
-    await this.client.patch(node.resource, latest.metadata.name, patch, "merge", { namespace: latest.metadata.namespace }).catch((e) => {
-      if (!isNotFound(e)) throw e;
+  private removeOwnerRefs(node: GraphNode, latest: Obj, uids: string[]): Promise<void> {
+    return this.updateMetadata(node, latest, (cur) => {
+      const refs = ownerRefsOf(cur).filter((r) => !uids.includes(r.uid));
+      return refs.length === ownerRefsOf(cur).length ? undefined : { ownerReferences: refs.length ? refs : null };
     });
+  }
+
+  private unblockOwnerRefs(node: GraphNode, latest: Obj): Promise<void> {
+    return this.updateMetadata(node, latest, (cur) => {
+      const refs = ownerRefsOf(cur);
+      return refs.some((r) => r.blockOwnerDeletion) ? { ownerReferences: refs.map((r) => ({ ...r, blockOwnerDeletion: false })) } : undefined;
+    });
+  }
+
+  private removeFinalizer(node: GraphNode, finalizer: string): Promise<void> {
+    return this.updateMetadata(node, undefined, (cur) => {
+      const fins: string[] = cur.metadata.finalizers ?? [];
+      if (!fins.includes(finalizer)) return undefined;
+      const rest = fins.filter((f) => f !== finalizer);
+      return { finalizers: rest.length ? rest : null };
+    });
+  }
+
+  /**
+   * Merge-patches the metadata `change` makes of the server's copy (undefined: nothing to change), with its
+   * resourceVersion as precondition; a conflict (someone else wrote, e.g. the API server's own collector)
+   * starts again from a fresh copy. A gone object needs nothing.
+   */
+  private async updateMetadata(node: GraphNode, latest: Obj | undefined, change: (cur: Obj) => Obj | undefined): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const cur = latest ?? await this.latest(node);
+      latest = undefined;
+      const metadata = cur && change(cur);
+      if (!cur || !metadata) return;
+      const patch = { metadata: { ...metadata, uid: node.uid, resourceVersion: cur.metadata.resourceVersion } };
+      try {
+        await this.client.patch(node.resource, cur.metadata.name, patch, "merge", { namespace: cur.metadata.namespace });
+        return;
+      } catch (e) {
+        if (isNotFound(e)) return;
+        if (!isConflict(e) || attempt >= CONFLICT_RETRIES) throw e;
+      }
+    }
   }
 }
 
