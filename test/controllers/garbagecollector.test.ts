@@ -113,3 +113,19 @@ test("deleting a Deployment takes its ReplicaSet and pods with it", async () => 
   expect((await s.call("DELETE", `/apis/apps/v1/namespaces/${NS}/deployments/gc-web`, { propagationPolicy: "Background" })).status).toBe(200);
   await until(async () => ((await rss()).length === 0 && (await pods()).length === 0 ? true : undefined), "the ReplicaSet and pods to go", 15_000);
 });
+
+test("Foreground through two levels: pods, then the ReplicaSet, then the Deployment", async () => {
+  const labels = { app: "gc-fg" };
+  const dep = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "gc-fg" }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "c", image: "busybox", command: ["sleep", "3600"] }] } } } };
+  const DEPLOY = `/apis/apps/v1/namespaces/${NS}/deployments/gc-fg`;
+  expect((await s.call("POST", `/apis/apps/v1/namespaces/${NS}/deployments`, dep)).status).toBe(201);
+  const pods = () => s.call("GET", `/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dgc-fg`).then((r) => r.body.items as any[]);
+  const rss = () => s.call("GET", `/apis/apps/v1/namespaces/${NS}/replicasets?labelSelector=app%3Dgc-fg`).then((r) => r.body.items as any[]);
+  await until(async () => ((await pods()).length === 2 ? true : undefined), "two pods", 15_000);
+  const r = await s.call("DELETE", DEPLOY, { propagationPolicy: "Foreground" });
+  expect(r.body.metadata.finalizers).toContain("foregroundDeletion");
+  await gone(DEPLOY);
+  // the Deployment could only go once its ReplicaSet had, and that once its pods had
+  expect(await rss()).toEqual([]);
+  expect(await pods()).toEqual([]);
+});
