@@ -58,7 +58,11 @@ class GarbageCollector extends KeyedController {
     await super.run(workers, signal);
   }
 
-  /** Follows every deletable type not followed yet and waits for those informers to sync. */
+  /**
+   * Follows every deletable type not followed yet and waits for those informers to sync, at most one
+   * discovery period: a type whose list keeps failing must not stop collection of the others (owners the
+   * graph lacks are asked of the server before anything is deleted).
+   */
   private async discover(signal: AbortSignal): Promise<void> {
     const fresh = deletableResources(await this.client.discovery.serverResources()).filter((r) => !this.followed.has(typeKey(r.group, r.kind)));
     const informers = fresh.map((r) => {
@@ -72,7 +76,10 @@ class GarbageCollector extends KeyedController {
       inf.start();
       return inf;
     });
-    await Promise.all(informers.map((inf) => inf.waitForSync(signal)));
+    const wait = AbortSignal.any([signal, AbortSignal.timeout(DISCOVERY_PERIOD_MS)]);
+    const synced = await Promise.all(informers.map((inf) => inf.waitForSync(wait)));
+    const stuck = informers.filter((_, i) => !synced[i]).map((inf) => inf.describe());
+    if (stuck.length && !signal.aborted) consola.warn(`garbagecollector: timed out waiting for dependency graph builder sync: ${stuck.join(", ")}`);
   }
 
   private observed(resource: ResourceRef, obj: Obj): void {
