@@ -55,7 +55,7 @@ export class DiscoveryClient {
   /** Fetches discovery from the server (once per process) and rewrites the cache. */
   async refresh(): Promise<ApiResource[]> {
     if (this.fetched && this.resources) return this.resources;
-    const list = await this.fetchAggregated() ?? await this.fetchLegacy();
+    const list = await this.serverResources();
     this.resources = list;
     this.fetched = true;
     try {
@@ -66,6 +66,11 @@ export class DiscoveryClient {
       fs.renameSync(tmp, this.cacheFile); // readers never see a half-written file
     } catch { /* the cache is an optimisation only */ }
     return list;
+  }
+
+  /** What the server serves now, asked every call (controllers that follow new types), cache untouched. */
+  serverResources(): Promise<ApiResource[]> {
+    return this.fetchAggregated().then((l) => l ?? this.fetchLegacy());
   }
 
   private async fetchAggregated(): Promise<ApiResource[] | undefined> {

@@ -5,7 +5,9 @@ import { deploymentController } from "./deployment.ts";
 import { startEndpointController } from "./endpoints.ts";
 import { startEndpointSliceController } from "./endpointslice.ts";
 import type { ControllerInit } from "./framework.ts";
+import { initGarbageCollector } from "./garbagecollector.ts";
 import { initJobController } from "./job.ts";
+import { initNamespaceController } from "./namespace-deleter.ts";
 import { initPodGCController } from "./podgc.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
@@ -20,7 +22,9 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   deployment: { init: deploymentController, enabledByDefault: true },
   endpoint: { init: startEndpointController, enabledByDefault: true },
   endpointslice: { init: startEndpointSliceController, enabledByDefault: true },
+  garbagecollector: { init: initGarbageCollector, enabledByDefault: true },
   job: { init: initJobController, enabledByDefault: true },
+  namespace: { init: initNamespaceController, enabledByDefault: true },
   podgc: { init: initPodGCController, enabledByDefault: true },
   replicaset: { init: replicaSetController, enabledByDefault: true },
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },

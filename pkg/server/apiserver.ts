@@ -71,6 +71,11 @@ export interface ApiServerOptions {
   auth: AuthOptions;
   /** The CA that signs approved CSRs (--cluster-signing-*); default: the generated CA. */
   csrSigning?: CsrSigningOptions;
+  /**
+   * The namespace controller and garbage collector that run inside this process (default: on). Off when a
+   * controller-manager runs them as API clients (`kite up` once it runs one); upstream's server has neither.
+   */
+  namespaceAndGCControllers?: boolean;
   /** How pods/log reaches node agents (--kubelet-*); default: no client certificate, agents not verified. */
   kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
 }
@@ -237,9 +242,11 @@ export class ApiServer {
     this.lock?.record(this.port);
     void rbac.bootstrap();
 
-    const ns = new NamespaceController(this.registry);
-    await ns.start();
-    this.controllers.push(ns, new GarbageCollector(this.registry));
+    if (o.namespaceAndGCControllers !== false) {
+      const ns = new NamespaceController(this.registry);
+      await ns.start();
+      this.controllers.push(ns, new GarbageCollector(this.registry));
+    }
     const ca = this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : "");
     const bootstrap = new Bootstrap(this.registry, {
       clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,

@@ -8,6 +8,9 @@ export const ROOT = resolve(import.meta.dir, "../..");
 /** How tests run kite: from source, or a built binary when KITE_BIN names one (the benchmarks do). */
 export const KITE = process.env.KITE_BIN ? [process.env.KITE_BIN] : [process.execPath, join(ROOT, "cmd/main.ts")];
 
+/** A launcher for startServer: the API server without its own namespace controller and garbage collector. */
+export const APISERVER_ALONE = [process.execPath, join(ROOT, "test/helpers/apiserver-alone.ts")];
+
 export async function freePort(): Promise<number> {
   const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const port = s.port;
