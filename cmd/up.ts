@@ -56,7 +56,8 @@ export default defineCommand({
     };
     // checked before anything starts: a bad value is a usage error
     nodeAgentOptions({ ...Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as any).default])), ...agentFlags }, []);
-    const server = new ApiServer(opts);
+    // the namespace controller and garbage collector run with the other controllers, as API clients
+    const server = new ApiServer({ ...opts, namespaceAndGCControllers: disabled.includes("controllers") });
     const t0 = performance.now();
     const kubeconfig = join(dir, "kubeconfig.yaml");
     let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined, controllersCert: ClientCert | undefined;

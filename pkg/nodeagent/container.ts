@@ -61,6 +61,8 @@ interface Run {
   probes: Map<ProbeType, ProbeWorker>;
   gone: boolean;
   killing?: Promise<void>;
+  /** When the stop under way sends SIGKILL. */
+  killBy?: number;
   /** A failed liveness or startup probe killed it: restarted unless the policy is Never, whatever its exit code. */
   killedByProbe?: boolean;
   /** Its postStart hook failed (upstream's message). */
@@ -289,7 +291,17 @@ export class ContainerRunner {
    * is over. Resolves once the process is gone.
    */
   private kill(run: Run, graceMs: number): Promise<void> {
-    run.killing ??= (async () => {
+    const deadline = Date.now() + Math.max(graceMs, MIN_GRACE_MS);
+    if (run.killing) {
+      // asked again with less time (a stopping cluster): SIGKILL at the earlier deadline
+      if (deadline < (run.killBy ?? Infinity)) {
+        run.killBy = deadline;
+        setTimeout(() => run.proc.signal("SIGKILL"), deadline - Date.now());
+      }
+      return run.killing;
+    }
+    run.killBy = deadline;
+    run.killing = (async () => {
       const began = Date.now();
       const preStop = this.spec.lifecycle?.preStop;
       if (preStop && graceMs > 0 && !run.gone) {

@@ -186,7 +186,9 @@ export class PodWorker {
   /** Stops every container (preStop, SIGTERM, SIGKILL after graceMs); resolves when all are gone. */
   terminate(graceMs: number): Promise<void> {
     this.stopped.abort();
-    this.terminating ??= Promise.all([...this.initContainers, ...this.containers].map((c) => c.stop(graceMs))).then(() => this.ctx.backoff.forget(`${this.uid}/`));
+    // every call reaches the containers: a later one with less time hastens a stop under way
+    const stops = [...this.initContainers, ...this.containers].map((c) => c.stop(graceMs));
+    this.terminating ??= Promise.all(stops).then(() => this.ctx.backoff.forget(`${this.uid}/`));
     return this.terminating;
   }
 

@@ -105,6 +105,21 @@ test("kite up runs pods: one created with kubectl is scheduled to this machine's
       succeeded = kubectl(kubeconfig, ["get", "job", "once", "-o", "jsonpath={.status.succeeded}"]).out;
     }
     expect([available, succeeded]).toEqual(["2", "1"]);
+    // the garbage collector and the namespace controller run among them, as API clients
+    expect(kubectl(kubeconfig, ["delete", "deployment", "app"]).code).toBe(0);
+    // its ReplicaSet goes, and its pods are being deleted (they stop within their 30 s grace period)
+    let left = "x";
+    for (const deadline = Date.now() + 20_000; left && Date.now() < deadline; await Bun.sleep(200)) {
+      const rs = kubectl(kubeconfig, ["get", "replicasets", "-l", "app=app", "-o", "name"]).out.trim();
+      const pods = JSON.parse(kubectl(kubeconfig, ["get", "pods", "-l", "app=app", "-o", "json"]).out).items;
+      const running = pods.filter((p: any) => !p.metadata.deletionTimestamp).map((p: any) => p.metadata.name).join();
+      left = rs + running;
+    }
+    expect(left).toBe("");
+    expect(kubectl(kubeconfig, ["create", "namespace", "scratch"]).code).toBe(0);
+    expect(kubectl(kubeconfig, ["-n", "scratch", "create", "configmap", "c", "--from-literal=a=b"]).code).toBe(0);
+    expect(kubectl(kubeconfig, ["delete", "namespace", "scratch", "--timeout=20s"]).code).toBe(0);
+    expect(kubectl(kubeconfig, ["get", "namespace", "scratch"]).code).not.toBe(0);
     const uid = kubectl(kubeconfig, ["get", "pod", "web", "-o", "jsonpath={.metadata.uid}"]).out;
     const pids = containerPids(join(dir, "agent"), uid, "web");
     expect(pids.length).toBeGreaterThan(0);
