@@ -10,6 +10,7 @@ import { initPodGCController } from "./podgc.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
 import { startServiceAccountTokenController } from "./serviceaccounttoken.ts";
+import { initStatefulSetController } from "./statefulset.ts";
 import { initTTLAfterFinishedController } from "./ttlafterfinished.ts";
 
 export interface ControllerEntry { init: ControllerInit; enabledByDefault: boolean }
@@ -26,6 +27,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
   serviceaccount: { init: startServiceAccountController, enabledByDefault: true },
   "serviceaccount-token": { init: startServiceAccountTokenController, enabledByDefault: true },
+  statefulset: { init: initStatefulSetController, enabledByDefault: true },
   // TTLAfterFinished is beta (on by default) in v1.21
   "ttl-after-finished": { init: initTTLAfterFinishedController, enabledByDefault: true },
 };
