@@ -8,7 +8,7 @@ import { isPodAvailable } from "./podutil.ts";
 
 /** maxUnavailable as a count of nodes, a percentage rounded up; at least 1 as upstream's fencepost. */
 export function maxUnavailable(ds: Obj, desired: number): number {
-  const n = scaledValue(ds.spec?.updateStrategy?.rollingUpdate?.maxUnavailable, desired, true, "1");
+  const n = scaledValue(ds.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1, desired, true, "");
   return n === 0 ? 1 : n;
 }
 
