@@ -133,14 +133,18 @@ export class DaemonSetController extends KeyedController {
       .claim(this.revisions.store.byIndex(NAMESPACE_INDEX, namespace!));
     const { current, collisionCount, old } = await this.history(ds, ref, revisions);
     const hash: string = current.metadata.labels?.[POD_REVISION_LABEL] ?? "";
+    // decided before the pods are read: a creation observed meanwhile is then in what is read
+    const satisfied = this.expectations.satisfied(key);
     const pods = await new ClaimManager(this.ctx.client, RESOURCES.pods, ds, ref, selector, fresh)
       .claim(this.pods.store.byIndex(NAMESPACE_INDEX, namespace!).filter((p) => controllerOf(p)?.uid === ds.metadata.uid || !controllerOf(p)));
     const byNode = this.podsByNode(pods);
     const nodes = this.nodes.store.list() as Node[];
     let error: Error | undefined;
-    if (this.expectations.satisfied(key)) {
-      error = await this.manage(key, ds, ref, nodes, byNode, hash);
-      if (!error && this.expectations.satisfied(key) && ds.spec?.updateStrategy?.type !== "OnDelete") {
+    if (satisfied) {
+      const managed = await this.manage(key, ds, ref, nodes, byNode, hash);
+      error = managed.error;
+      // the rolling update works from what the pods are, so not while pods it just made or deleted are unseen
+      if (!managed.changed && ds.spec?.updateStrategy?.type !== "OnDelete") {
         const desired = this.placements(ds, nodes).filter(([, p]) => p.shouldRun).length;
         error = await this.syncNodes(key, ds, ref, podsToReplace(ds, byNode, hash, desired), [], hash);
       }
@@ -167,7 +171,7 @@ export class DaemonSetController extends KeyedController {
   }
 
   /** Creates the pods missing on nodes that should run one, deletes those that should not be (manage). */
-  private async manage(key: string, ds: Obj, ref: OwnerReference, nodes: Node[], byNode: Map<string, Obj[]>, hash: string): Promise<Error | undefined> {
+  private async manage(key: string, ds: Obj, ref: OwnerReference, nodes: Node[], byNode: Map<string, Obj[]>, hash: string): Promise<{ changed: boolean; error?: Error }> {
     const needPods: string[] = [], toDelete: Obj[] = [];
     for (const [node, { shouldRun, shouldContinueRunning }] of this.placements(ds, nodes)) {
       const name = node.metadata.name!;
@@ -188,7 +192,8 @@ export class DaemonSetController extends KeyedController {
         toDelete.push(...pods.filter((p) => !p.metadata.deletionTimestamp));
       }
     }
-    return this.syncNodes(key, ds, ref, toDelete, needPods, hash);
+    if (!toDelete.length && !needPods.length) return { changed: false };
+    return { changed: true, error: await this.syncNodes(key, ds, ref, toDelete, needPods, hash) };
   }
 
   /** Deletes `toDelete` and creates a pod on each of `nodes` (syncNodes), expecting both. */

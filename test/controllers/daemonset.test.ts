@@ -1,17 +1,19 @@
 // The daemonset controller against a real server and `kite controller-manager`: one pod per eligible node
 // (taints, nodeSelector), bound by node affinity and tolerating what upstream's daemon pods tolerate, a
-// pod for a new node, a rolling update within maxUnavailable, OnDelete, revisions and the status fields.
+// pod for a new node, a rolling update within maxUnavailable, OnDelete, revisions and the status fields, and
+// `kite scheduler` binding each pod to the node its affinity names.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
 import { playNode, type NodePlayer } from "../helpers/playnode.ts";
+import { createNode, startScheduler } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent, player: NodePlayer;
 beforeAll(async () => {
   s = await startServer();
-  for (const [name, spec, labels] of [["n1", {}, { disk: "ssd" }], ["n2", {}, {}], ["n3", { taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] }, { disk: "ssd" }]] as const) {
-    expect((await s.call("POST", "/api/v1/nodes", { metadata: { name, labels }, spec })).status).toBe(201);
-  }
+  await createNode(s, "n1", { labels: { disk: "ssd" } });
+  await createNode(s, "n2");
+  await createNode(s, "n3", { labels: { disk: "ssd" }, taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] });
   cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=daemonset"],
     "the manager to start", async () => true, 10_000);
   player = playNode(s, "default", "tier=daemon", { delayMs: 150 });
@@ -67,7 +69,7 @@ test("a DaemonSet runs one pod on each node it tolerates, bound by node affinity
 test("a nodeSelector and a toleration choose the nodes; a new node gets its pod", async () => {
   expect((await newDS("ssd", {}, { nodeSelector: { disk: "ssd" }, tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] })).status).toBe(201);
   expect((await onNodes(2, "ssd")).map(target)).toEqual(["n1", "n3"]);
-  expect((await s.call("POST", "/api/v1/nodes", { metadata: { name: "n4", labels: { disk: "ssd" } } })).status).toBe(201);
+  await createNode(s, "n4", { labels: { disk: "ssd" } });
   expect((await onNodes(3, "agent")).map(target)).toEqual(["n1", "n2", "n4"]);
   expect((await onNodes(3, "ssd")).map(target)).toEqual(["n1", "n3", "n4"]);
   await statusIs("agent", { desiredNumberScheduled: 3, numberAvailable: 3 });
@@ -102,4 +104,18 @@ test("OnDelete keeps old pods until they are deleted", async () => {
   const pods = await until(async () => { const p = await podsOf("ssd"); return p.length === 3 && p[0].metadata.uid !== victim.metadata.uid ? p : undefined; }, "a new pod on n1");
   expect(pods.map((p) => p.spec.containers[0].image)).toEqual(["img:2", "img:1", "img:1"]);
   await statusIs("ssd", { updatedNumberScheduled: 1 });
+});
+
+test("the scheduler binds each daemon pod to the node its affinity names", async () => {
+  const sched = await startScheduler(s);
+  try {
+    const pods = await until(async () => {
+      const p = [...await podsOf("agent"), ...await podsOf("ssd")];
+      return p.length === 6 && p.every((x) => x.spec.nodeName) ? p : undefined;
+    }, "6 daemon pods bound", 20_000);
+    for (const p of pods) expect(p.spec.nodeName).toBe(target(p));
+    expect(pods.filter((p) => p.spec.nodeName === "n3").map((p) => p.metadata.labels.app)).toEqual(["ssd"]);
+  } finally {
+    await sched.stop();
+  }
 });
