@@ -10,6 +10,7 @@ import { RESOURCES } from "../client/resources.ts";
 import { NAMESPACE_INDEX, namespaceIndex, objectOf, type DeletedFinalStateUnknown } from "../client/store.ts";
 import type { Node } from "../scheduler/framework/api.ts";
 import { labelSelector } from "../scheduler/framework/selectors.ts";
+import { Backoff } from "./backoff.ts";
 import { ClaimManager, controllerOf, controllerRefTo, resolveControllerRef, type OwnerReference } from "./controllerref.ts";
 import { daemonPodTemplate, isPodUpdated, placement, probePod, targetNode } from "./daemonset-nodes.ts";
 import { podsToReplace } from "./daemonset-update.ts";
@@ -39,6 +40,8 @@ const conditionStatuses = (n: Obj) => (n.status?.conditions ?? []).map((c: Obj) 
 
 export class DaemonSetController extends KeyedController {
   private readonly expectations = new Expectations();
+  /** Upstream's failedPodsBackoff: 1 s doubling to 15 min per DaemonSet and node. */
+  private readonly failedPods = new Backoff(1000, 15 * 60_000);
   private readonly sets: SharedInformer;
   private readonly pods: SharedInformer;
   private readonly nodes: SharedInformer;
@@ -177,23 +180,34 @@ export class DaemonSetController extends KeyedController {
       const name = node.metadata.name!;
       const pods = byNode.get(name) ?? [];
       if (shouldRun && !pods.length) needPods.push(name);
-      else if (shouldContinueRunning) {
-        const running: Obj[] = [];
-        for (const p of pods) {
-          if (p.metadata.deletionTimestamp) continue;
-          if (p.status?.phase === "Failed") {
-            this.recorder.event(ds, p, "Warning", "FailedDaemonPod", "Sync", `Found failed daemon pod ${p.metadata.namespace}/${p.metadata.name} on node ${name}, will try to kill it`);
-            toDelete.push(p);
-          } else running.push(p);
-        }
-        // more than one: keep the oldest
-        toDelete.push(...running.sort(oldestFirst).slice(1));
-      } else {
-        toDelete.push(...pods.filter((p) => !p.metadata.deletionTimestamp));
-      }
+      else if (shouldContinueRunning) toDelete.push(...this.extraPods(key, ds, name, pods));
+      else toDelete.push(...pods.filter((p) => !p.metadata.deletionTimestamp));
     }
     if (!toDelete.length && !needPods.length) return { changed: false };
     return { changed: true, error: await this.syncNodes(key, ds, ref, toDelete, needPods, hash) };
+  }
+
+  /** Of the pods on a node that may keep one: the failed ones (paced by a backoff) and all but the oldest other. */
+  private extraPods(key: string, ds: Obj, node: string, pods: Obj[]): Obj[] {
+    const extra: Obj[] = [], running: Obj[] = [];
+    for (const p of pods) {
+      if (p.metadata.deletionTimestamp) continue;
+      if (p.status?.phase !== "Failed") {
+        running.push(p);
+        continue;
+      }
+      // a pod that keeps failing is deleted (and made again) less and less often
+      const backoffKey = `${ds.metadata.uid}/${ds.status?.observedGeneration ?? 0}/${node}`;
+      const wait = this.failedPods.remaining(backoffKey);
+      if (wait > 0) {
+        this.queue.addAfter(key, wait);
+        continue;
+      }
+      this.failedPods.next(backoffKey);
+      this.recorder.event(ds, p, "Warning", "FailedDaemonPod", "Sync", `Found failed daemon pod ${p.metadata.namespace}/${p.metadata.name} on node ${node}, will try to kill it`);
+      extra.push(p);
+    }
+    return [...extra, ...running.sort(oldestFirst).slice(1)];
   }
 
   /** Deletes `toDelete` and creates a pod on each of `nodes` (syncNodes), expecting both. */

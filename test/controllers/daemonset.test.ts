@@ -1,6 +1,7 @@
 // The daemonset controller against a real server and `kite controller-manager`: one pod per eligible node
 // (taints, nodeSelector), bound by node affinity and tolerating what upstream's daemon pods tolerate, a
-// pod for a new node, a rolling update within maxUnavailable, OnDelete, revisions and the status fields, and
+// pod for a new node, a rolling update within maxUnavailable, OnDelete, failed pods replaced with a backoff,
+// revisions and the status fields, and
 // `kite scheduler` binding each pod to the node its affinity names.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
@@ -104,6 +105,25 @@ test("OnDelete keeps old pods until they are deleted", async () => {
   const pods = await until(async () => { const p = await podsOf("ssd"); return p.length === 3 && p[0].metadata.uid !== victim.metadata.uid ? p : undefined; }, "a new pod on n1");
   expect(pods.map((p) => p.spec.containers[0].image)).toEqual(["img:2", "img:1", "img:1"]);
   await statusIs("ssd", { updatedNumberScheduled: 1 });
+});
+
+test("a failed daemon pod is replaced, and one failing again soon after only once a backoff of 1 s has passed", async () => {
+  const fail = (p: any) => s.call("PATCH", `/api/v1/namespaces/default/pods/${p.metadata.name}/status`, { status: { phase: "Failed" } }, merge);
+  const ready = (p: any) => (p.status?.conditions ?? []).some((c: any) => c.type === "Ready" && c.status === "True");
+  const replaced = (old: any) => until(async () => {
+    const p = (await podsOf("agent")).find((x) => target(x) === "n2");
+    return p && p.metadata.uid !== old.metadata.uid && ready(p) ? p : undefined;
+  }, "a new ready pod on n2", 20_000);
+  const first = (await podsOf("agent")).find((p) => target(p) === "n2");
+  const failedAt = Date.now();
+  await fail(first);
+  const second = await replaced(first);
+  const note = `Found failed daemon pod default/${first.metadata.name} on node n2, will try to kill it`;
+  await until(async () => ((await s.call("GET", "/apis/events.k8s.io/v1/namespaces/default/events")).body.items as any[]).find((e) => e.reason === "FailedDaemonPod" && e.note === note), "the FailedDaemonPod event");
+  await fail(second);
+  await replaced(second);
+  // the first deletion came after failedAt; the second waits 1 s after it
+  expect(Date.now() - failedAt).toBeGreaterThanOrEqual(1000);
 });
 
 test("the scheduler binds each daemon pod to the node its affinity names", async () => {
