@@ -10,6 +10,12 @@ const title = (verb: string) => verb[0].toUpperCase() + verb.slice(1);
 export class StatefulPodControl {
   constructor(private readonly client: Client, private readonly recorder: EventRecorder) {}
 
+  /** Says that a failed pod is deleted to be made again. */
+  recreatingFailed(set: Obj, pod: Obj): void {
+    this.recorder.event(set, pod, "Warning", "RecreatingFailedPod", "Recreate",
+      `StatefulSet ${set.metadata.namespace}/${set.metadata.name} is recreating failed Pod ${pod.metadata.name}`);
+  }
+
   /** Creates the pod's missing claims, then the pod. */
   async create(set: Obj, pod: Obj): Promise<void> {
     await this.createClaims(set, pod);

@@ -53,6 +53,7 @@ export async function updateStatefulSet(set: Obj, ref: OwnerReference, rev: Revi
   for (let i = 0; i < replicaCount; i++) {
     let pod = replicas[i]!;
     if (isFailed(pod)) {
+      control.recreatingFailed(set, pod);
       status.replicas--;
       count(pod, -1);
       await control.delete(set, pod);

@@ -22,6 +22,12 @@ beforeAll(async () => {
 afterAll(async () => { await player?.stop(); await cm?.stop(); await s?.stop(); });
 
 const DS = "/apis/apps/v1/namespaces/default/daemonsets";
+const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
+const rolloutStatus = async (what: string) => {
+  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, "rollout", "status", what, "--timeout=60s"], { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, out, err };
+};
 const merge = { "content-type": "application/merge-patch+json" };
 const ds = async (name: string) => (await s.call("GET", `${DS}/${name}`)).body;
 const target = (p: any) => p.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0]?.matchFields?.[0]?.values?.[0];
@@ -79,6 +85,7 @@ test("a nodeSelector and a toleration choose the nodes; a new node gets its pod"
 test("a rolling update replaces one node's pod at a time (maxUnavailable 1) until every pod is new", async () => {
   const before = await statusIs("agent", { numberAvailable: 3, updatedNumberScheduled: 3 });
   expect((await s.call("PATCH", `${DS}/agent`, { spec: { template: { spec: { containers: [{ name: "c", image: "img:2" }] } } } }, merge)).status).toBe(200);
+  const rollout = rolloutStatus("daemonset/agent");
   let fewestAvailable = 3;
   const ready = (p: any) => (p.status?.conditions ?? []).some((c: any) => c.type === "Ready" && c.status === "True");
   await until(async () => {
@@ -87,6 +94,9 @@ test("a rolling update replaces one node's pod at a time (maxUnavailable 1) unti
     return pods.length === 3 && pods.every((p) => p.spec.containers[0].image === "img:2" && ready(p)) ? true : undefined;
   }, "every pod updated and ready", 20_000);
   expect(fewestAvailable).toBe(2);
+  const r = await rollout;
+  expect(r.code).toBe(0);
+  expect(r.out).toContain(`daemon set "agent" successfully rolled out`);
   const st = await statusIs("agent", { updatedNumberScheduled: 3, numberAvailable: 3, observedGeneration: 2 });
   expect(st.desiredNumberScheduled).toBe(before.desiredNumberScheduled);
   const revs = (await s.call("GET", "/apis/apps/v1/namespaces/default/controllerrevisions")).body.items.filter((r: any) => r.metadata.ownerReferences?.[0]?.name === "agent");

@@ -16,6 +16,12 @@ beforeAll(async () => {
 afterAll(async () => { await cm?.stop(); await s?.stop(); });
 
 const STS = "/apis/apps/v1/namespaces/default/statefulsets";
+const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
+const rolloutStatus = async (what: string) => {
+  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, "rollout", "status", what, "--timeout=60s"], { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, out, err };
+};
 const merge = { "content-type": "application/merge-patch+json" };
 const sts = async (name: string) => (await s.call("GET", `${STS}/${name}`)).body;
 const patch = (name: string, body: any) => s.call("PATCH", `${STS}/${name}`, body, merge);
@@ -96,8 +102,15 @@ test("a rolling update replaces pods from the highest ordinal down to the partit
     expect(pods.map((p) => [p.metadata.name, p.spec.containers[0].image, p.metadata.labels["controller-revision-hash"]])).toEqual([
       ["web-0", "img:1", before.updateRevision], ["web-1", "img:2", st.updateRevision], ["web-2", "img:2", st.updateRevision],
     ]);
+    const partitioned = await rolloutStatus("statefulset/web");
+    expect(partitioned.code).toBe(0);
+    expect(partitioned.out).toContain("partitioned roll out complete: 2 new pods have been updated...");
     await patch("web", { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } });
+    const r = await rolloutStatus("statefulset/web");
+    expect(r.code).toBe(0);
     const done = await statusIs("web", { updatedReplicas: 3, readyReplicas: 3, currentReplicas: 3 });
+    // kubectl reports a set with a partition (0 is the default) as a partitioned roll-out
+    expect(r.out).toContain("partitioned roll out complete: 3 new pods have been updated...");
     expect(done.currentRevision).toBe(done.updateRevision);
     expect((await podsOf("web")).map((p) => p.spec.containers[0].image)).toEqual(["img:2", "img:2", "img:2"]);
     // web-2, web-1 then web-0 were replaced, in that order
@@ -126,4 +139,12 @@ test("Parallel creates every pod at once; OnDelete replaces a pod only when it i
   expect(made.spec.containers[0].image).toBe("img:2");
   expect(made.metadata.labels["controller-revision-hash"]).toBe(st.updateRevision);
   await statusIs("par", { updatedReplicas: 1, currentReplicas: 2 });
+});
+
+test("a failed pod is made again under the same name, and the set says so", async () => {
+  const old = await pod("par-2");
+  await s.call("PATCH", "/api/v1/namespaces/default/pods/par-2/status", { status: { phase: "Failed" } }, merge);
+  const made = await until(async () => { const p = await pod("par-2"); return p.metadata?.uid && p.metadata.uid !== old.metadata.uid ? p : undefined; }, "par-2 again");
+  expect(made.metadata.labels["statefulset.kubernetes.io/pod-name"]).toBe("par-2");
+  await until(async () => (await events("par")).find((e) => e.reason === "RecreatingFailedPod" && e.note === "StatefulSet default/par is recreating failed Pod par-2"), "the RecreatingFailedPod event");
 });
