@@ -23,11 +23,12 @@ afterAll(async () => { await player?.stop(); await cm?.stop(); await s?.stop(); 
 
 const DS = "/apis/apps/v1/namespaces/default/daemonsets";
 const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
-const rolloutStatus = async (what: string) => {
-  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, "rollout", "status", what, "--timeout=60s"], { stdout: "pipe", stderr: "pipe" });
+async function kubectl(...args: string[]) {
+  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, ...args], { stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, out, err };
-};
+}
+const rolloutStatus = (what: string) => kubectl("rollout", "status", what, "--timeout=60s");
 const merge = { "content-type": "application/merge-patch+json" };
 const ds = async (name: string) => (await s.call("GET", `${DS}/${name}`)).body;
 const target = (p: any) => p.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0]?.matchFields?.[0]?.values?.[0];
@@ -82,7 +83,7 @@ test("a nodeSelector and a toleration choose the nodes; a new node gets its pod"
   await statusIs("agent", { desiredNumberScheduled: 3, numberAvailable: 3 });
 });
 
-test("a rolling update replaces one node's pod at a time (maxUnavailable 1) until every pod is new", async () => {
+test("a rolling update replaces one node's pod at a time (maxUnavailable 1) until every pod is new; kubectl rolls it back", async () => {
   const before = await statusIs("agent", { numberAvailable: 3, updatedNumberScheduled: 3 });
   expect((await s.call("PATCH", `${DS}/agent`, { spec: { template: { spec: { containers: [{ name: "c", image: "img:2" }] } } } }, merge)).status).toBe(200);
   const rollout = rolloutStatus("daemonset/agent");
@@ -103,6 +104,13 @@ test("a rolling update replaces one node's pod at a time (maxUnavailable 1) unti
   expect(revs.map((r: any) => r.revision).sort()).toEqual([1, 2]);
   const hash = revs.find((r: any) => r.revision === 2).metadata.labels["controller-revision-hash"];
   expect((await podsOf("agent")).every((p) => p.metadata.labels["controller-revision-hash"] === hash)).toBe(true);
+  // kubectl rolls back to the first revision, which becomes revision 3
+  expect((await kubectl("rollout", "undo", "daemonset/agent")).code).toBe(0);
+  expect((await rolloutStatus("daemonset/agent")).code).toBe(0);
+  await until(async () => { const p = await podsOf("agent"); return p.length === 3 && p.every((x) => x.spec.containers[0].image === "img:1") ? p : undefined; }, "every pod back at img:1", 20_000);
+  const after = (await s.call("GET", "/apis/apps/v1/namespaces/default/controllerrevisions")).body.items.filter((r: any) => r.metadata.ownerReferences?.[0]?.name === "agent");
+  expect(after.map((r: any) => [r.metadata.name, r.revision]).sort((a: any, b: any) => a[1] - b[1]))
+    .toEqual([[revs.find((r: any) => r.revision === 2).metadata.name, 2], [revs.find((r: any) => r.revision === 1).metadata.name, 3]]);
 });
 
 test("OnDelete keeps old pods until they are deleted", async () => {

@@ -17,11 +17,12 @@ afterAll(async () => { await cm?.stop(); await s?.stop(); });
 
 const STS = "/apis/apps/v1/namespaces/default/statefulsets";
 const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
-const rolloutStatus = async (what: string) => {
-  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, "rollout", "status", what, "--timeout=60s"], { stdout: "pipe", stderr: "pipe" });
+async function kubectl(...args: string[]) {
+  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, ...args], { stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, out, err };
-};
+}
+const rolloutStatus = (what: string) => kubectl("rollout", "status", what, "--timeout=60s");
 const merge = { "content-type": "application/merge-patch+json" };
 const sts = async (name: string) => (await s.call("GET", `${STS}/${name}`)).body;
 const patch = (name: string, body: any) => s.call("PATCH", `${STS}/${name}`, body, merge);
@@ -118,6 +119,14 @@ test("a rolling update replaces pods from the highest ordinal down to the partit
     expect(deletes).toEqual([2, 1, 0].map((i) => `delete Pod web-${i} in StatefulSet web successful`));
     const revs = (await s.call("GET", "/apis/apps/v1/namespaces/default/controllerrevisions")).body.items.filter((r: any) => r.metadata.ownerReferences?.[0]?.name === "web");
     expect(revs.map((r: any) => [r.metadata.name, r.revision]).sort((a: any, b: any) => a[1] - b[1])).toEqual([[before.updateRevision, 1], [st.updateRevision, 2]]);
+    // kubectl rolls back to the first revision, which becomes revision 3
+    const undo = await kubectl("rollout", "undo", "statefulset/web");
+    expect(undo.code).toBe(0);
+    const back = await statusIs("web", { updateRevision: before.updateRevision, updatedReplicas: 3, readyReplicas: 3, currentReplicas: 3 });
+    expect(back.currentRevision).toBe(before.updateRevision);
+    expect((await podsOf("web")).map((p) => p.spec.containers[0].image)).toEqual(["img:1", "img:1", "img:1"]);
+    const after = (await s.call("GET", "/apis/apps/v1/namespaces/default/controllerrevisions")).body.items.filter((r: any) => r.metadata.ownerReferences?.[0]?.name === "web");
+    expect(after.map((r: any) => [r.metadata.name, r.revision]).sort((a: any, b: any) => a[1] - b[1])).toEqual([[st.updateRevision, 2], [before.updateRevision, 3]]);
   } finally {
     await player.stop();
   }
