@@ -32,6 +32,7 @@ export const RESOURCES = {
   statefulsets: ref("apps", "v1", "statefulsets", "StatefulSet"),
   deployments: ref("apps", "v1", "deployments", "Deployment"),
   daemonsets: ref("apps", "v1", "daemonsets", "DaemonSet"),
+  controllerrevisions: ref("apps", "v1", "controllerrevisions", "ControllerRevision"),
   jobs: ref("batch", "v1", "jobs", "Job"),
   cronjobs: ref("batch", "v1", "cronjobs", "CronJob"),
   priorityclasses: ref("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false),

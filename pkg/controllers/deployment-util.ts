@@ -20,7 +20,7 @@ export const replicasOf = (o: Obj | undefined): number => o?.spec?.replicas ?? 0
 // --- the template hash ---
 
 /** JSON with keys sorted and empty maps and lists dropped: equal for semantically equal templates. */
-function canonical(v: unknown): string {
+export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v && typeof v === "object") {
     const parts: string[] = [];
@@ -37,6 +37,9 @@ function canonical(v: unknown): string {
 /** apimachinery's rand.SafeEncodeString alphabet: no vowels, no look-alike characters. */
 const SAFE = "bcdfghjklmnpqrstvwxz2456789";
 
+/** A 32-bit hash in upstream's safe encoding of its decimal form (rand.SafeEncodeString). */
+export const safeEncode = (h: number): string => [...String(h >>> 0)].map((c) => SAFE[c.charCodeAt(0) % SAFE.length]).join("");
+
 /** The pod-template-hash of a template (FNV-32a, then upstream's safe encoding of its decimal form). */
 export function computeHash(template: Obj, collisionCount?: number): string {
   let h = 0x811c9dc5;
@@ -47,7 +50,7 @@ export function computeHash(template: Obj, collisionCount?: number): string {
     new DataView(b.buffer).setUint32(0, collisionCount, true);
     feed(b);
   }
-  return [...String(h >>> 0)].map((c) => SAFE[c.charCodeAt(0) % SAFE.length]).join("");
+  return safeEncode(h);
 }
 
 const withoutHash = (template: Obj | undefined): Obj => {

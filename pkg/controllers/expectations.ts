@@ -16,14 +16,14 @@ export class Expectations {
     return (e.add <= 0 && e.del <= 0) || Date.now() - e.at > TTL_MS;
   }
 
-  expectCreations(key: string, n: number): void {
-    this.items.set(key, { add: n, del: 0, at: Date.now(), deleting: new Set() });
+  /** Expects `creations` creations and the deletion of these pods (by `namespace/name`), each deletion counted once when observed. */
+  expect(key: string, creations: number, podKeys: string[]): void {
+    this.items.set(key, { add: creations, del: podKeys.length, at: Date.now(), deleting: new Set(podKeys) });
   }
 
-  /** Expects the deletion of these pods (by `namespace/name`); each is counted once when observed. */
-  expectDeletions(key: string, podKeys: string[]): void {
-    this.items.set(key, { add: 0, del: podKeys.length, at: Date.now(), deleting: new Set(podKeys) });
-  }
+  expectCreations(key: string, n: number): void { this.expect(key, n, []); }
+
+  expectDeletions(key: string, podKeys: string[]): void { this.expect(key, 0, podKeys); }
 
   creationObserved(key: string): void {
     const e = this.items.get(key);

@@ -1,6 +1,7 @@
 // The controllers `kite controller-manager` knows, by upstream's names (--controllers), and whether each
 // runs when --controllers is `*`. A controller is one file exporting its ControllerInit.
 import { initCronJobController } from "./cronjob.ts";
+import { initDaemonSetController } from "./daemonset.ts";
 import { deploymentController } from "./deployment.ts";
 import { startEndpointController } from "./endpoints.ts";
 import { startEndpointSliceController } from "./endpointslice.ts";
@@ -12,6 +13,7 @@ import { initPodGCController } from "./podgc.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
 import { startServiceAccountTokenController } from "./serviceaccounttoken.ts";
+import { initStatefulSetController } from "./statefulset.ts";
 import { initTTLAfterFinishedController } from "./ttlafterfinished.ts";
 
 export interface ControllerEntry { init: ControllerInit; enabledByDefault: boolean }
@@ -19,6 +21,7 @@ export interface ControllerEntry { init: ControllerInit; enabledByDefault: boole
 export const CONTROLLERS: Record<string, ControllerEntry> = {
   // v1.21 runs the CronJob controller v2 (CronJobControllerV2, beta, on by default)
   cronjob: { init: initCronJobController, enabledByDefault: true },
+  daemonset: { init: initDaemonSetController, enabledByDefault: true },
   deployment: { init: deploymentController, enabledByDefault: true },
   endpoint: { init: startEndpointController, enabledByDefault: true },
   endpointslice: { init: startEndpointSliceController, enabledByDefault: true },
@@ -30,6 +33,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
   serviceaccount: { init: startServiceAccountController, enabledByDefault: true },
   "serviceaccount-token": { init: startServiceAccountTokenController, enabledByDefault: true },
+  statefulset: { init: initStatefulSetController, enabledByDefault: true },
   // TTLAfterFinished is beta (on by default) in v1.21
   "ttl-after-finished": { init: initTTLAfterFinishedController, enabledByDefault: true },
 };
