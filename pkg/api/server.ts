@@ -8,6 +8,7 @@ import { consola } from "consola";
 import type { Registry } from "../registry/registry.ts";
 import type { Discovery } from "./discovery.ts";
 import { bind } from "./handlers/binding.ts";
+import { evict } from "./handlers/eviction.ts";
 import { create } from "./handlers/create.ts";
 import type { HandlerContext } from "./handlers/context.ts";
 import { del, deleteCollection } from "./handlers/delete.ts";
@@ -196,6 +197,7 @@ export class ApiHandler {
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
     if (info.subresource === "binding" || (rs.def.kind === "Binding" && !rs.def.group)) return bind(ctx, this.registry);
+    if (info.subresource === "eviction") return evict(ctx, this.registry);
     const answer = this.opts.reviews?.get(`${info.group}/${info.resource}`);
     if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);

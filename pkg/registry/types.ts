@@ -92,13 +92,15 @@ export interface ResourceDef {
   computed?: boolean;
 }
 
-export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "log";
+export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log";
 
 /** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
 export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
   scale: { group: "autoscaling", version: "v1", kind: "Scale" },
   token: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
   binding: { group: "", version: "v1", kind: "Binding" },
+  // v1.21 serves evictions as policy/v1beta1 (policy/v1 Eviction came in v1.22); Kite takes either body
+  eviction: { group: "policy", version: "v1beta1", kind: "Eviction" },
 };
 
 export interface GroupVersionKind { group: string; version: string; kind: string }

@@ -31,7 +31,12 @@ const FIELD_TYPES: Record<string, [string, (v: unknown) => boolean]> = {
  */
 async function deleteOptions(ctx: HandlerContext): Promise<DeleteOptions> {
   const raw = await readBody(ctx.req);
-  const body = raw.length ? decodeObject(raw, ctx.req.headers.get("content-type")) as Record<string, any> : fromQuery(ctx.url.searchParams);
+  return checkDeleteOptions(raw.length ? decodeObject(raw, ctx.req.headers.get("content-type")) : fromQuery(ctx.url.searchParams));
+}
+
+/** DeleteOptions as a body spells them (also inside an Eviction), checked as upstream decodes and validates them. */
+export function checkDeleteOptions(raw: unknown): DeleteOptions {
+  const body = raw as Record<string, any>;
   if (typeof body !== "object" || body === null || Array.isArray(body) || (body.kind !== undefined && body.kind !== "DeleteOptions")) {
     throw badRequest("the body of the request must be a DeleteOptions object");
   }
