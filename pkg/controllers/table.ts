@@ -3,6 +3,7 @@
 import { initCronJobController } from "./cronjob.ts";
 import { initDaemonSetController } from "./daemonset.ts";
 import { deploymentController } from "./deployment.ts";
+import { initDisruptionController } from "./disruption.ts";
 import { startEndpointController } from "./endpoints.ts";
 import { startEndpointSliceController } from "./endpointslice.ts";
 import type { ControllerInit } from "./framework.ts";
@@ -23,6 +24,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   cronjob: { init: initCronJobController, enabledByDefault: true },
   daemonset: { init: initDaemonSetController, enabledByDefault: true },
   deployment: { init: deploymentController, enabledByDefault: true },
+  disruption: { init: initDisruptionController, enabledByDefault: true },
   endpoint: { init: startEndpointController, enabledByDefault: true },
   endpointslice: { init: startEndpointSliceController, enabledByDefault: true },
   garbagecollector: { init: initGarbageCollector, enabledByDefault: true },
