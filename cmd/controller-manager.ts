@@ -16,6 +16,9 @@ const ARGS = {
   "root-ca-file": { type: "string", description: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle." },
   "terminated-pod-gc-threshold": { type: "string", default: "12500", description: "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled." },
   "use-service-account-credentials": { type: "boolean", default: false, description: "If true, use individual service account credentials for each controller." },
+  "node-monitor-period": { type: "string", default: "5s", description: "The period for syncing NodeStatus in NodeController." },
+  "node-monitor-grace-period": { type: "string", default: "40s", description: "Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet's nodeStatusUpdateFrequency, where N means number of retries allowed for kubelet to post node status." },
+  "node-startup-grace-period": { type: "string", default: "1m0s", description: "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy." },
   "leader-elect": { type: "boolean", default: true, description: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
   "leader-elect-lease-duration": { type: "string", default: "15s", description: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
   "leader-elect-renew-deadline": { type: "string", default: "10s", description: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than or equal to the lease duration." },
@@ -60,7 +63,10 @@ export default defineCommand({
     const serviceAccountKey = keyFile ? await startOrExit(async () => {
       try { return readSigningKey(keyFile); } catch (e) { throw new Error(`error reading key for service account token controller: ${(e as Error).message}`); }
     }) : undefined;
-    const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA, terminatedPodGCThreshold };
+    const nodeMonitorPeriodMs = duration("node-monitor-period", a["node-monitor-period"]);
+    if (nodeMonitorPeriodMs <= 0) throw new UsageError(`invalid argument "${a["node-monitor-period"]}" for "--node-monitor-period" flag: must be positive`);
+    const nodeTimings = { nodeMonitorPeriodMs, nodeMonitorGracePeriodMs: duration("node-monitor-grace-period", a["node-monitor-grace-period"]), nodeStartupGracePeriodMs: duration("node-startup-grace-period", a["node-startup-grace-period"]) };
+    const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA, terminatedPodGCThreshold, ...nodeTimings };
     const names = selectControllers(spec);
     const run = (signal: AbortSignal) => runControllers(client, names, workers, signal, options, bool("use-service-account-credentials", a["use-service-account-credentials"]));
     if (!leaderElect) return runUntilSignal(run, "stopping the controllers");

@@ -11,6 +11,14 @@ export interface ControllerOptions {
   rootCA?: string;
   /** --terminated-pod-gc-threshold: finished pods kept before podgc deletes the oldest (≤ 0: none deleted). */
   terminatedPodGCThreshold: number;
+  /** --node-monitor-period: how often the node lifecycle controller looks at every node's health. */
+  nodeMonitorPeriodMs: number;
+  /** --node-monitor-grace-period: how long a node may be silent before it is Unknown. */
+  nodeMonitorGracePeriodMs: number;
+  /** --node-startup-grace-period: how long a new node may take to post its first Ready condition. */
+  nodeStartupGracePeriodMs: number;
 }
 
-export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = { maxEndpointsPerSlice: 100, terminatedPodGCThreshold: 12500 };
+export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
+  maxEndpointsPerSlice: 100, terminatedPodGCThreshold: 12500, nodeMonitorPeriodMs: 5_000, nodeMonitorGracePeriodMs: 40_000, nodeStartupGracePeriodMs: 60_000,
+};

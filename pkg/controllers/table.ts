@@ -10,6 +10,7 @@ import type { ControllerInit } from "./framework.ts";
 import { initGarbageCollector } from "./garbagecollector.ts";
 import { initJobController } from "./job.ts";
 import { initNamespaceController } from "./namespace-deleter.ts";
+import { initNodeLifecycleController } from "./nodelifecycle.ts";
 import { initPodGCController } from "./podgc.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
@@ -30,6 +31,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   garbagecollector: { init: initGarbageCollector, enabledByDefault: true },
   job: { init: initJobController, enabledByDefault: true },
   namespace: { init: initNamespaceController, enabledByDefault: true },
+  nodelifecycle: { init: initNodeLifecycleController, enabledByDefault: true },
   podgc: { init: initPodGCController, enabledByDefault: true },
   replicaset: { init: replicaSetController, enabledByDefault: true },
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },

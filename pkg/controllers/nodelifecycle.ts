@@ -1,0 +1,122 @@
+// The node lifecycle controller (upstream v1.21's, taint-based evictions): every --node-monitor-period it
+// looks at each node's Ready heartbeat and Lease (kube-node-lease); a node silent beyond
+// --node-monitor-grace-period (--node-startup-grace-period before it ever posted Ready) gets its conditions
+// Unknown ("Kubelet stopped posting node status.") and its pods marked not Ready. On every change of a node
+// its condition taints are kept (not-ready/unreachable NoSchedule and NoExecute, pressure and unschedulable
+// NoSchedule) and the taint manager evicts the pods that do not tolerate its NoExecute taints.
+import { consola } from "consola";
+import { isConflict, isNotFound, type Obj } from "../client/client.ts";
+import type { EventRecorder } from "../client/events.ts";
+import type { SharedInformer } from "../client/informer.ts";
+import { RESOURCES } from "../client/resources.ts";
+import { objectOf, type DeletedFinalStateUnknown } from "../client/store.ts";
+import { rfc3339 } from "../client/time.ts";
+import { keyOf, KeyedController, type ControllerContext, type ControllerInit } from "./framework.ts";
+import { TaintEvictions } from "./nodelifecycle-eviction.ts";
+import { conditionOf, NodeHealth, unknownConditions } from "./nodelifecycle-health.ts";
+import { noExecuteTaints, reconcileTaints } from "./nodelifecycle-taints.ts";
+
+const NODE_LEASE_NAMESPACE = "kube-node-lease";
+const NODE_NAME_INDEX = "nodeName";
+
+export class NodeLifecycleController extends KeyedController {
+  private readonly nodes: SharedInformer;
+  private readonly leases: SharedInformer;
+  private readonly pods: SharedInformer;
+  private readonly health: NodeHealth;
+  private readonly evictions: TaintEvictions;
+  private readonly recorder: EventRecorder;
+
+  constructor(private readonly ctx: ControllerContext) {
+    super("nodelifecycle");
+    const o = ctx.options;
+    this.health = new NodeHealth({ monitorMs: o.nodeMonitorGracePeriodMs, startupMs: o.nodeStartupGracePeriodMs });
+    this.nodes = ctx.factory.informerFor(RESOURCES.nodes);
+    this.leases = ctx.factory.informerFor(RESOURCES.leases, { namespace: NODE_LEASE_NAMESPACE });
+    this.pods = ctx.factory.informerFor(RESOURCES.pods, { indexers: { [NODE_NAME_INDEX]: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) } });
+    this.recorder = ctx.events.newRecorder("node-controller");
+    this.evictions = new TaintEvictions(ctx.client, this.recorder);
+    const nodeChanged = (node: Obj) => {
+      this.enqueue(node);
+      const taints = noExecuteTaints(node);
+      for (const pod of this.pods.store.byIndex(NODE_NAME_INDEX, node.metadata.name)) this.evictions.consider(pod, taints);
+    };
+    this.nodes.addEventHandler({
+      add: nodeChanged,
+      update: (_, cur) => nodeChanged(cur),
+      delete: (o: Obj | DeletedFinalStateUnknown) => {
+        const node = objectOf(o);
+        this.health.forget(node.metadata.name);
+        for (const pod of this.pods.store.byIndex(NODE_NAME_INDEX, node.metadata.name)) this.evictions.consider(pod, []);
+      },
+    });
+    const podChanged = (pod: Obj) => {
+      if (pod.spec?.nodeName) this.evictions.consider(pod, noExecuteTaints(this.nodes.store.get(pod.spec.nodeName)));
+    };
+    this.pods.addEventHandler({ add: podChanged, update: (_, cur) => podChanged(cur), delete: (o) => this.evictions.forget(keyOf(o)) });
+  }
+
+  override async run(workers: number, signal: AbortSignal): Promise<void> {
+    const monitor = setInterval(() => void this.monitor().catch((e) => consola.warn(`nodelifecycle: ${(e as Error).message}`)), this.ctx.options.nodeMonitorPeriodMs);
+    try {
+      await super.run(workers, signal);
+    } finally {
+      clearInterval(monitor);
+      this.evictions.stop();
+    }
+  }
+
+  /** Upstream's monitorNodeHealth: the nodes silent too long become Unknown. */
+  private async monitor(): Promise<void> {
+    for (const node of this.nodes.store.list()) {
+      const lease = this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node.metadata.name}`);
+      if (!this.health.silent(node, lease)) continue;
+      const conditions = unknownConditions(node);
+      if (!conditions) continue;
+      try {
+        await this.ctx.client.update(RESOURCES.nodes, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+      } catch (e) {
+        // the next pass decides on the newer node
+        if (!isConflict(e) && !isNotFound(e)) consola.warn(`nodelifecycle: updating node ${node.metadata.name}: ${(e as Error).message}`);
+        continue;
+      }
+      if (conditionOf(node, "Ready")?.status === "True") {
+        this.recorder.event(node, undefined, "Normal", "NodeNotReady", "NodeNotReady", `Node ${node.metadata.name} status is now: NodeNotReady`);
+        await this.markPodsNotReady(node.metadata.name);
+      }
+    }
+  }
+
+  /** Upstream's MarkPodsNotReady: the node's pods are no longer Ready. */
+  private async markPodsNotReady(nodeName: string): Promise<void> {
+    for (const pod of this.pods.store.byIndex(NODE_NAME_INDEX, nodeName)) {
+      const conditions: Obj[] = pod.status?.conditions ?? [];
+      if (!conditions.some((c) => c.type === "Ready" && c.status !== "False")) continue;
+      const next = conditions.map((c) => (c.type === "Ready" ? { ...c, status: "False", lastTransitionTime: rfc3339(new Date()) } : c));
+      try {
+        await this.ctx.client.update(RESOURCES.pods, { ...pod, status: { ...pod.status, conditions: next } }, { namespace: pod.metadata.namespace, subresource: "status" });
+      } catch (e) {
+        if (!isNotFound(e)) consola.warn(`nodelifecycle: marking pod ${keyOf(pod)} not ready: ${(e as Error).message}`);
+        continue;
+      }
+      this.recorder.event(pod, undefined, "Warning", "NodeNotReady", "NodeNotReady", "Node is not ready");
+    }
+  }
+
+  /** Keeps the node's condition taints. */
+  protected async sync(name: string): Promise<void> {
+    const node = this.nodes.store.get(name);
+    if (!node) return;
+    const taints = reconcileTaints(node);
+    if (!taints) return;
+    // the resourceVersion makes a patch on a stale node fail (and retry) rather than drop a taint someone added
+    const patch = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } };
+    try {
+      await this.ctx.client.patch(RESOURCES.nodes, name, patch, "merge");
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+}
+
+export const initNodeLifecycleController: ControllerInit = (ctx) => new NodeLifecycleController(ctx);
