@@ -17,6 +17,8 @@ test("bad flags exit 2 with one line", () => {
     ["--controllers=nosuch", `"nosuch" is not in the list of known controllers`],
     ["--concurrent-syncs=0", `invalid argument "0" for "--concurrent-syncs" flag`],
     ["--leader-elect-lease-duration=soon", `invalid argument "soon" for "--leader-elect-lease-duration" flag`],
+    ["--node-monitor-grace-period=soon", `invalid argument "soon" for "--node-monitor-grace-period" flag`],
+    ["--node-monitor-period=0s", `invalid argument "0s" for "--node-monitor-period" flag`],
   ]) {
     const r = Bun.spawnSync([...KITE, "controller-manager", `--kubeconfig=${s.kubeconfig}`, flag]);
     expect(r.exitCode).toBe(2);
