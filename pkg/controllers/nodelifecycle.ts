@@ -57,12 +57,18 @@ export class NodeLifecycleController extends KeyedController {
   }
 
   override async run(workers: number, signal: AbortSignal): Promise<void> {
-    const monitor = setInterval(() => void this.monitor().catch((e) => consola.warn(`nodelifecycle: ${(e as Error).message}`)), this.ctx.options.nodeMonitorPeriodMs);
-    try {
-      await super.run(workers, signal);
-    } finally {
-      clearInterval(monitor);
-      this.evictions.stop();
+    await Promise.all([super.run(workers, signal), this.monitorLoop(signal)]);
+    this.evictions.stop();
+  }
+
+  /** A pass every --node-monitor-period, one at a time. */
+  private async monitorLoop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.monitor().catch((e) => consola.warn(`nodelifecycle: ${(e as Error).message}`));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.ctx.options.nodeMonitorPeriodMs);
+        signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
     }
   }
 
