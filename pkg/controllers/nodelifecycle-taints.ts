@@ -5,6 +5,7 @@
 import type { Obj } from "../client/client.ts";
 import { rfc3339 } from "../client/time.ts";
 import { conditionOf } from "./nodelifecycle-health.ts";
+import type { NoExecutePolicy } from "./nodelifecycle-zones.ts";
 
 export const NOT_READY = "node.kubernetes.io/not-ready";
 export const UNREACHABLE = "node.kubernetes.io/unreachable";
@@ -27,12 +28,15 @@ export interface Toleration { key?: string; operator?: string; value?: string; e
 
 const managed = (t: Taint) => (t.effect === "NoSchedule" && NO_SCHEDULE_KEYS.has(t.key)) || (t.effect === "NoExecute" && NO_EXECUTE_KEYS.has(t.key));
 
-/** The taints the controller wants, from the node's conditions and spec.unschedulable. */
-function wanted(node: Obj): Taint[] {
+/** The taints the controller wants, from the node's conditions and spec.unschedulable, and its zone's policy. */
+function wanted(node: Obj, policy: NoExecutePolicy): Taint[] {
   const out: Taint[] = [];
   for (const [type, status, key] of BY_CONDITION) if (conditionOf(node, type)?.status === status) out.push({ key, effect: "NoSchedule" });
   if (node.spec?.unschedulable) out.push({ key: UNSCHEDULABLE, effect: "NoSchedule" });
   const ready = conditionOf(node, "Ready")?.status;
+  if (policy === "none" || ready === "True") return out;
+  // evictions held in the zone: no new NoExecute taint, the present ones stay
+  if (policy === "hold") return [...out, ...(node.spec?.taints ?? []).filter((t: Taint) => t.effect === "NoExecute" && NO_EXECUTE_KEYS.has(t.key))];
   if (ready === "False") out.push({ key: NOT_READY, effect: "NoExecute" });
   if (ready === "Unknown") out.push({ key: UNREACHABLE, effect: "NoExecute" });
   return out;
@@ -42,9 +46,9 @@ function wanted(node: Obj): Taint[] {
  * The node's taints with the controller's brought in line with its conditions (others kept as they are), or
  * undefined when nothing changes. A NoExecute taint is stamped with the time it was added.
  */
-export function reconcileTaints(node: Obj): Taint[] | undefined {
+export function reconcileTaints(node: Obj, policy: NoExecutePolicy = "follow"): Taint[] | undefined {
   const current: Taint[] = node.spec?.taints ?? [];
-  const want = wanted(node);
+  const want = wanted(node, policy);
   const same = (a: Taint, b: Taint) => a.key === b.key && a.effect === b.effect;
   const kept = current.filter((t) => !managed(t) || want.some((w) => same(w, t)));
   const added = want.filter((w) => !current.some((t) => same(w, t)));

@@ -1,9 +1,10 @@
 // The node lifecycle controller (upstream v1.21's, taint-based evictions): every --node-monitor-period it
 // looks at each node's Ready heartbeat and Lease (kube-node-lease); a node silent beyond
 // --node-monitor-grace-period (--node-startup-grace-period before it ever posted Ready) gets its conditions
-// Unknown ("Kubelet stopped posting node status.") and its pods marked not Ready. On every change of a node
-// its condition taints are kept (not-ready/unreachable NoSchedule and NoExecute, pressure and unschedulable
-// NoSchedule) and the taint manager evicts the pods that do not tolerate its NoExecute taints.
+// Unknown ("Kubelet stopped posting node status.") and its pods marked not Ready; then, as its zone's
+// disruption allows, its not-ready/unreachable NoExecute taint follows its Ready condition, and the taint
+// manager evicts the pods that do not tolerate it. On every change of a node its NoSchedule condition taints
+// are kept (and a NoExecute one removed once it is Ready).
 import { consola } from "consola";
 import { isConflict, isNotFound, type Obj } from "../client/client.ts";
 import type { EventRecorder } from "../client/events.ts";
@@ -15,6 +16,7 @@ import { keyOf, KeyedController, type ControllerContext, type ControllerInit } f
 import { TaintEvictions } from "./nodelifecycle-eviction.ts";
 import { conditionOf, NodeHealth, unknownConditions } from "./nodelifecycle-health.ts";
 import { noExecuteTaints, reconcileTaints } from "./nodelifecycle-taints.ts";
+import { disruption, type Disruption, type NoExecutePolicy } from "./nodelifecycle-zones.ts";
 
 const NODE_LEASE_NAMESPACE = "kube-node-lease";
 const NODE_NAME_INDEX = "nodeName";
@@ -26,6 +28,8 @@ export class NodeLifecycleController extends KeyedController {
   private readonly health: NodeHealth;
   private readonly evictions: TaintEvictions;
   private readonly recorder: EventRecorder;
+  /** The zones' disruption as the last monitor pass found it (to notice its changes). */
+  private zones: Disruption = disruption([]);
 
   constructor(private readonly ctx: ControllerContext) {
     super("nodelifecycle");
@@ -72,15 +76,33 @@ export class NodeLifecycleController extends KeyedController {
     }
   }
 
-  /** Upstream's monitorNodeHealth: the nodes silent too long become Unknown. */
+  /**
+   * Upstream's monitorNodeHealth: the nodes silent too long become Unknown; then, with the zones' disruption
+   * known, each node's NoExecute taints follow its Ready condition (only here are they added).
+   */
   private async monitor(): Promise<void> {
+    const nodes = await this.checkHealth();
+    const was = this.zones;
+    this.zones = disruption(nodes);
+    if (this.zones.all !== was.all) consola.info(this.zones.all ? "Controller detected that all Nodes are not-Ready. Entering master disruption mode." : "Controller detected that some Nodes are Ready. Exiting master disruption mode.");
+    for (const node of nodes) {
+      await this.writeTaints(node, this.zones.policyFor(node)).catch((e) => {
+        if (!isConflict(e)) consola.warn(`nodelifecycle: tainting node ${node.metadata.name}: ${(e as Error).message}`);
+      });
+    }
+  }
+
+  /** Every node as it is after the silent ones were made Unknown. */
+  private async checkHealth(): Promise<Obj[]> {
+    const out: Obj[] = [];
     for (const node of this.nodes.store.list()) {
+      out.push(node);
       const lease = this.leases.store.get(`${NODE_LEASE_NAMESPACE}/${node.metadata.name}`);
       if (!this.health.silent(node, lease)) continue;
       const conditions = unknownConditions(node);
       if (!conditions) continue;
       try {
-        await this.ctx.client.update(RESOURCES.nodes, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+        out[out.length - 1] = await this.ctx.client.update(RESOURCES.nodes, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
       } catch (e) {
         // the next pass decides on the newer node
         if (!isConflict(e) && !isNotFound(e)) consola.warn(`nodelifecycle: updating node ${node.metadata.name}: ${(e as Error).message}`);
@@ -91,6 +113,7 @@ export class NodeLifecycleController extends KeyedController {
         await this.markPodsNotReady(node.metadata.name);
       }
     }
+    return out;
   }
 
   /** Upstream's MarkPodsNotReady: the node's pods are no longer Ready. */
@@ -109,16 +132,19 @@ export class NodeLifecycleController extends KeyedController {
     }
   }
 
-  /** Keeps the node's condition taints. */
+  /** Keeps the node's condition taints on each of its changes; NoExecute ones are only removed here. */
   protected async sync(name: string): Promise<void> {
     const node = this.nodes.store.get(name);
-    if (!node) return;
-    const taints = reconcileTaints(node);
+    if (node) await this.writeTaints(node, this.zones.all ? "none" : "hold");
+  }
+
+  private async writeTaints(node: Obj, policy: NoExecutePolicy): Promise<void> {
+    const taints = reconcileTaints(node, policy);
     if (!taints) return;
     // the resourceVersion makes a patch on a stale node fail (and retry) rather than drop a taint someone added
     const patch = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } };
     try {
-      await this.ctx.client.patch(RESOURCES.nodes, name, patch, "merge");
+      await this.ctx.client.patch(RESOURCES.nodes, node.metadata.name, patch, "merge");
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }

@@ -2,7 +2,8 @@
 // the test playing the kubelets (each node's Lease in kube-node-lease and its Ready condition): a node whose
 // Lease stops being renewed goes Unknown with upstream's reason and message, its pods are marked not Ready,
 // it is tainted unreachable (NoSchedule and NoExecute), its pods are evicted as their tolerations say, and
-// once renewed and Ready again it loses the taints; a node that never posts status, and one NotReady.
+// once renewed and Ready again it loses the taints; a node that never posts status, one NotReady, and no
+// evictions when every node is silent.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -141,3 +142,20 @@ test("a node that never posts its status is Unknown after the startup grace peri
   await until(async () => (taints(await node("steady")).length === 2 ? true : undefined), "the unschedulable taint");
   expect(taints(await node("steady"))).toEqual(["node.kubernetes.io/unschedulable:NoSchedule", "team:NoSchedule"]);
 }, 30_000);
+
+test("when every node is silent (master disruption mode) nothing is evicted and the NoExecute taints go", async () => {
+  const names = ["lost", "steady", "mute", "sick"];
+  alive.clear();
+  await until(async () => {
+    const nodes = await Promise.all(names.map(node));
+    return nodes.every((n) => condition(n, "Ready").status !== "True") ? true : undefined;
+  }, "every node not Ready", 20_000);
+  await until(async () => {
+    const nodes = await Promise.all(names.map(node));
+    return nodes.every((n) => !(n.spec.taints ?? []).some((t: any) => t.effect === "NoExecute")) ? true : undefined;
+  }, "no NoExecute taint left", 10_000);
+  expect(taints(await node("steady"))).toContain("node.kubernetes.io/unreachable:NoSchedule");
+  await Bun.sleep(1000);
+  expect(await deleted("elsewhere")).toBeUndefined();
+  expect(await deleted("patient")).toBeUndefined();
+}, 40_000);

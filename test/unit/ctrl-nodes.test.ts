@@ -5,6 +5,7 @@ import { expect, test } from "bun:test";
 import { awaitedEvictions, countHealthy, DELETION_TIMEOUT_MS, expectedCounts } from "../../pkg/controllers/disruption.ts";
 import { NodeHealth, unknownConditions } from "../../pkg/controllers/nodelifecycle-health.ts";
 import { reconcileTaints, tolerationMs } from "../../pkg/controllers/nodelifecycle-taints.ts";
+import { disruption, zoneState } from "../../pkg/controllers/nodelifecycle-zones.ts";
 import { takeDisruption } from "../../pkg/registry/eviction.ts";
 
 const node = (conditions: Record<string, string>, spec: Record<string, unknown> = {}) => ({
@@ -98,4 +99,28 @@ test("an eviction takes one disruption and records the pod; none left or an unob
   expect(() => takeDisruption(pdb({ disruptionsAllowed: 0, desiredHealthy: 2, currentHealthy: 2 }), "z")).toThrow("Cannot evict pod as it would violate the pod's disruption budget.");
   expect(() => takeDisruption(pdb({ disruptionsAllowed: 3 }, 2), "z")).toThrow("Cannot evict pod");
   expect(() => takeDisruption(pdb({ disruptionsAllowed: -1 }), "z")).toThrow("pdb disruptions allowed is negative");
+});
+
+test("zones: all not Ready is a full disruption; most of more than two is partial; evictions follow, hold or stop", () => {
+  expect(zoneState(0, 1)).toBe("FullDisruption");
+  expect(zoneState(1, 2)).toBe("Normal");
+  expect(zoneState(2, 3)).toBe("PartialDisruption");
+  expect(zoneState(3, 3)).toBe("Normal");
+  const inZone = (name: string, zone: string, ready: string) => ({ ...node({ Ready: ready }), metadata: { name, labels: { "topology.kubernetes.io/zone": zone } } });
+  const d = disruption([inZone("a1", "a", "True"), inZone("a2", "a", "Unknown"), inZone("b1", "b", "Unknown"),
+    inZone("c1", "c", "True"), inZone("c2", "c", "Unknown"), inZone("c3", "c", "Unknown"), inZone("c4", "c", "False")]);
+  expect(d.all).toBe(false);
+  expect(d.policyFor(inZone("a2", "a", "Unknown"))).toBe("follow");
+  // a zone down among zones up is evicted from as usual
+  expect(d.policyFor(inZone("b1", "b", "Unknown"))).toBe("follow");
+  expect(d.policyFor(inZone("c2", "c", "Unknown"))).toBe("hold");
+  const down = disruption([inZone("a1", "a", "Unknown"), inZone("b1", "b", "False")]);
+  expect(down.all).toBe(true);
+  expect(down.policyFor(inZone("a1", "a", "Unknown"))).toBe("none");
+  // held: no new NoExecute taint, the present one stays; none: it goes
+  const held = reconcileTaints(node({ Ready: "Unknown" }), "hold");
+  expect(keys(held)).toEqual(["node.kubernetes.io/unreachable:NoSchedule"]);
+  const tainted = node({ Ready: "Unknown" }, { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }] });
+  expect(keys(reconcileTaints(tainted, "hold"))).toEqual(["node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"]);
+  expect(keys(reconcileTaints(tainted, "none"))).toEqual(["node.kubernetes.io/unreachable:NoSchedule"]);
 });
