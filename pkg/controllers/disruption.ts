@@ -22,11 +22,8 @@ const RESYNC_MS = 30_000;
 
 export interface BudgetCounts { expectedPods: number; desiredHealthy: number }
 
-/** The pods a budget selects: a nil or empty selector selects none, as upstream v1.21's. */
-export function selects(pdb: Obj, pod: Obj): boolean {
-  const sel = labelSelector(pdb.spec?.selector);
-  return !sel.everything && sel.matches(pod.metadata.labels);
-}
+/** The pods a budget selects: policy/v1's, where an empty selector selects every pod of the namespace and a nil one none. */
+export const selects = (pdb: Obj, pod: Obj): boolean => labelSelector(pdb.spec?.selector).matches(pod.metadata.labels);
 
 /** Upstream's getExpectedPodCount: `scale` is the summed scale of the pods' controllers (thrown if unknown). */
 export function expectedCounts(pdb: Obj, pods: Obj[], scale: () => number): BudgetCounts {

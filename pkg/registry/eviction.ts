@@ -24,14 +24,10 @@ const canIgnorePDB = (pod: Obj) => ["Succeeded", "Failed", "Pending"].includes(p
 
 const isPodReady = (pod: Obj) => (pod.status?.conditions ?? []).some((c: Obj) => c.type === "Ready" && c.status === "True");
 
-/** The budgets whose selector picks the pod: a nil or empty selector picks nothing, as upstream's. */
+/** The budgets whose selector picks the pod: policy/v1's, where an empty selector picks every pod and a nil one none. */
 async function budgetsOf(pdbs: ResourceStore, pod: Obj): Promise<Obj[]> {
-  if (!Object.keys(pod.metadata.labels ?? {}).length) return [];
   const items: Obj[] = (await pdbs.list(pod.metadata.namespace)).items;
-  return items.filter((pdb) => {
-    const sel = labelSelector(pdb.spec?.selector);
-    return !sel.everything && sel.matches(pod.metadata.labels);
-  });
+  return items.filter((pdb) => labelSelector(pdb.spec?.selector).matches(pod.metadata.labels));
 }
 
 /** Upstream's checkAndDecrement on the current budget: the status to store, or why the pod may not go. */

@@ -131,3 +131,20 @@ test("bad evictions: a name that differs from the URL's, a missing pod, a pod un
   expect(e.message).toContain("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.");
   expectStatus(await s.call("GET", `${PODS}/two/eviction`), 405, "MethodNotAllowed", "a GET");
 });
+
+test("a budget's empty selector covers every pod of its namespace (policy/v1), a missing one none", async () => {
+  await createNamespace(s, "eviction-all");
+  const pods = "/api/v1/namespaces/eviction-all/pods", pdbs = "/apis/policy/v1/namespaces/eviction-all/poddisruptionbudgets";
+  for (const name of ["bare", "other"]) {
+    expectCode(await s.call("POST", pods, { metadata: { name }, spec: { containers: [{ name: "c", image: "img" }] } }), 201, `create ${name}`);
+    expectCode(await s.call("PATCH", `${pods}/${name}/status`, { status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { "content-type": "application/merge-patch+json" }), 200, `status of ${name}`);
+  }
+  const nil = await s.call("POST", pdbs, { metadata: { name: "nil" }, spec: { minAvailable: 1 } });
+  expectCode(nil, 201, "a budget without a selector");
+  expectCode(await s.call("POST", `${pods}/other/eviction`, { ...eviction("other"), metadata: { name: "other" } }), 201, "evict under a nil selector");
+  const all = await s.call("POST", pdbs, { metadata: { name: "all" }, spec: { minAvailable: 1, selector: {} } });
+  expectCode(all, 201, "a budget over everything");
+  expectCode(await s.call("PUT", `${pdbs}/all/status`, { ...all.body, status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 } }), 200, "its status");
+  const r = expectStatus(await s.call("POST", `${pods}/bare/eviction`, { ...eviction("bare"), metadata: { name: "bare" } }), 429, "TooManyRequests", "evict a pod without labels");
+  expect(r.details.causes[0].message).toBe("The disruption budget all needs 1 healthy pods and has 1 currently");
+});
