@@ -149,6 +149,12 @@ export function nodeStatus(o: NodeAgentOptions, f: NodeFacts, previous: Obj | un
   };
 }
 
+/** The same conditions (type, status, reason, message), whatever their times. */
+export function sameConditions(a: Obj[] | undefined, b: Obj[]): boolean {
+  const key = (cs: Obj[] | undefined) => JSON.stringify((cs ?? []).map((c) => [c.type, c.status, c.reason, c.message]).sort());
+  return key(a) === key(b);
+}
+
 /** Two statuses equal but for heartbeat times: nothing to write unless the report is due. */
 export function sameStatus(a: Obj | undefined, b: Obj): boolean {
   if (!a) return false;

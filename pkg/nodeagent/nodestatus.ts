@@ -6,7 +6,7 @@ import { isAlreadyExists, isNotFound, type Client } from "../client/client.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
 import { filesystemBytes, type HostInfo } from "./host.ts";
-import { initialNode, nodeStatus, sameStatus, type NodeFacts, type Obj } from "./node.ts";
+import { initialNode, nodeStatus, sameConditions, sameStatus, type NodeFacts, type Obj } from "./node.ts";
 import type { NodeAgentOptions } from "./options.ts";
 
 /** Upstream's wait between failed registration attempts grows from 100 ms to 7 s. */
@@ -61,8 +61,12 @@ export class NodeStatusReporter {
 
   /** One status round: PATCHes status/ when it changed or the report is due. */
   async update(): Promise<void> {
-    const status = nodeStatus(this.o, this.facts(), this.reported, new Date());
-    if (sameStatus(this.reported, status) && Date.now() - this.reportedAt < this.o.nodeStatusReportFrequencyMs) return;
+    // as upstream's kubelet, against the Node as the server has it: another writer (the node lifecycle
+    // controller marking it Unknown) is corrected at the next round, not at the next report
+    const current = (await this.client.get(RESOURCES.nodes, this.o.nodeName)).status ?? {};
+    const status = nodeStatus(this.o, this.facts(), current, new Date());
+    const changed = !sameConditions(current.conditions, status.conditions) || !sameStatus(this.reported, status);
+    if (!changed && Date.now() - this.reportedAt < this.o.nodeStatusReportFrequencyMs) return;
     const node = await this.client.patch(RESOURCES.nodes, this.o.nodeName, { status }, "merge", { subresource: "status" });
     this.uid = node.metadata.uid;
     this.reported = status;

@@ -88,3 +88,15 @@ test("bad flag values and unknown flags exit 2 with one line", () => {
   const help = Bun.spawnSync([...KITE, "node-agent", "--help"]).stdout.toString();
   for (const s of ["--register-node", "--pod-manifest-path", "--file-check-frequency", "Not built yet", "--manifest-url", "--kube-reserved"]) expect(help).toContain(s);
 });
+
+test("a Node another writer marked Unknown (the node lifecycle controller) is set Ready again at the next status round", async () => {
+  const unknown = { type: "Ready", status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status.", lastHeartbeatTime: "2021-01-01T00:00:00Z", lastTransitionTime: "2021-01-01T00:00:00Z" };
+  const r = await s.call("PATCH", `/api/v1/nodes/${agent.name}/status`, { status: { conditions: [unknown] } }, { "Content-Type": "application/strategic-merge-patch+json" });
+  expect(r.status).toBe(200);
+  expect(r.body.status.conditions.find((c: any) => c.type === "Ready").status).toBe("Unknown");
+  const ready = async () => (await s.call("GET", `/api/v1/nodes/${agent.name}`)).body.status.conditions.find((c: any) => c.type === "Ready");
+  // --node-status-update-frequency=1s: well before the 5-minute report
+  const back = await until(async () => { const c = await ready(); return c.status === "True" ? c : undefined; }, "Ready True again", 10_000);
+  expect(back).toMatchObject({ reason: "KubeletReady", message: "kubelet is posting ready status" });
+  expect(back.lastTransitionTime).not.toBe("2021-01-01T00:00:00Z");
+});
