@@ -4,7 +4,7 @@
 // Services without a selector keep their hand-made Endpoints, and Endpoints go with their Service.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
-import { podManifest, setPodStatus } from "../helpers/fakenode.ts";
+import { podManifest, setPodStatus } from "../helpers/playnode.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const KUBECTL_120 = "/opt/kubernetes-client-1.20/usr/bin/kubectl";

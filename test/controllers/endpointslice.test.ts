@@ -4,7 +4,7 @@
 // the maximum and shrink back, keep one empty placeholder when no pod is left, and go with the Service.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
-import { podManifest, setPodStatus } from "../helpers/fakenode.ts";
+import { podManifest, setPodStatus } from "../helpers/playnode.ts";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
 
 const NS = "default";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
-import { listPods, setPodPhase } from "../helpers/podphase.ts";
+import { listPods, setPodPhase } from "../helpers/playnode.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent;

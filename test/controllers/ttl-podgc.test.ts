@@ -4,7 +4,7 @@
 // orphaned pods is in test/unit/ctrl-podgc.test.ts, with a fake clock.)
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
-import { listPods, setPodPhase } from "../helpers/podphase.ts";
+import { listPods, setPodPhase } from "../helpers/playnode.ts";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent;
