@@ -4,7 +4,8 @@
 // and keeps only the newest finished jobs that the history limits allow. (Which times fire when is in
 // test/unit/ctrl-cron.test.ts, with a fake clock.)
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent;
@@ -15,7 +16,7 @@ const MERGE = { "Content-Type": "application/merge-patch+json" };
 
 beforeAll(async () => {
   s = await startServer();
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=cronjob"], "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "cronjob");
 });
 afterAll(async () => {
   await cm?.stop();

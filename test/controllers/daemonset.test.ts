@@ -4,7 +4,8 @@
 // revisions and the status fields, and
 // `kite scheduler` binding each pod to the node its affinity names.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { kubectl as kubectl120, startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { playNode, type NodePlayer } from "../helpers/playnode.ts";
 import { createNode, startScheduler } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -15,19 +16,13 @@ beforeAll(async () => {
   await createNode(s, "n1", { labels: { disk: "ssd" } });
   await createNode(s, "n2");
   await createNode(s, "n3", { labels: { disk: "ssd" }, taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] });
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=daemonset"],
-    "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "daemonset");
   player = playNode(s, "default", "tier=daemon", { delayMs: 150 });
 });
 afterAll(async () => { await player?.stop(); await cm?.stop(); await s?.stop(); });
 
 const DS = "/apis/apps/v1/namespaces/default/daemonsets";
-const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
-async function kubectl(...args: string[]) {
-  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, ...args], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, out, err };
-}
+const kubectl = (...args: string[]) => kubectl120(s, ...args);
 const rolloutStatus = (what: string) => kubectl("rollout", "status", what, "--timeout=60s");
 const merge = { "content-type": "application/merge-patch+json" };
 const ds = async (name: string) => (await s.call("GET", `${DS}/${name}`)).body;

@@ -4,27 +4,22 @@
 // every observed step, kubectl 1.20's rollout status/undo/pause/resume, revisionHistoryLimit, the
 // progress deadline, Recreate, and proportional scaling mid-rollout.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { kubectl as kubectl120, startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { alive, containerPids, startNodeAgent } from "../helpers/nodeagent.ts";
 import { playNode } from "../helpers/playnode.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
-const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
 const D = "/apis/apps/v1/namespaces/default/deployments";
 
 let s: TestServer, cm: TestComponent;
 beforeAll(async () => {
   s = await startServer();
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=replicaset,deployment,replicationcontroller"],
-    "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "replicaset,deployment,replicationcontroller");
 });
 afterAll(async () => { await cm?.stop(); await s?.stop(); });
 
-async function kubectl(...args: string[]) {
-  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, ...args], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, out, err };
-}
+const kubectl = (...args: string[]) => kubectl120(s, ...args);
 
 const template = (app: string, image = "img:1", labels: Record<string, string> = {}) =>
   ({ metadata: { labels: { app, ...labels } }, spec: { containers: [{ name: "c", image }] } });

@@ -5,12 +5,12 @@
 // and kubectl 1.20's drain of a node, which evicts what the budget allows and retries until replacements
 // on another node are Ready.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { KUBECTL_1_20, startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { markReady, playNode } from "../helpers/playnode.ts";
 import { createNode, startScheduler, type TestScheduler } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
-const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
 const NS = "default";
 const RS = `/apis/apps/v1/namespaces/${NS}/replicasets`;
 const PDBS = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   s = await startServer();
   await createNode(s, "node-a");
   [cm, sched] = await Promise.all([
-    startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=replicaset,disruption"], "the manager to start", async () => true, 10_000),
+    startControllerManager(s, "replicaset,disruption"),
     startScheduler(s),
   ]);
 }, 60_000);
@@ -128,7 +128,7 @@ test("kubectl drain evicts what the budget allows and retries until the replacem
         await Bun.sleep(50);
       }
     })();
-    const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, "drain", "node-a", "--pod-selector=app=drain", "--grace-period=0", "--timeout=90s"], { stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn([KUBECTL_1_20, `--kubeconfig=${s.kubeconfig}`, "drain", "node-a", "--pod-selector=app=drain", "--grace-period=0", "--timeout=90s"], { stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     watching = false;
     await watch;

@@ -3,7 +3,8 @@
 // selector changed, publishNotReadyAddresses, hostnames under a subdomain, the last-change-trigger-time —
 // Services without a selector keep their hand-made Endpoints, and Endpoints go with their Service.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { podManifest, setPodStatus } from "../helpers/playnode.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -14,7 +15,7 @@ let s: TestServer;
 let manager: TestComponent;
 beforeAll(async () => {
   s = await startServer();
-  manager = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=endpoint"], "the manager to start", async () => manager === undefined, 10_000);
+  manager = await startControllerManager(s, "endpoint");
 });
 afterAll(async () => {
   if (process.env.SHOW_MANAGER) console.log(manager?.output());

@@ -3,7 +3,8 @@
 // label, are owned by it, list one endpoint per selected pod with its conditions and topology, split past
 // the maximum and shrink back, keep one empty placeholder when no pod is left, and go with the Service.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { podManifest, setPodStatus } from "../helpers/playnode.ts";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -16,8 +17,7 @@ beforeAll(async () => {
   s = await startServer();
   const node = { metadata: { name: "node-1", labels: { "topology.kubernetes.io/zone": "zone-a" } } };
   expect((await s.call("POST", "/api/v1/nodes", node)).status).toBe(201);
-  manager = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=endpointslice", "--max-endpoints-per-slice=3"],
-    "the manager to start", async () => manager === undefined, 10_000);
+  manager = await startControllerManager(s, "endpointslice", ["--max-endpoints-per-slice=3"]);
 });
 afterAll(async () => {
   if (process.env.SHOW_MANAGER) console.log(manager?.output());

@@ -2,7 +2,8 @@
 // (test/helpers/apiserver-alone.ts): Background, Foreground (dependents first) and Orphan deletion across
 // types, a dependent with a second living owner, and a Deployment's ReplicaSet and pods.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { APISERVER_ALONE, startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent;
@@ -36,8 +37,7 @@ beforeAll(async () => {
   expect((await s.call("DELETE", `${CMS}/early-owner`, { propagationPolicy: "Background" })).status).toBe(200);
   await Bun.sleep(500);
   expect(await exists(`${CMS}/early-cm`)).toBe(true);
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=garbagecollector,deployment,replicaset"],
-    "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "garbagecollector,deployment,replicaset");
 }, 60_000);
 afterAll(async () => {
   if (process.env.SHOW_MANAGER) console.log(cm?.output());

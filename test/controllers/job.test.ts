@@ -3,7 +3,8 @@
 // and activeDeadlineSeconds failing the job, Indexed jobs' indexes, suspend and resume — with pods "run"
 // by writing their phase — and a Job whose pods a real `kite node-agent` runs.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { listPods, setPodPhase } from "../helpers/playnode.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -14,7 +15,7 @@ const JOBS = `/apis/batch/v1/namespaces/${NS}/jobs`;
 
 beforeAll(async () => {
   s = await startServer();
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=job"], "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "job");
 });
 afterAll(async () => {
   await cm?.stop();

@@ -3,7 +3,8 @@
 // (ConfigMaps, Secrets, a Deployment with its ReplicaSet and pods) and then removed; content held by a
 // finalizer shows in upstream's conditions and keeps the namespace until it goes.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { APISERVER_ALONE, startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent;
@@ -27,8 +28,7 @@ beforeAll(async () => {
   const early = await s.call("GET", nsPath("early"));
   expect(early.body.status.phase).toBe("Terminating");
   expect((await s.call("GET", `${nsPath("early")}/configmaps/c`)).status).toBe(200);
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=namespace,garbagecollector,deployment,replicaset"],
-    "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "namespace,garbagecollector,deployment,replicaset");
 }, 60_000);
 afterAll(async () => {
   if (process.env.SHOW_MANAGER) console.log(cm?.output());

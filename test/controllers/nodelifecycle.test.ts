@@ -5,7 +5,8 @@
 // once renewed and Ready again it loses the taints; a node that never posts status, one NotReady, and no
 // evictions when every node is silent.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
@@ -70,8 +71,7 @@ beforeAll(async () => {
       await Bun.sleep(200);
     }
   })();
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=nodelifecycle",
-    `--node-monitor-grace-period=${GRACE_MS}ms`, "--node-monitor-period=200ms", "--node-startup-grace-period=3s"], "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "nodelifecycle", [`--node-monitor-grace-period=${GRACE_MS}ms`, "--node-monitor-period=200ms", "--node-startup-grace-period=3s"]);
 });
 afterAll(async () => { renewing = false; await renewals; await cm?.stop(); await s?.stop(); });
 

@@ -2,15 +2,15 @@
 // scaling with upstream's events, no double creates, adoption and release of pods, which pods go first
 // on a scale-down, status (ready, available after minReadySeconds), and ReplicationControllers.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { markReady, playNode } from "../helpers/playnode.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent;
 beforeAll(async () => {
   s = await startServer();
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=replicaset,deployment,replicationcontroller"],
-    "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "replicaset,deployment,replicationcontroller");
 });
 afterAll(async () => { await cm?.stop(); await s?.stop(); });
 

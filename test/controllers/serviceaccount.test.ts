@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { KITE, startServer, TEST_TOKEN, type TestServer } from "../helpers/server.ts";
 
 const NS = "robots";
@@ -18,8 +19,7 @@ beforeAll(async () => {
   // RBAC, so that a ServiceAccount's requests are judged (and refused) as its own.
   s = await startServer(["--authorization-mode=RBAC"]);
   const pki = join(s.dataDir, "pki");
-  manager = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=serviceaccount,serviceaccount-token",
-    `--service-account-private-key-file=${join(pki, "sa.key")}`, `--root-ca-file=${join(pki, "ca.crt")}`], "the manager to start", async () => manager === undefined, 10_000);
+  manager = await startControllerManager(s, "serviceaccount,serviceaccount-token", [`--service-account-private-key-file=${join(pki, "sa.key")}`, `--root-ca-file=${join(pki, "ca.crt")}`]);
   expect((await admin("POST", "/api/v1/namespaces", { metadata: { name: NS } })).status).toBe(201);
 });
 afterAll(async () => {
@@ -89,8 +89,7 @@ test("a ServiceAccount gets a token Secret that authenticates as it", async () =
 });
 
 test("without --service-account-private-key-file the token controller does not run", async () => {
-  const m = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=serviceaccount-token"],
-    "the manager to start", async () => true, 10_000);
+  const m = await startControllerManager(s, "serviceaccount-token");
   await until(async () => (m.output().includes("started no controllers") ? true : undefined), "the manager to run no controller");
   expect(m.output()).toContain(`"serviceaccount-token" is disabled because there is no private key`);
   expect(await m.stop()).toBe(0);

@@ -3,25 +3,20 @@
 // ordinal keeping claims, a rolling update from the highest ordinal honouring the partition, Parallel
 // and OnDelete, controller revisions and the status fields.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { kubectl as kubectl120, startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { markReady, playNode } from "../helpers/playnode.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer, cm: TestComponent;
 beforeAll(async () => {
   s = await startServer();
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=statefulset"],
-    "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "statefulset");
 });
 afterAll(async () => { await cm?.stop(); await s?.stop(); });
 
 const STS = "/apis/apps/v1/namespaces/default/statefulsets";
-const KUBECTL = "/opt/kubernetes-client-1.20/usr/bin/kubectl";
-async function kubectl(...args: string[]) {
-  const p = Bun.spawn([KUBECTL, `--kubeconfig=${s.kubeconfig}`, ...args], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, out, err };
-}
+const kubectl = (...args: string[]) => kubectl120(s, ...args);
 const rolloutStatus = (what: string) => kubectl("rollout", "status", what, "--timeout=60s");
 const merge = { "content-type": "application/merge-patch+json" };
 const sts = async (name: string) => (await s.call("GET", `${STS}/${name}`)).body;

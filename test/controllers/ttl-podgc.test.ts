@@ -3,7 +3,8 @@
 // pods) once their TTL has run out, and only the newest finished pod is kept. (The node quarantine of
 // orphaned pods is in test/unit/ctrl-podgc.test.ts, with a fake clock.)
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startComponent, until, type TestComponent } from "../helpers/component.ts";
+import { startControllerManager } from "../helpers/controllers.ts";
+import { until, type TestComponent } from "../helpers/component.ts";
 import { listPods, setPodPhase } from "../helpers/playnode.ts";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
     // created within a second of each other: the oldest are the first by name
     if (phase) await setPodPhase(s, p, phase);
   }
-  cm = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=ttl-after-finished,podgc", "--terminated-pod-gc-threshold=1"], "the manager to start", async () => true, 10_000);
+  cm = await startControllerManager(s, "ttl-after-finished,podgc", ["--terminated-pod-gc-threshold=1"]);
 });
 afterAll(async () => {
   await cm?.stop();
