@@ -25,6 +25,11 @@ export function milliQuantity(cores: number): string {
   return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
 }
 
+/** Resources as a Node's status spells them. */
+const resourceList = (r: Resources) => ({
+  cpu: milliQuantity(r.cpu), "ephemeral-storage": binaryQuantity(r["ephemeral-storage"]), memory: binaryQuantity(r.memory), pods: String(r.pods),
+});
+
 /** The node's resources in base units (cores, bytes, pods). */
 export interface Resources { cpu: number; memory: number; "ephemeral-storage": number; pods: number }
 
@@ -105,19 +110,8 @@ const CONDITIONS: [type: string, off: [string, string], on: [string, string]][] 
 export function nodeStatus(o: NodeAgentOptions, f: NodeFacts, previous: Obj | undefined, now: Date): Obj {
   const t = rfc3339(now);
   const cap = capacityOf(o, f);
-  const capacity = {
-    cpu: String(cap.cpu),
-    "ephemeral-storage": binaryQuantity(cap["ephemeral-storage"]),
-    memory: binaryQuantity(cap.memory),
-    pods: String(cap.pods),
-  };
-  const alloc = allocatableOf(o, cap);
-  const allocatable = {
-    cpu: milliQuantity(alloc.cpu),
-    "ephemeral-storage": binaryQuantity(alloc["ephemeral-storage"]),
-    memory: binaryQuantity(alloc.memory),
-    pods: String(alloc.pods),
-  };
+  const capacity = resourceList(cap);
+  const allocatable = resourceList(allocatableOf(o, cap));
   const before = new Map<string, Obj>((previous?.conditions ?? []).map((c: Obj) => [c.type, c]));
   const condition = (type: string, status: string, reason: string, message: string) => {
     const old = before.get(type);
