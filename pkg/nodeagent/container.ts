@@ -1,7 +1,9 @@
 // One container of a pod, supervised: start its process (or adopt the run a previous agent recorded), run
 // its postStart hook, probe it, record how it ends (with its termination message), restart it as the
 // pod's restartPolicy says (CrashLoopBackOff between early exits), stop it gracefully (preStop, SIGTERM,
-// SIGKILL). Its status is kept in upstream's ContainerStatus shape; every change calls onChange. An init
+// SIGKILL), recording the kubelet's events about it (Created, Started, Killing, BackOff, Failed, hook
+// failures; probes record Unhealthy). Its status is kept in upstream's ContainerStatus shape; every change
+// calls onChange. An init
 // container runs to completion: it is restarted only after a failure, and never under restartPolicy Never.
 import { consola } from "consola";
 import type { CoreEventRecorder } from "../client/corev1events.ts";

@@ -1,7 +1,7 @@
 // The events a real `kite node-agent` records, as upstream's kubelet: core/v1 Events from source kubelet
 // on the node, which `kubectl describe pod` (1.20) lists — Created and Started per container, Unhealthy
-// for each failed readiness probe, BackOff for a crash-looping container (one Event, counted up), Killing
-// when a pod is deleted — and the Node's Starting and condition events.
+// for each failed readiness probe, BackOff for a crash-looping container (one Event, counted up), Failed
+// and OutOfcpu, Killing when a pod is deleted — and the Node's Starting and condition events.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { ok, until } from "../helpers/scheduler.ts";
@@ -27,6 +27,8 @@ beforeAll(async () => {
       readinessProbe: { exec: { command: ["sh", "-c", "echo not yet; exit 1"] }, periodSeconds: 1 },
     }]),
     runPod("crash", [{ name: "c", image: "busybox:1.33", command: ["sh", "-c", "exit 1"] }]),
+    runPod("noconfig", [{ name: "c", image: "busybox:1.33", command: ["sleep", "3600"], env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "missing", key: "k" } } }] }]),
+    runPod("huge", [{ name: "c", image: "busybox:1.33", command: ["sleep", "3600"], resources: { requests: { cpu: "100000" } } }]),
   ]);
 }, 60_000);
 afterAll(async () => { await agent?.stop(); await s?.stop(); });
@@ -54,6 +56,14 @@ test("a crash-looping container's BackOff is one Event whose count goes up", asy
   // each run was created and started: one Event each, counted
   const created = await eventWhen("involvedObject.name=crash,reason=Created", "crash created twice", (e) => e.count >= 2);
   expect(created.message).toBe("Created container c");
+});
+
+test("a container that cannot be configured gets Failed; a pod that does not fit is rejected with OutOfcpu", async () => {
+  const failed = await eventWhen("involvedObject.name=noconfig,reason=Failed", "noconfig's Failed event");
+  expect(failed).toMatchObject({ type: "Warning", message: 'Error: configmap "missing" not found', involvedObject: { fieldPath: "spec.containers{c}" } });
+  const rejected = await eventWhen("involvedObject.name=huge,reason=OutOfcpu", "huge's OutOfcpu event");
+  expect(rejected.type).toBe("Warning");
+  expect(rejected.message).toStartWith("Node didn't have enough resource: cpu, requested: 100000000, used: 0, capacity: ");
 });
 
 test("deleting a pod records Killing for its running container", async () => {
