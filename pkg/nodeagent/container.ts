@@ -3,8 +3,8 @@
 // pod's restartPolicy says (CrashLoopBackOff between early exits), stop it gracefully (preStop, SIGTERM,
 // SIGKILL), recording the kubelet's events about it (Created, Started, Killing, BackOff, Failed, hook
 // failures; probes record Unhealthy). Its status is kept in upstream's ContainerStatus shape; every change
-// calls onChange. An init
-// container runs to completion: it is restarted only after a failure, and never under restartPolicy Never.
+// calls onChange. An init container runs to completion: it is restarted only after a failure, and never
+// under restartPolicy Never.
 import { consola } from "consola";
 import type { CoreEventRecorder } from "../client/corev1events.ts";
 import { sleep } from "../client/ratelimit.ts";
