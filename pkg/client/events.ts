@@ -3,12 +3,12 @@
 // the note is not compared, as upstream) becomes a series on the first event instead of a new object: the
 // second occurrence PATCHes series {count: 2, lastObservedTime}, later ones only count, and a heartbeat
 // PATCHes every open series (30 minutes, upstream's refreshTime); a series quiet for 6 minutes is written
-// one last time and forgotten. A caller never waits: writes are queued (at most maxQueued; more are
-// dropped), run a few at a time, retried on connection errors, and failures are logged, never thrown.
+// one last time and forgotten. Writes go through an EventQueue (eventqueue.ts): a caller never waits.
 // (Upstream's scheduler falls back to core/v1 Events only when the server lacks events.k8s.io/v1; every
 // Kite server serves it, so this writes events.k8s.io/v1 only.)
 import { hostname } from "node:os";
 import { ApiError, isAlreadyExists, isNotFound, type Client, type Obj } from "./client.ts";
+import { EventQueue, pending, type EventQueueOptions, type Pending } from "./eventqueue.ts";
 import { log } from "./log.ts";
 import { RESOURCES } from "./resources.ts";
 import { microTimeNow } from "./time.ts";
@@ -25,21 +25,13 @@ export interface ObjectReference {
 
 export type EventType = "Normal" | "Warning";
 
-export interface EventBroadcasterOptions {
+export interface EventBroadcasterOptions extends EventQueueOptions {
   /** How often open series are PATCHed with their count (ms; 30 minutes). */
   refreshIntervalMs?: number;
   /** A series quiet this long is written a last time and forgotten, as is any event this old (ms; 6 minutes). */
   finishAfterMs?: number;
-  /** Writes waiting at most (1000, upstream's queue); more are dropped. */
-  maxQueued?: number;
   /** Events remembered for aggregation at most; the oldest are forgotten first. */
   maxCached?: number;
-  /** Writes in flight at once. */
-  concurrency?: number;
-  /** Wait before retrying a write the server did not answer (ms; 10 s, ±25%). */
-  retryDelayMs?: number;
-  /** Tries per write before it is given up (12). */
-  maxTries?: number;
 }
 
 /** A reference to an object from the object itself (it must carry kind and apiVersion, as informers' do). */
@@ -55,21 +47,16 @@ const asReference = (o: Obj | ObjectReference): ObjectReference => ("metadata" i
 /** Where the aggregation key reads a reference: every field, in a fixed order. */
 const refKey = (r?: ObjectReference) => (r ? [r.kind, r.namespace, r.name, r.uid, r.apiVersion, r.resourceVersion, r.fieldPath] : null);
 
-interface Entry {
+interface Entry extends Pending {
   event: Obj;
   /** Wall-clock ms of the event's creation and of the series' last occurrence. */
   createdAt: number;
   lastSeenAt: number;
-  queued: boolean;
-  writing: boolean;
-  /** Written again once the write in flight ends (the series moved meanwhile). */
-  again: boolean;
-  tries: number;
 }
 
 let lastNanos = 0n;
 /** Unix nanoseconds, strictly increasing in this process (event names are `<object>.<hex nanos>`). */
-function uniqueNanos(): bigint {
+export function uniqueNanos(): bigint {
   const t = performance.timeOrigin + performance.now();
   let n = BigInt(Math.floor(t)) * 1_000_000n + BigInt(Math.floor((t % 1) * 1e6));
   if (n <= lastNanos) n = lastNanos + 1n;
@@ -78,20 +65,14 @@ function uniqueNanos(): bigint {
 
 export class EventBroadcaster {
   private readonly cache = new Map<string, Entry>();
-  private readonly queue: Entry[] = [];
-  private inFlight = 0;
-  /** Writes waiting out a retry delay (flush() waits for them too). */
-  private retrying = 0;
-  private idle: (() => void)[] = [];
+  private readonly queue: EventQueue<Entry>;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private closed = false;
-  private readonly o: Required<EventBroadcasterOptions>;
+  private readonly o: Required<Pick<EventBroadcasterOptions, "refreshIntervalMs" | "finishAfterMs" | "maxCached">>;
 
   constructor(readonly client: Client, options: EventBroadcasterOptions = {}) {
-    this.o = {
-      refreshIntervalMs: 30 * 60_000, finishAfterMs: 6 * 60_000, maxQueued: 1000, maxCached: 10_000,
-      concurrency: 8, retryDelayMs: 10_000, maxTries: 12, ...options,
-    };
+    this.o = { refreshIntervalMs: 30 * 60_000, finishAfterMs: 6 * 60_000, maxCached: 10_000, ...options };
+    this.queue = new EventQueue((e) => this.write(e), options);
     this.timers.push(setInterval(() => this.refreshSeries(), this.o.refreshIntervalMs));
     this.timers.push(setInterval(() => this.finishSeries(), this.o.finishAfterMs));
     for (const t of this.timers) (t as { unref?: () => void }).unref?.();
@@ -103,10 +84,7 @@ export class EventBroadcaster {
   }
 
   /** Resolves once every queued write has been made (or given up). */
-  flush(): Promise<void> {
-    if (!this.busy()) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
-  }
+  flush(): Promise<void> { return this.queue.flush(); }
 
   /** Takes no more events and stops the heartbeats; writes already queued still go out. */
   shutdown(): void {
@@ -129,101 +107,44 @@ export class EventBroadcaster {
         return; // written by the heartbeat
       }
       seen.event.series = { count: 2, lastObservedTime: microTimeNow() };
-      return this.enqueue(seen);
+      return this.queue.enqueue(seen);
     }
-    const entry: Entry = { event, createdAt: now, lastSeenAt: now, queued: false, writing: false, again: false, tries: 0 };
+    const entry: Entry = { ...pending(`${event.metadata.namespace}/${event.metadata.name}`, event.reason), event, createdAt: now, lastSeenAt: now };
     this.cache.set(key, entry);
     if (this.cache.size > this.o.maxCached) this.forgetOldest();
-    this.enqueue(entry);
+    this.queue.enqueue(entry);
   }
 
   private forgetOldest(): void {
     const [key, oldest] = this.cache.entries().next().value!;
     this.cache.delete(key);
-    if (oldest.event.series) this.enqueue(oldest); // its last count
+    if (oldest.event.series) this.queue.enqueue(oldest); // its last count
   }
 
-  /** Events dropped since the queue last filled up. */
-  private dropped = 0;
-
-  private busy(): boolean { return this.queue.length > 0 || this.inFlight > 0 || this.retrying > 0; }
-
-  private settle(): void {
-    if (this.dropped > 0 && this.queue.length === 0) {
-      log(`events: ${this.dropped} events were dropped while the queue was full`);
-      this.dropped = 0;
-    }
-    if (!this.busy()) for (const resolve of this.idle.splice(0)) resolve();
-  }
-
-  private enqueue(e: Entry): void {
-    if (e.writing) { e.again = true; return; }
-    if (e.queued) return;
-    if (this.queue.length >= this.o.maxQueued) {
-      // one line per episode, not one per event: a flood of events must not become a flood of log lines
-      if (this.dropped++ === 0) log(`events: the queue is full (${this.o.maxQueued}); dropping event ${e.event.metadata.namespace}/${e.event.metadata.name} (${e.event.reason}) and any more until it drains`);
-      return;
-    }
-    e.queued = true;
-    this.queue.push(e);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.inFlight < this.o.concurrency && this.queue.length) {
-      const e = this.queue.shift()!;
-      e.queued = false;
-      e.writing = true;
-      this.inFlight++;
-      void this.write(e).finally(() => {
-        this.inFlight--;
-        e.writing = false;
-        if (e.again) { e.again = false; this.enqueue(e); }
-        this.pump();
-        this.settle();
-      });
-    }
-  }
-
-  /** One write: a PATCH of the series (a create if the event is gone), else a create; retried if unanswered. */
-  private async write(e: Entry): Promise<void> {
+  /** One write: a PATCH of the series (a create if the event is gone), else a create. */
+  private async write(e: Entry): Promise<Error | undefined> {
     const ev = e.event, ns = ev.metadata.namespace;
     const series = ev.series ? { ...ev.series } : undefined;
     try {
       if (series) {
         try {
           await this.client.patch(RESOURCES.events, ev.metadata.name, { series }, "strategic", { namespace: ns });
-          e.tries = 0;
           return;
         } catch (err) {
           if (!isNotFound(err)) throw err;
         }
       }
       await this.client.create(RESOURCES.events, { ...ev, series, metadata: { name: ev.metadata.name, namespace: ns } }, { namespace: ns });
-      e.tries = 0;
     } catch (err) {
       // A series whose first event is being created right now: try again (upstream's rule).
-      const retry = !(err instanceof ApiError) || (series !== undefined && isAlreadyExists(err));
-      if (!retry) {
-        if (!isAlreadyExists(err)) log(`Server rejected event '${ns}/${ev.metadata.name}' (reason ${ev.reason}): '${(err as Error).message}' (will not retry!)`);
-        e.tries = 0;
-        return;
-      }
-      if (++e.tries >= this.o.maxTries) {
-        log(`Unable to write event '${ns}/${ev.metadata.name}' (retry limit exceeded!): ${(err as Error).message}`);
-        e.tries = 0;
-        return;
-      }
-      log(`Unable to write event '${ns}/${ev.metadata.name}': '${(err as Error).message}' (may retry after sleeping)`);
-      const delay = this.o.retryDelayMs * (1 + Math.random() * 0.25);
-      this.retrying++;
-      setTimeout(() => { this.retrying--; this.enqueue(e); this.settle(); }, delay);
+      if (!(err instanceof ApiError) || (series !== undefined && isAlreadyExists(err))) return err as Error;
+      if (!isAlreadyExists(err)) log(`Server rejected event '${ns}/${ev.metadata.name}' (reason ${ev.reason}): '${(err as Error).message}' (will not retry!)`);
     }
   }
 
   /** The heartbeat: every open series is written with its current count. */
   private refreshSeries(): void {
-    for (const e of this.cache.values()) if (e.event.series) this.enqueue(e);
+    for (const e of this.cache.values()) if (e.event.series) this.queue.enqueue(e);
   }
 
   /** Series quiet for finishAfterMs are written a last time and forgotten; so are single events that old. */
@@ -232,7 +153,7 @@ export class EventBroadcaster {
     for (const [key, e] of this.cache) {
       if (e.event.series ? e.lastSeenAt >= limit : e.createdAt >= limit) continue;
       this.cache.delete(key);
-      if (e.event.series) this.enqueue(e);
+      if (e.event.series) this.queue.enqueue(e);
     }
   }
 }

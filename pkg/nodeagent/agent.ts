@@ -5,6 +5,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { consola } from "consola";
 import { isNotFound, type Client } from "../client/client.ts";
+import { CoreEventBroadcaster } from "../client/corev1events.ts";
 import { dropManagedFields, InformerFactory } from "../client/informer.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
@@ -13,6 +14,7 @@ import { readNodeDNS } from "../dns/resolvconf.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
 import { SubmittedPods } from "./submitted.ts";
+import { nodeRef, podRef, recordFor } from "./events.ts";
 import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
@@ -33,12 +35,19 @@ const key = (pod: Obj) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const graceMs = (pod: Obj) => 1000 * (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
 /** How long `kite up`'s Ctrl-C lets a pod's processes stop before killing them. */
 const STOP_GRACE_MS = 2000;
+/** How long a stopping agent waits for its last events to be written. */
+const EVENTS_FLUSH_MS = 2000;
 const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
   configureLogRotation(o.logRotation);
+  // as upstream's kubelet: core/v1 events from source kubelet, written at most --event-qps per second
+  const broadcaster = new CoreEventBroadcaster(client, { qps: o.eventQPS, burst: o.eventBurst });
+  const events = broadcaster.newRecorder({ component: "kubelet", host: o.nodeName });
+  const recordNode = recordFor(events, nodeRef(o.nodeName));
+  recordNode("Normal", "Starting", "Starting kubelet.");
   const workers = new Map<string, PodWorker>();
   let synced = false;
   // The submission source: what is POSTed is stored at once, and runs once the static sources are up.
@@ -56,7 +65,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
   for (const line of runtime.describe()) consola.info(line);
   if (runtime.limitsProblem) consola.warn(runtime.limitsProblem);
-  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, servers.port, () => eviction.conditions());
+  const reporter = new NodeStatusReporter(client, o, readHost(), nodeIP, servers.port, () => eviction.conditions(), recordNode);
   if (runtime.limitsProblem) reporter.readyNotes.push(runtime.limitsProblem);
   if (o.registerNode) await reporter.register(signal);
   const node = await client.get(RESOURCES.nodes, o.nodeName, { signal }).catch(() => undefined);
@@ -98,7 +107,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   };
   const ctx = {
     rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, network, client, syncFrequencyMs: o.syncFrequencyMs, dns: readNodeDNS(o, [nodeIP], (m) => consola.warn(m)),
-    allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, onStatusChange: (w: PodWorker) => void writeStatus(w),
+    allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, events, onStatusChange: (w: PodWorker) => void writeStatus(w),
   };
 
   const start = (pod: Obj) => {
@@ -239,6 +248,8 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     if (!why) return start(pod);
     rejected.add(pod.metadata.uid);
     consola.warn(`rejected pod ${key(pod)}: ${why.reason}: ${why.message}`);
+    // upstream's rejectPod: the event says the message, the status "Pod <message>"
+    events.event(podRef(pod), "Warning", why.reason, why.message.replace(/^Pod /, ""));
     void fail(pod, why);
   }
 
@@ -259,6 +270,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     const w = workers.get(decision.pod.metadata.uid);
     if (!w) return;
     consola.warn(`evicting pod ${key(w.pod)}: ${decision.message}`);
+    w.record("Warning", "Evicted", decision.message);
     rejected.add(w.uid);
     w.evicted = { reason: "Evicted", message: decision.message };
     await stop(w.uid, decision.gracePeriodSeconds * 1000);
@@ -298,6 +310,11 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     if (o.stopPodsOnExit) await Promise.all([...workers.keys()].map((uid) => stop(uid, Math.min(graceMs(workers.get(uid)!.pod), STOP_GRACE_MS))));
     await Promise.all(loops);
     await Promise.all(writing.values());
+    // the events recorded last (Killing) go out, but an unreachable server does not hold the agent up
+    broadcaster.shutdown();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([broadcaster.flush(), new Promise((r) => { timer = setTimeout(r, EVENTS_FLUSH_MS); })]);
+    clearTimeout(timer);
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
     await servers.stop();
   }

@@ -1,13 +1,17 @@
 // One container of a pod, supervised: start its process (or adopt the run a previous agent recorded), run
 // its postStart hook, probe it, record how it ends (with its termination message), restart it as the
 // pod's restartPolicy says (CrashLoopBackOff between early exits), stop it gracefully (preStop, SIGTERM,
-// SIGKILL). Its status is kept in upstream's ContainerStatus shape; every change calls onChange. An init
-// container runs to completion: it is restarted only after a failure, and never under restartPolicy Never.
+// SIGKILL), recording the kubelet's events about it (Created, Started, Killing, BackOff, Failed, hook
+// failures; probes record Unhealthy). Its status is kept in upstream's ContainerStatus shape; every change
+// calls onChange. An init container runs to completion: it is restarted only after a failure, and never
+// under restartPolicy Never.
 import { consola } from "consola";
+import type { CoreEventRecorder } from "../client/corev1events.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { rfc3339 } from "../client/time.ts";
 import { formatDuration } from "../util/duration.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
+import { containerRef, recordFor, type RecordEvent } from "./events.ts";
 import { podDesc, runHook } from "./hooks.ts";
 import type { Obj } from "./node.ts";
 import type { ContainerTarget } from "./probes/handler.ts";
@@ -31,6 +35,8 @@ export interface ContainerContext {
   netns?: string;
   /** The pod's IP: where probes and HTTP hooks go when they name no host. */
   podIP: () => string;
+  /** The agent's event recorder (source kubelet). */
+  events: CoreEventRecorder;
 }
 
 /** The terminated state of a run, with upstream's reasons. */
@@ -86,8 +92,11 @@ export class ContainerRunner {
   private readonly wake = new AbortController();
   /** The run a previous agent recorded, looked for before anything starts. */
   private resumed: Promise<Resumed | undefined> = Promise.resolve(undefined);
+  /** Records an event about this container. */
+  private readonly record: RecordEvent;
 
   constructor(private readonly pod: Obj, private readonly spec: Obj, private readonly ctx: ContainerContext, readonly init = false) {
+    this.record = recordFor(ctx.events, containerRef(pod, spec.name, init));
     // upstream's default waiting reason: a pod with init containers is initializing
     this.state = { waiting: { reason: pod.spec.initContainers?.length ? "PodInitializing" : "ContainerCreating" } };
   }
@@ -118,6 +127,7 @@ export class ContainerRunner {
 
   /** Keeps the container waiting with CreateContainerConfigError for a reason the runtime cannot run it. */
   refuse(message: string): void {
+    this.record("Warning", "Failed", `Error: ${message}`);
     this.set({ waiting: { reason: "CreateContainerConfigError", message } });
   }
 
@@ -171,7 +181,12 @@ export class ContainerRunner {
       const wait = this.ctx.backoff.remaining(this.key, Date.parse(terminated.finishedAt));
       if (wait > 0) {
         this.set({ waiting: { reason: "CrashLoopBackOff", message: `back-off ${formatDuration(this.ctx.backoff.current(this.key))} restarting failed container=${this.spec.name} pod=${podDesc(this.pod)}` } });
-        try { await sleep(wait, this.wake.signal); } catch { return this.set({ terminated }); }
+        // upstream records BackOff at every sync of the pod while it waits (the same event, counted up)
+        const until = Date.now() + wait;
+        for (let left = wait; left > 0; left = until - Date.now()) {
+          this.record("Warning", "BackOff", "Back-off restarting failed container");
+          try { await sleep(Math.min(left, this.ctx.retryMs), this.wake.signal); } catch { return this.set({ terminated }); }
+        }
       } else if (run?.hookError) {
         // upstream's waiting state for a container whose start failed, until it starts again
         this.set({ waiting: { reason: "PostStartHookError", message: run.hookError } });
@@ -198,9 +213,12 @@ export class ContainerRunner {
       const graceSeconds = this.pod.spec.terminationGracePeriodSeconds ?? 30;
       started = this.ctx.runtime.start(this.pod.metadata.uid, this.spec.name, spec, { restartCount: this.restartCount, lastState: this.lastState, graceSeconds });
     } catch (e) {
+      this.record("Warning", "Failed", `Error: ${(e as Error).message}`);
       const at = new Date();
       return { terminated: terminatedState({ exitCode: 128, finishedAt: at, startError: (e as Error).message }, rfc3339(at)) };
     }
+    this.record("Normal", "Created", `Created container ${this.spec.name}`);
+    this.record("Normal", "Started", `Started container ${this.spec.name}`);
     return this.supervise(started.proc, started.record, spec, true);
   }
 
@@ -222,7 +240,7 @@ export class ContainerRunner {
       return nsenter && pid ? [nsenter, `--target=${pid}`, "--mount", "--uts", "--ipc", "--net", "--pid", `--wd=${settings.workingDir}`] : undefined;
     };
     const process = { env: settings.env, workingDir: settings.workingDir, enter };
-    const target: ContainerTarget = { pod: this.pod, container: this.spec, process, podIP: this.ctx.podIP(), signal: abort.signal };
+    const target: ContainerTarget = { pod: this.pod, container: this.spec, process, podIP: this.ctx.podIP(), signal: abort.signal, record: this.record };
     const run: Run = this.current = { proc, target, abort, probes: new Map(), gone: !!proc.exit };
     // what a probe or hook still runs when the container ends goes with it
     void proc.exited.then(() => { run.gone = true; abort.abort(); });
@@ -235,6 +253,7 @@ export class ContainerRunner {
       if (error && !run.gone) {
         run.hookError = error;
         consola.warn(`FailedPostStartHook: ${error}`);
+        this.record("Warning", "FailedPostStartHook", error);
         void this.kill(run, this.graceMs);
       }
     }
@@ -270,7 +289,9 @@ export class ContainerRunner {
       if (w.type === "startup" && w.result) startOthers();
       if (w.result === false && w.type !== "readiness" && !run.gone && !this.stopping) {
         const restart = (this.pod.spec.restartPolicy ?? "Always") !== "Never";
-        consola.info(`Killing: Container ${this.spec.name} failed ${w.type} probe${restart ? ", will be restarted" : ""} (pod ${podDesc(this.pod)})`);
+        const message = `Container ${this.spec.name} failed ${w.type} probe${restart ? ", will be restarted" : ""}`;
+        consola.info(`Killing: ${message} (pod ${podDesc(this.pod)})`);
+        this.record("Normal", "Killing", message);
         run.killedByProbe = true;
         void this.kill(run, this.graceMs);
       }
@@ -305,7 +326,11 @@ export class ContainerRunner {
       const began = Date.now();
       const preStop = this.spec.lifecycle?.preStop;
       if (preStop && graceMs > 0 && !run.gone) {
-        await within(runHook(preStop, run.target).then((error) => { if (error) consola.warn(`FailedPreStopHook: ${error}`); }), graceMs);
+        await within(runHook(preStop, run.target).then((error) => {
+          if (!error) return;
+          consola.warn(`FailedPreStopHook: ${error}`);
+          this.record("Warning", "FailedPreStopHook", error);
+        }), graceMs);
       }
       run.proc.signal("SIGTERM");
       await within(run.proc.exited, Math.max(graceMs - (Date.now() - began), MIN_GRACE_MS));
@@ -325,6 +350,7 @@ export class ContainerRunner {
     // as upstream, a stopping container is no longer probed for liveness
     run.probes.get("liveness")?.stop();
     run.probes.get("startup")?.stop();
+    if (!run.killing) this.record("Normal", "Killing", `Stopping container ${this.spec.name}`);
     await this.kill(run, graceMs);
   }
 }

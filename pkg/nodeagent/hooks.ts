@@ -1,8 +1,8 @@
 // Lifecycle hooks (postStart, preStop) as upstream v1.21's handler runner runs them: exec runs the
 // command in the container (no timeout of its own: a preStop hook is bounded by the grace period, the
 // container's end kills either); httpGet GETs http://host:port/path (host: the pod's IP; an empty port
-// name: 80), and any answer is success. A failure is upstream's message, for the agent's log and for
-// a failed postStart's waiting state.
+// name: 80), and any answer is success. A failure is upstream's message, for the agent's log, its
+// event (FailedPostStartHook, FailedPreStopHook) and a failed postStart's waiting state.
 import type { Obj } from "./node.ts";
 import { execIn } from "./probes/exec.ts";
 import { type ContainerTarget, joinHostPort, resolvePort } from "./probes/handler.ts";

@@ -5,6 +5,7 @@ import { consola } from "consola";
 import { isAlreadyExists, isNotFound, type Client } from "../client/client.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { RESOURCES } from "../client/resources.ts";
+import { conditionEvents, type RecordEvent } from "./events.ts";
 import { filesystemBytes, type HostInfo } from "./host.ts";
 import { initialNode, nodeStatus, sameConditions, sameStatus, type NodeFacts, type Obj } from "./node.ts";
 import type { NodeAgentOptions } from "./options.ts";
@@ -24,7 +25,13 @@ export class NodeStatusReporter {
   constructor(
     private readonly client: Client, private readonly o: NodeAgentOptions, private readonly host: HostInfo, private readonly nodeIP: string,
     private readonly kubeletPort: number, private readonly pressure: () => Set<string> = () => new Set(),
+    private readonly record: RecordEvent = () => {},
   ) {}
+
+  /** As upstream's condition setters: an event for each condition that is new or changed status. */
+  private recordChanges(before: Obj[] | undefined, after: Obj[]): void {
+    for (const reason of conditionEvents(before, after)) this.record("Normal", reason, `Node ${this.o.nodeName} status is now: ${reason}`);
+  }
 
   facts(): NodeFacts {
     return { host: this.host, nodeIP: this.nodeIP, kubeletPort: this.kubeletPort, ephemeralStorageBytes: filesystemBytes(this.o.rootDir), pressure: this.pressure(), readyNotes: this.readyNotes };
@@ -41,6 +48,7 @@ export class NodeStatusReporter {
           this.uid = created.metadata.uid;
           this.reported = node.status;
           this.reportedAt = Date.now();
+          this.recordChanges(undefined, node.status.conditions);
           consola.info(`Successfully registered node ${this.o.nodeName}`);
         } catch (e) {
           if (!isAlreadyExists(e)) throw e;
@@ -68,6 +76,7 @@ export class NodeStatusReporter {
     const changed = !sameConditions(current.conditions, status.conditions) || !sameStatus(this.reported, status);
     if (!changed && Date.now() - this.reportedAt < this.o.nodeStatusReportFrequencyMs) return;
     const node = await this.client.patch(RESOURCES.nodes, this.o.nodeName, { status }, "merge", { subresource: "status" });
+    this.recordChanges(current.conditions, status.conditions);
     this.uid = node.metadata.uid;
     this.reported = status;
     this.reportedAt = Date.now();

@@ -41,6 +41,9 @@ export interface NodeAgentOptions {
   evictionPressureTransitionPeriodMs: number;
   evictionMaxPodGracePeriodSeconds: number;
   kubeAPIQPS: number;
+  /** --event-qps, --event-burst: events written per second at most (0: unlimited), and the burst. */
+  eventQPS: number;
+  eventBurst: number;
   kubeAPIBurst: number;
   /** From --config only (no flags upstream). */
   nodeLeaseDurationSeconds: number;
@@ -218,6 +221,8 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     evictionMaxPodGracePeriodSeconds: int("eviction-max-pod-grace-period", String(a["eviction-max-pod-grace-period"])),
     kubeAPIQPS: int("kube-api-qps", String(a["kube-api-qps"]), 0),
     kubeAPIBurst: int("kube-api-burst", String(a["kube-api-burst"]), 0),
+    eventQPS: int("event-qps", String(a["event-qps"]), 0),
+    eventBurst: int("event-burst", String(a["event-burst"]), 0),
     nodeLeaseDurationSeconds: leaseDuration(config.nodeLeaseDurationSeconds),
     nodeStatusReportFrequencyMs: config.nodeStatusReportFrequency ? duration("nodeStatusReportFrequency", config.nodeStatusReportFrequency) : 5 * 60_000,
     warnings,

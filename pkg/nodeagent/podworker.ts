@@ -5,12 +5,14 @@ import { consola } from "consola";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "../client/client.ts";
+import type { CoreEventRecorder } from "../client/corev1events.ts";
 import { formatResolvConf, podResolvConf, type NodeDNS, type PodLike } from "../dns/resolvconf.ts";
 import { sleep } from "../client/ratelimit.ts";
 import { rfc3339 } from "../client/time.ts";
 import type { CrashLoopBackoff } from "./backoff.ts";
 import { ContainerRunner, type ContainerContext } from "./container.ts";
 import { containerEnv } from "./env.ts";
+import { podRef, recordFor, type RecordEvent } from "./events.ts";
 import { serviceEnv } from "./env-services.ts";
 import type { PodNetwork, PodNetworks } from "./network/podnetworks.ts";
 import type { Obj } from "./node.ts";
@@ -42,6 +44,8 @@ export interface PodWorkerContext {
   network: PodNetworks;
   /** --cluster-dns, --cluster-domain and the node's resolv.conf: what pods' /etc/resolv.conf is made of. */
   dns: NodeDNS;
+  /** The agent's event recorder (source kubelet). */
+  events: CoreEventRecorder;
   /** Called (at most once per tick) when the pod's status may have changed. */
   onStatusChange: (w: PodWorker) => void;
 }
@@ -61,7 +65,11 @@ export class PodWorker {
   private network?: PodNetwork;
   private networkSetUp?: Promise<void>;
 
+  /** Records an event about the pod. */
+  readonly record: RecordEvent;
+
   constructor(public pod: Obj, private readonly ctx: PodWorkerContext) {
+    this.record = recordFor(ctx.events, podRef(pod));
     this.objects = new ApiObjects(ctx.client);
     this.volumes = new PodVolumes(() => this.pod, { rootDir: ctx.rootDir, objects: this.objects, allocatable: ctx.allocatable });
   }
@@ -88,7 +96,7 @@ export class PodWorker {
   start(): void {
     const ctx: ContainerContext = {
       rootDir: this.ctx.rootDir, runtime: this.ctx.runtime, backoff: this.ctx.backoff, onChange: this.changed,
-      inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs, podIP: () => this.podIP ?? this.ctx.hostIP,
+      inputs: (c: Obj) => this.inputs(c), retryMs: this.retryMs, podIP: () => this.podIP ?? this.ctx.hostIP, events: this.ctx.events,
     };
     for (const c of this.pod.spec.initContainers ?? []) this.initContainers.push(new ContainerRunner(this.pod, c, ctx, true));
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
@@ -121,6 +129,7 @@ export class PodWorker {
         return;
       } catch (e) {
         consola.warn(`Failed to create pod sandbox for pod ${this.key}: ${(e as Error).message}`);
+        this.record("Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: ${(e as Error).message}`);
         await sleep(delay, this.stopped.signal).catch(() => {});
       }
     }
@@ -137,6 +146,7 @@ export class PodWorker {
         return !this.stopped.signal.aborted;
       } catch (e) {
         if (this.stopped.signal.aborted) return false;
+        this.record("Warning", "FailedMount", (e as Error).message);
         for (const r of [...this.initContainers, ...this.containers]) r.creating((e as Error).message);
       }
       try { await sleep(this.retryMs, this.stopped.signal); } catch { return false; }
@@ -160,7 +170,7 @@ export class PodWorker {
     const env = await containerEnv(pod, c, {
       objects: this.objects, addresses: this.addresses(), allocatable: this.ctx.allocatable,
       serviceEnv: serviceEnv(services, pod.metadata.namespace, pod.spec.enableServiceLinks !== false),
-      warn: (reason, message) => consola.warn(`pod ${this.key}: ${reason}: ${message}`),
+      warn: (reason, message) => { consola.warn(`pod ${this.key}: ${reason}: ${message}`); this.record("Warning", reason, message); },
     });
     return { env, mounts: [...this.resolvConfMounts(), ...containerMounts(c, this.volumes.prepared, env)] };
   }
@@ -175,7 +185,7 @@ export class PodWorker {
     if (!this.ctx.runtime.sandbox.unshare) return [];
     if (!this.resolvConfWritten) {
       const { conf, events } = podResolvConf(this.pod as PodLike, this.ctx.dns);
-      for (const e of events) consola.warn(`pod ${this.key}: ${e.reason}: ${e.message}`);
+      for (const e of events) { consola.warn(`pod ${this.key}: ${e.reason}: ${e.message}`); this.record(e.type, e.reason, e.message); }
       mkdirSync(podDir(this.ctx.rootDir, this.uid), { recursive: true });
       writeFileSync(this.resolvConfPath, formatResolvConf(conf));
       this.resolvConfWritten = true;

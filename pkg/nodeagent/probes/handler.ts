@@ -3,6 +3,7 @@
 // connection). Host defaults to the pod's IP, a port may be a number or a container port's name.
 // A probe that cannot run at all (no such port, no such executable) is an error: its result is
 // thrown away, as upstream's worker does.
+import type { RecordEvent } from "../events.ts";
 import type { Obj } from "../node.ts";
 import { expand } from "../runtime/config.ts";
 import { execIn, type ExecTarget } from "./exec.ts";
@@ -17,6 +18,8 @@ export interface ContainerTarget {
   podIP: string;
   /** Aborted when the container's run ends: what a probe or hook started then goes too. */
   signal: AbortSignal;
+  /** Records an event about the container (probe failures). */
+  record?: RecordEvent;
 }
 
 export type ProbeOutcome = { result: "success" | "warning" | "failure"; output: string } | { error: string };

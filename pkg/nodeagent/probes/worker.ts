@@ -74,10 +74,15 @@ export class ProbeWorker {
     const c = this.target.container.name, p = this.target.pod.metadata;
     if ("error" in outcome) {
       consola.debug(`${TITLE[this.type]} probe errored for ${p.namespace}/${p.name} container ${c}: ${outcome.error}`);
+      this.target.record?.("Warning", "Unhealthy", `${TITLE[this.type]} probe errored: ${outcome.error}`);
       return;
     }
     const ok = outcome.result !== "failure";
-    if (!ok) consola.debug(`${TITLE[this.type]} probe failed for ${p.namespace}/${p.name} container ${c}: ${outcome.output}`);
+    // as upstream's prober: every failed probe is an Unhealthy event, not only the one that crosses the threshold
+    if (!ok) {
+      consola.debug(`${TITLE[this.type]} probe failed for ${p.namespace}/${p.name} container ${c}: ${outcome.output}`);
+      this.target.record?.("Warning", "Unhealthy", `${TITLE[this.type]} probe failed: ${outcome.output}`);
+    } else if (outcome.result === "warning") this.target.record?.("Warning", "ProbeWarning", `${TITLE[this.type]} probe warning: ${outcome.output}`);
     if (this.last === ok) this.run++;
     else { this.last = ok; this.run = 1; }
     if (this.run < (ok ? this.timing.successThreshold : this.timing.failureThreshold)) return;
