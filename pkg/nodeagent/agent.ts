@@ -13,6 +13,7 @@ import { readNodeDNS } from "../dns/resolvconf.ts";
 import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
 import { SubmittedPods } from "./submitted.ts";
+import { ServiceProxy } from "./proxy/proxier.ts";
 import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
@@ -72,6 +73,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await services.waitForSync(signal);
     return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
   };
+  const proxy = ServiceProxy.start(o.proxyMode, factory, (m) => reporter.readyNotes.push(m));
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
   const backoff = new CrashLoopBackoff();
@@ -298,6 +300,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     if (o.stopPodsOnExit) await Promise.all([...workers.keys()].map((uid) => stop(uid, Math.min(graceMs(workers.get(uid)!.pod), STOP_GRACE_MS))));
     await Promise.all(loops);
     await Promise.all(writing.values());
+    await proxy?.stop(o.stopPodsOnExit === true);
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
     await servers.stop();
   }
