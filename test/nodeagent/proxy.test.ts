@@ -36,7 +36,8 @@ function tests() {
     manager = await startComponent(["controller-manager", `--kubeconfig=${s.kubeconfig}`, "--leader-elect=false", "--controllers=endpoint"], "the manager to start", async () => manager === undefined, 10_000);
     agent = await startNodeAgent(s, ["--pod-network=bridge", "--pod-cidr=10.78.0.0/24", "--proxy-mode=nftables"], uniqueNodeName());
     // as a host's default route would: the node's own packets to a cluster IP need a route before NAT
-    Bun.spawnSync(["ip", "route", "replace", "default", "dev", "kite0"]);
+    // (once the agent has made its bridge, a moment after the Node registers)
+    await until(async () => Bun.spawnSync(["ip", "route", "replace", "default", "dev", "kite0"], { stderr: "ignore" }).exitCode === 0 || undefined, "a default route via kite0");
     // a client making a new connection per request, so that each is proxied anew
     writeFileSync(join(work, "get.py"), `import sys, urllib.request
 for _ in range(int(sys.argv[2])):

@@ -1,8 +1,9 @@
 // The node agent's service proxy (upstream's kube-proxy, run inside the agent): Services and Endpoints
 // from the API server's informers become table kite's rules (nftables.ts), rewritten at most every
-// MIN_SYNC_MS after a change. Mode "nftables" needs root on Linux and `nft`; without them (or with
-// --proxy-mode=none) nothing is routed to cluster IPs and node ports, which is said once in the log and in
-// the Node's Ready message. A standalone agent leaves its rules at exit for its successor, as kube-proxy
+// MIN_SYNC_MS after a change. Mode "nftables" needs root on Linux and `nft`; without them nothing is
+// routed to cluster IPs and node ports, which is said once in the log and in the Node's Ready message
+// (--proxy-mode=none, a choice, only in the log). No userspace fallback: upstream's listened on each
+// cluster IP by redirecting with iptables, which is what is missing then. A standalone agent leaves its rules at exit for its successor, as kube-proxy
 // does; `kite up` (stopPodsOnExit) removes them with the rest of the cluster.
 import { readFileSync, writeFileSync } from "node:fs";
 import { consola } from "consola";
@@ -48,7 +49,11 @@ export class ServiceProxy {
 
   /** The proxy for `mode`; `say` is told, once, when it routes nothing. */
   static start(mode: ProxyMode, factory: InformerFactory, say: (message: string) => void): ServiceProxy | undefined {
-    const why = mode === "none" ? "--proxy-mode=none" : nftablesUnavailable();
+    if (mode === "none") {
+      consola.info("service proxy off (--proxy-mode=none)");
+      return undefined;
+    }
+    const why = nftablesUnavailable();
     if (why) {
       const message = `service proxy off: ${why}; cluster IPs and node ports are not routed on this node`;
       consola.warn(message);
