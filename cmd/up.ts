@@ -26,6 +26,7 @@ const args = {
   disable: { type: "string", default: "", description: `Parts not to run, comma separated: ${PARTS.join(", ")}` },
   "node-name": { type: "string", default: hostname().toLowerCase(), description: "The name of this machine's Node (the node agent's --hostname-override)" },
   "pod-network": { type: "string", default: "bridge", description: "bridge: each pod that is not hostNetwork gets its own network namespace on bridge kite0 (as root on Linux; else the host's network); host: every pod on the host's network" },
+  "proxy-mode": { type: "string", default: "auto", description: "The node agent's service proxy: nftables routes cluster IPs and node ports with rules in nftables table ip kite (root, Linux and nft), removed when the cluster stops; none routes nothing; auto is nftables where it can run, else none" },
   "pod-cidr": { type: "string", default: "10.244.0.0/24", description: "The pod addresses of this machine's Node" },
   "service-cluster-ip-range": { type: "string", default: "10.0.0.0/24", description: "A CIDR notation IP range from which to assign service cluster IPs" },
 } as const;
@@ -50,7 +51,7 @@ export default defineCommand({
     });
     // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
     const agentFlags = {
-      "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
+      "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "proxy-mode": a["proxy-mode"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
       address: a["bind-address"], port: "0", "read-only-port": "0", "healthz-port": "0",
       "client-ca-file": join(pki, "ca.crt"), "anonymous-auth": "false", "authorization-mode": "AlwaysAllow",
     };

@@ -15,6 +15,7 @@ import { admit } from "./admission.ts";
 import { CrashLoopBackoff } from "./backoff.ts";
 import { SubmittedPods } from "./submitted.ts";
 import { nodeRef, podRef, recordFor } from "./events.ts";
+import { ServiceProxy } from "./proxy/proxier.ts";
 import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
 import { defaultHostIP, readHost } from "./host.ts";
@@ -81,6 +82,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await services.waitForSync(signal);
     return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
   };
+  const proxy = ServiceProxy.start(o.proxyMode, factory, (m) => reporter.readyNotes.push(m));
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
   const backoff = new CrashLoopBackoff();
@@ -315,6 +317,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([broadcaster.flush(), new Promise((r) => { timer = setTimeout(r, EVENTS_FLUSH_MS); })]);
     clearTimeout(timer);
+    await proxy?.stop(o.stopPodsOnExit === true);
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
     await servers.stop();
   }

@@ -54,6 +54,8 @@ export interface NodeAgentOptions {
   warnings: string[];
   podCIDR?: string;
   podNetwork: "bridge" | "host";
+  /** --proxy-mode: the service proxy (proxy/proxier.ts). */
+  proxyMode: "auto" | "nftables" | "none";
   /** --cluster-dns (invalid IPs dropped with a warning, as upstream), --cluster-domain, --resolv-conf ("" for none). */
   clusterDNS: string[];
   clusterDomain: string;
@@ -231,6 +233,7 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     clusterDomain: a["cluster-domain"] ?? "",
     resolvConf: a["resolv-conf"] ?? "/etc/resolv.conf",
     podNetwork: oneOf("pod-network", a["pod-network"], ["bridge", "host"]) as "bridge" | "host",
+    proxyMode: oneOf("proxy-mode", a["proxy-mode"] ?? "auto", ["auto", "nftables", "none"]) as "auto" | "nftables" | "none",
     serving: servingOptions(a, resolve(a["root-dir"])),
     logRotation: logRotation(a),
   };

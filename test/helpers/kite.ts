@@ -17,7 +17,7 @@ export async function runKite(args: string[], ms = 15_000) {
 /** `kite up` until it prints its banner; the caller stops it. */
 export async function kiteUp(dir: string, port?: number): Promise<Subprocess<"ignore", "pipe", "pipe">> {
   // pods on the host's network: a test never makes bridges in the machine's own namespace
-  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port ?? await freePort()}`, "--pod-network=host"], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port ?? await freePort()}`, "--pod-network=host", "--proxy-mode=none"], { stdout: "pipe", stderr: "pipe" });
   track(p);
   const reader = p.stdout.getReader();
   let out = "";

@@ -31,12 +31,15 @@ export const uniqueNodeName = () => `node-${process.pid}-${Date.now().toString(3
 
 /**
  * Starts `kite node-agent` against `s` and resolves once its Node is registered. Its pods use the host's
- * network unless `args` say otherwise: only a test inside a network namespace of its own (netns.ts) may
- * let the agent make bridges, veths and namespaces. The containers it leaves running stop at cleanup.
+ * network and it proxies no Service unless `args` say otherwise: only a test inside a network namespace of
+ * its own (netns.ts) may let the agent make bridges, veths, namespaces and packet-filter rules. The containers it leaves running stop at cleanup.
  */
 export async function startNodeAgent(s: TestServer, args: string[] = [], name = uniqueNodeName(), rootDir = tempDir("kite-agent-")): Promise<TestNodeAgent> {
   atCleanup(() => stopContainers(rootDir));
-  const network = args.some((a) => a.startsWith("--pod-network")) ? [] : ["--pod-network=host"];
+  const network = [
+    ...(args.some((a) => a.startsWith("--pod-network")) ? [] : ["--pod-network=host"]),
+    ...(args.some((a) => a.startsWith("--proxy-mode")) ? [] : ["--proxy-mode=none"]),
+  ];
   const ports = PORT_FLAGS.filter((f) => !args.some((a) => a.startsWith(f.split("=")[0] + "=")));
   let port = 0;
   const c = await startComponent(

@@ -55,8 +55,9 @@ export class PodNetworks {
       await this.remove(netns);
     }
     try {
-      // the host may still have the address's last holder in its ARP cache
-      const attach = [`link set ${veth} master ${BRIDGE}`, `link set ${veth} up`, `neigh flush to ${ip} dev ${BRIDGE}`];
+      // the host may still have the address's last holder in its ARP cache; hairpin (upstream kubelet's
+      // --hairpin-mode=hairpin-veth): a pod's packet to a Service DNATed back to the pod itself leaves by the port it came in
+      const attach = [`link set ${veth} master ${BRIDGE}`, `link set ${veth} type bridge_slave hairpin on`, `link set ${veth} up`, `neigh flush to ${ip} dev ${BRIDGE}`];
       await this.host.run([[`netns add ${netns}`], [`link add ${veth} type veth peer name eth0 netns ${netns}`], attach]);
       await ipBatchIn(netns, ["link set lo up", `addr add ${ip}/${this.addresses.prefixLength} dev eth0`, "link set eth0 up", `route add default via ${this.addresses.gateway}`]);
     } catch (e) {
