@@ -5,7 +5,9 @@ import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import { int, strict, UsageError } from "../pkg/cli/args.ts";
 import { runEmbeddedControllers } from "../pkg/controllers/embedded.ts";
+import { CLUSTER_DOMAIN, DNS_GROUPS, DNS_PORT, DNS_USER, ensureDNSAccess, gatewayOf, startEmbeddedClusterDNS } from "../pkg/dns/embedded.ts";
 import { runEmbeddedNodeAgent } from "../pkg/nodeagent/embedded.ts";
+import { hostNetworkReason } from "../pkg/nodeagent/network/start.ts";
 import { NODE_AGENT_ARGS } from "../pkg/nodeagent/flags.ts";
 import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
@@ -17,7 +19,7 @@ import { toOptions, args as serverArgs } from "./apiserver.ts";
 import { startOrExit } from "./component.ts";
 
 /** The parts of the cluster `--disable` may leave out. */
-const PARTS = ["controllers", "scheduler", "node-agent"];
+const PARTS = ["controllers", "scheduler", "node-agent", "dns"];
 
 const args = {
   "data-dir": { type: "string", default: join(homedir(), ".kite"), description: "Directory for the cluster's state, certificates and kubeconfig" },
@@ -32,7 +34,7 @@ const args = {
 } as const;
 
 export default defineCommand({
-  meta: { name: "up", description: "Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the controllers of kite controller-manager, the scheduler and a node agent that runs the pods bound to this machine's Node, each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state." },
+  meta: { name: "up", description: `Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the controllers of kite controller-manager, the scheduler, a node agent that runs the pods bound to this machine's Node and the cluster DNS (${CLUSTER_DOMAIN}, on port ${DNS_PORT} of the pod bridge's address, or of 127.0.0.1 when pods use the host's network and that port is free), each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state.` },
   args,
   run: strict("up", args, async ({ args: a }: { args: Record<string, any> }) => {
     const disabled = String(a.disable).split(",").map((x) => x.trim()).filter(Boolean);
@@ -50,10 +52,11 @@ export default defineCommand({
       "kubelet-preferred-address-types": "InternalIP,Hostname",
     });
     // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
-    const agentFlags = {
+    const agentFlags: Record<string, string> = {
       "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "proxy-mode": a["proxy-mode"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
       address: a["bind-address"], port: "0", "read-only-port": "0", "healthz-port": "0",
       "client-ca-file": join(pki, "ca.crt"), "anonymous-auth": "false", "authorization-mode": "AlwaysAllow",
+      "cluster-domain": CLUSTER_DOMAIN,
     };
     // checked before anything starts: a bad value is a usage error
     nodeAgentOptions({ ...Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as any).default])), ...agentFlags }, []);
@@ -61,7 +64,7 @@ export default defineCommand({
     const server = new ApiServer({ ...opts, namespaceAndGCControllers: disabled.includes("controllers") });
     const t0 = performance.now();
     const kubeconfig = join(dir, "kubeconfig.yaml");
-    let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined, controllersCert: ClientCert | undefined;
+    let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined, controllersCert: ClientCert | undefined, dnsCert: ClientCert | undefined;
     // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
     await startOrExit(async () => {
       // the CA exists before the server reads it as its client CA
@@ -73,6 +76,8 @@ export default defineCommand({
       await step(`kubeconfig ${kubeconfig}`, () => writeKubeconfig(kubeconfig, server.url, server.caPem, admin));
       schedulerCert = await step(`scheduler certificate in ${pki}`, () => ensureClientCert(pki, "kube-scheduler", "system:kube-scheduler", []));
       controllersCert = await step(`controller manager certificate in ${pki}`, () => ensureClientCert(pki, "kube-controller-manager", "system:kube-controller-manager", []));
+      dnsCert = await step(`cluster DNS certificate in ${pki}`, () => ensureClientCert(pki, "coredns", DNS_USER, DNS_GROUPS));
+      if (!disabled.includes("dns")) await step("cluster DNS role system:coredns", () => ensureDNSAccess({ server: server.url, ca: server.caPem, ...admin }));
       nodeCert = await step(`node certificate in ${pki}`, () => ensureClientCert(pki, `node-${a["node-name"]}`, `system:node:${a["node-name"]}`, ["system:nodes"]));
     });
     // the scheduler, a client of the API as `kite scheduler` is, with its own identity
@@ -83,7 +88,26 @@ export default defineCommand({
     };
     run("controllers", () => runEmbeddedControllers({ server: server.url, ca: server.caPem, ...controllersCert! }, components.signal));
     run("scheduler", () => runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal));
-    run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal));
+    // The cluster DNS listens where pods reach it: on the bridge's address (which the agent makes, so it
+    // starts once the agent's network is up) when pods get their own networks, else on 127.0.0.1, which
+    // works for pods on the host's network only if port 53 is free there (and may be bound).
+    const dnsTarget = { server: server.url, ca: server.caPem, ...dnsCert! };
+    const startDNS = async (ip: string) => {
+      const dns = await startEmbeddedClusterDNS(dnsTarget, ip, components.signal);
+      if (dns) running.push(dns.done);
+      return dns !== undefined;
+    };
+    const bridged = a["pod-network"] === "bridge" && !disabled.includes("node-agent") && hostNetworkReason() === undefined;
+    let onPodNetwork: ((gateway: string | undefined) => void) | undefined;
+    if (!disabled.includes("dns") && bridged) {
+      const ip = gatewayOf(a["pod-cidr"]);
+      agentFlags["cluster-dns"] = ip;
+      onPodNetwork = (gateway) => {
+        if (gateway === ip) void startDNS(ip);
+        else consola.warn(`cluster DNS not started: pods' gateway is ${gateway ?? "none (the host's network)"}, not ${ip}`);
+      };
+    } else if (!disabled.includes("dns") && (await startDNS("127.0.0.1"))) agentFlags["cluster-dns"] = "127.0.0.1";
+    run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal, onPodNetwork));
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.
     const stop = async () => {

@@ -40,4 +40,6 @@ export const RESOURCES = {
   csinodes: ref("storage.k8s.io", "v1", "csinodes", "CSINode", false),
   csidrivers: ref("storage.k8s.io", "v1", "csidrivers", "CSIDriver", false),
   poddisruptionbudgets: ref("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget"),
+  clusterroles: ref("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false),
+  clusterrolebindings: ref("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false),
 } as const satisfies Record<string, ResourceRef>;

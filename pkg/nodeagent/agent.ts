@@ -71,6 +71,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   if (o.registerNode) await reporter.register(signal);
   const node = await client.get(RESOURCES.nodes, o.nodeName, { signal }).catch(() => undefined);
   const network = await startPodNetworks(o, node, nodeIP, (m) => reporter.readyNotes.push(m));
+  o.onPodNetwork?.(network.gateway);
   const lease = new NodeLease(client, o.nodeName, () => reporter.uid, o.nodeLeaseDurationSeconds);
   const loops = [reporter.run(signal), lease.run(signal)];
 

@@ -8,10 +8,13 @@ import { runNodeAgent } from "./agent.ts";
 import { NODE_AGENT_ARGS } from "./flags.ts";
 import { nodeAgentOptions } from "./options.ts";
 
-/** Runs until `signal` aborts; `flags` are node-agent flags (`--root-dir`, `--hostname-override`, ...). */
-export function runEmbeddedNodeAgent(target: EmbeddedTarget, flags: Record<string, string>, signal: AbortSignal): Promise<void> {
+/**
+ * Runs until `signal` aborts; `flags` are node-agent flags (`--root-dir`, `--hostname-override`, ...);
+ * `onPodNetwork` is told once pods' networks are up (the bridge's address, or undefined for the host's).
+ */
+export function runEmbeddedNodeAgent(target: EmbeddedTarget, flags: Record<string, string>, signal: AbortSignal, onPodNetwork?: (gateway: string | undefined) => void): Promise<void> {
   const defaults: Record<string, unknown> = Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as { default?: unknown }).default]));
-  const o = { ...nodeAgentOptions({ ...defaults, ...flags }, []), stopPodsOnExit: true };
+  const o = { ...nodeAgentOptions({ ...defaults, ...flags }, []), stopPodsOnExit: true, onPodNetwork };
   const client = new Client(new Transport({ ...target, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
   return runNodeAgent(o, client, signal);
 }

@@ -50,6 +50,8 @@ export interface NodeAgentOptions {
   nodeStatusReportFrequencyMs: number;
   /** Set by `kite up` only: a stopping agent stops its pods instead of leaving them for the next one. */
   stopPodsOnExit?: boolean;
+  /** Set by `kite up` only: told once pods' networks are up, with the bridge's address (undefined: the host's network). */
+  onPodNetwork?: (gateway: string | undefined) => void;
   /** Deprecated flags given and fields of the config file ignored, one line each, for the log. */
   warnings: string[];
   podCIDR?: string;

@@ -14,10 +14,13 @@ export async function runKite(args: string[], ms = 15_000) {
   return { code, out, err, timedOut: p.signalCode === "SIGKILL" };
 }
 
-/** `kite up` until it prints its banner; the caller stops it. */
-export async function kiteUp(dir: string, port?: number): Promise<Subprocess<"ignore", "pipe", "pipe">> {
-  // pods on the host's network: a test never makes bridges in the machine's own namespace
-  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port ?? await freePort()}`, "--pod-network=host", "--proxy-mode=none"], { stdout: "pipe", stderr: "pipe" });
+/**
+ * `kite up` until it prints its banner; the caller stops it. Pods on the host's network, no proxy, unless
+ * `args` say otherwise: a test makes bridges and rules only inside a network namespace of its own
+ * (helpers/netns.ts).
+ */
+export async function kiteUp(dir: string, port?: number, args: string[] = ["--pod-network=host", "--proxy-mode=none"]): Promise<Subprocess<"ignore", "pipe", "pipe">> {
+  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port ?? await freePort()}`, ...args], { stdout: "pipe", stderr: "pipe" });
   track(p);
   const reader = p.stdout.getReader();
   let out = "";

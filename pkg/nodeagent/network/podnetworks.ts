@@ -31,6 +31,9 @@ export class PodNetworks {
   /** `addresses` absent: every pod uses the host's network. */
   constructor(private readonly hostIP: string, private readonly addresses?: AddressBook) {}
 
+  /** The bridge's address, every pod's gateway; undefined when pods use the host's network. */
+  get gateway(): string | undefined { return this.addresses?.gateway; }
+
   /** Makes the bridge (or finds it) with the range's first address; pods then get their own networks. */
   static async bridge(hostIP: string, addresses: AddressBook): Promise<PodNetworks> {
     const networks = new PodNetworks(hostIP, addresses);
