@@ -2,7 +2,8 @@
 // (test/helpers/netns.ts): the replicas of a Deployment get their own addresses on bridge kite0, a
 // headless Service's Endpoints and EndpointSlices list them, a pod resolves the Service by name through
 // the cluster DNS `kite up` runs on the bridge's address and gets an answer from a replica; scaling down
-// shrinks the Endpoints; deleting everything leaves no process of the pods.
+// shrinks the Endpoints; deleting everything leaves no process of the pods. (A ClusterIP Service joins
+// this test with the service proxy; until then ClusterIPs do not answer.)
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
