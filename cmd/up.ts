@@ -64,7 +64,7 @@ export default defineCommand({
     const server = new ApiServer({ ...opts, namespaceAndGCControllers: disabled.includes("controllers") });
     const t0 = performance.now();
     const kubeconfig = join(dir, "kubeconfig.yaml");
-    let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined, controllersCert: ClientCert | undefined, dnsCert: ClientCert | undefined;
+    let schedulerCert: ClientCert | undefined, nodeCert: ClientCert | undefined, controllersCert: ClientCert | undefined, dnsCert: ClientCert | undefined, proxyCert: ClientCert | undefined;
     // Written only once this process holds the data dir and serves: a refused start leaves it as it was.
     await startOrExit(async () => {
       // the CA exists before the server reads it as its client CA
@@ -78,6 +78,7 @@ export default defineCommand({
       controllersCert = await step(`controller manager certificate in ${pki}`, () => ensureClientCert(pki, "kube-controller-manager", "system:kube-controller-manager", []));
       dnsCert = await step(`cluster DNS certificate in ${pki}`, () => ensureClientCert(pki, "coredns", DNS_USER, DNS_GROUPS));
       if (!disabled.includes("dns")) await step("cluster DNS role system:coredns", () => ensureDNSAccess({ server: server.url, ca: server.caPem, ...admin }));
+      proxyCert = await step(`service proxy certificate in ${pki}`, () => ensureClientCert(pki, "kube-proxy", "system:kube-proxy", []));
       nodeCert = await step(`node certificate in ${pki}`, () => ensureClientCert(pki, `node-${a["node-name"]}`, `system:node:${a["node-name"]}`, ["system:nodes"]));
     });
     // the scheduler, a client of the API as `kite scheduler` is, with its own identity
@@ -107,7 +108,9 @@ export default defineCommand({
         else consola.warn(`cluster DNS not started: pods' gateway is ${gateway ?? "none (the host's network)"}, not ${ip}`);
       };
     } else if (!disabled.includes("dns") && (await startDNS("127.0.0.1"))) agentFlags["cluster-dns"] = "127.0.0.1";
-    run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal, onPodNetwork));
+    run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal, {
+      proxy: { server: server.url, ca: server.caPem, ...proxyCert! }, onPodNetwork,
+    }));
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.
     const stop = async () => {

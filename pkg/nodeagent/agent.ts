@@ -40,7 +40,8 @@ const STOP_GRACE_MS = 2000;
 const EVENTS_FLUSH_MS = 2000;
 const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 
-export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal): Promise<void> {
+/** `proxyClient`: the service proxy's own identity where it has one (kite up's system:kube-proxy, as upstream's kube-proxy). */
+export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal, proxyClient: Client = client): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
   const nodeIP = o.nodeIP ?? defaultHostIP();
   configureLogRotation(o.logRotation);
@@ -83,7 +84,10 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await services.waitForSync(signal);
     return [...services.store.byIndex(NAMESPACE_INDEX, ns), ...(ns === "default" ? [] : services.store.byIndex(NAMESPACE_INDEX, "default"))];
   };
-  const proxy = ServiceProxy.start(o.proxyMode, factory, (m) => reporter.readyNotes.push(m));
+  // the node's own credentials may not list endpoints (system:node does not): a proxy client of its own watches apart
+  const proxyFactory = proxyClient === client ? factory : new InformerFactory(proxyClient, { transform: dropManagedFields });
+  const proxy = ServiceProxy.start(o.proxyMode, proxyFactory, (m) => reporter.readyNotes.push(m));
+  if (proxyFactory !== factory) proxyFactory.start();
   const written = new Map<string, string>();
   const writing = new Map<string, Promise<void>>();
   const backoff = new CrashLoopBackoff();
@@ -309,6 +313,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
    */
   async function shutdown(): Promise<void> {
     factory.stop();
+    proxyFactory.stop();
     // a stopping cluster does not wait out 30 s grace periods: SIGTERM, then SIGKILL after at most 2 s
     if (o.stopPodsOnExit) await Promise.all([...workers.keys()].map((uid) => stop(uid, Math.min(graceMs(workers.get(uid)!.pod), STOP_GRACE_MS))));
     await Promise.all(loops);

@@ -8,13 +8,18 @@ import { runNodeAgent } from "./agent.ts";
 import { NODE_AGENT_ARGS } from "./flags.ts";
 import { nodeAgentOptions } from "./options.ts";
 
-/**
- * Runs until `signal` aborts; `flags` are node-agent flags (`--root-dir`, `--hostname-override`, ...);
- * `onPodNetwork` is told once pods' networks are up (the bridge's address, or undefined for the host's).
- */
-export function runEmbeddedNodeAgent(target: EmbeddedTarget, flags: Record<string, string>, signal: AbortSignal, onPodNetwork?: (gateway: string | undefined) => void): Promise<void> {
+export interface EmbeddedAgentExtras {
+  /** The service proxy's own identity (system:kube-proxy); the node's when absent. */
+  proxy?: EmbeddedTarget;
+  /** Told once pods' networks are up: the bridge's address, or undefined for the host's network. */
+  onPodNetwork?: (gateway: string | undefined) => void;
+}
+
+/** Runs until `signal` aborts; `flags` are node-agent flags (`--root-dir`, `--hostname-override`, ...). */
+export function runEmbeddedNodeAgent(target: EmbeddedTarget, flags: Record<string, string>, signal: AbortSignal, extras: EmbeddedAgentExtras = {}): Promise<void> {
   const defaults: Record<string, unknown> = Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as { default?: unknown }).default]));
-  const o = { ...nodeAgentOptions({ ...defaults, ...flags }, []), stopPodsOnExit: true, onPodNetwork };
-  const client = new Client(new Transport({ ...target, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
-  return runNodeAgent(o, client, signal);
+  const o = { ...nodeAgentOptions({ ...defaults, ...flags }, []), stopPodsOnExit: true, onPodNetwork: extras.onPodNetwork };
+  const clientOf = (t: EmbeddedTarget) => new Client(new Transport({ ...t, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
+  const client = clientOf(target);
+  return runNodeAgent(o, client, signal, extras.proxy ? clientOf(extras.proxy) : client);
 }
