@@ -4,10 +4,9 @@
 // grants services and endpoints only; this server also watches namespaces (a name in a missing
 // namespace does not exist).
 import { consola } from "consola";
-import { Client, isAlreadyExists } from "../client/client.ts";
+import { isAlreadyExists } from "../client/client.ts";
 import { RESOURCES } from "../client/resources.ts";
-import { Transport } from "../client/transport.ts";
-import type { EmbeddedTarget } from "../scheduler/embedded.ts";
+import { embeddedClient, type EmbeddedTarget } from "../client/embedded.ts";
 import { intToIp, parseIPv4Range } from "../util/ipv4.ts";
 import { hostUpstreams, runClusterDNS } from "./run.ts";
 
@@ -38,12 +37,10 @@ const ACCESS = [
   }],
 ] as const;
 
-const clientOf = (target: EmbeddedTarget) =>
-  new Client(new Transport({ ...target, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
 
 /** Creates the role and binding where they are missing (a user's edits to them are kept). */
 export async function ensureDNSAccess(admin: EmbeddedTarget): Promise<void> {
-  const client = clientOf(admin);
+  const client = embeddedClient(admin);
   for (const [r, obj] of ACCESS) await client.create(r, structuredClone(obj) as never).catch((e) => { if (!isAlreadyExists(e)) throw e; });
 }
 
@@ -58,7 +55,7 @@ export const gatewayOf = (podCIDR: string) => intToIp(parseIPv4Range(podCIDR).ba
 export async function startEmbeddedClusterDNS(target: EmbeddedTarget, ip: string, signal: AbortSignal): Promise<{ done: Promise<void> } | undefined> {
   try {
     const upstreams = hostUpstreams().filter((u) => u !== ip && u !== `${ip}:${DNS_PORT}`);
-    const dns = await runClusterDNS(clientOf(target), { listen: `${ip}:${DNS_PORT}`, domain: CLUSTER_DOMAIN, upstreams }, signal);
+    const dns = await runClusterDNS(embeddedClient(target), { listen: `${ip}:${DNS_PORT}`, domain: CLUSTER_DOMAIN, upstreams }, signal);
     consola.info(`cluster DNS for ${CLUSTER_DOMAIN} on ${ip}:${DNS_PORT}, other names to ${upstreams.join(", ") || "nowhere"}`);
     return { done: dns.done };
   } catch (e) {

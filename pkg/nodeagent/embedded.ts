@@ -1,9 +1,7 @@
 // The node agent inside `kite up`: the same agent with its defaults, talking to the API server through the
 // API as the node it runs (a client certificate for system:node:NAME in system:nodes, which the Node
 // authorizer and RBAC grant what a kubelet needs), stopping its pods when the cluster stops.
-import { Client } from "../client/client.ts";
-import { Transport } from "../client/transport.ts";
-import type { EmbeddedTarget } from "../scheduler/embedded.ts";
+import { embeddedClient, type EmbeddedTarget } from "../client/embedded.ts";
 import { runNodeAgent } from "./agent.ts";
 import { NODE_AGENT_ARGS } from "./flags.ts";
 import { nodeAgentOptions } from "./options.ts";
@@ -19,7 +17,6 @@ export interface EmbeddedAgentExtras {
 export function runEmbeddedNodeAgent(target: EmbeddedTarget, flags: Record<string, string>, signal: AbortSignal, extras: EmbeddedAgentExtras = {}): Promise<void> {
   const defaults: Record<string, unknown> = Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as { default?: unknown }).default]));
   const o = { ...nodeAgentOptions({ ...defaults, ...flags }, []), stopPodsOnExit: true, onPodNetwork: extras.onPodNetwork };
-  const clientOf = (t: EmbeddedTarget) => new Client(new Transport({ ...t, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
-  const client = clientOf(target);
-  return runNodeAgent(o, client, signal, extras.proxy ? clientOf(extras.proxy) : client);
+  const client = embeddedClient(target);
+  return runNodeAgent(o, client, signal, extras.proxy ? embeddedClient(extras.proxy) : client);
 }

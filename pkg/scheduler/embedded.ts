@@ -2,19 +2,11 @@
 // election (the data dir's lock already makes this process the only one), talking to the API server
 // through the API with its own identity (a client certificate for system:kube-scheduler, which the
 // bootstrap RBAC policy grants what it needs).
-import { Client } from "../client/client.ts";
-import { Transport } from "../client/transport.ts";
+import { embeddedClient, type EmbeddedTarget } from "../client/embedded.ts";
 import { SCHEDULER_ARGS } from "./options/flags.ts";
 import { schedulerOptions } from "./options/options.ts";
 import { runScheduler } from "./run.ts";
 import { SchedulerMetrics } from "./serving/metrics.ts";
-
-export interface EmbeddedTarget {
-  server: string;
-  ca: string;
-  cert: string;
-  key: string;
-}
 
 const FLAGS = ["--leader-elect=false", "--secure-port=0", "--port=0"];
 
@@ -23,9 +15,6 @@ export function runEmbeddedScheduler(target: EmbeddedTarget, signal: AbortSignal
   const defaults: Record<string, unknown> = Object.fromEntries(Object.entries(SCHEDULER_ARGS).map(([k, v]) => [k, (v as { default?: unknown }).default]));
   const o = schedulerOptions({ ...defaults, "leader-elect": false, "secure-port": "0", port: "0" }, FLAGS);
   const cc = o.config.clientConnection;
-  const client = new Client(new Transport({
-    ...target, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "",
-    qps: cc.qps, burst: cc.burst,
-  }));
+  const client = embeddedClient(target, { qps: cc.qps, burst: cc.burst });
   return runScheduler(o, client, new SchedulerMetrics(), undefined, signal);
 }
