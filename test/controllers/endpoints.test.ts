@@ -18,7 +18,6 @@ beforeAll(async () => {
   manager = await startControllerManager(s, "endpoint");
 });
 afterAll(async () => {
-  if (process.env.SHOW_MANAGER) console.log(manager?.output());
   await manager?.stop();
   await s?.stop();
 });

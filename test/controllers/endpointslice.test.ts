@@ -20,7 +20,6 @@ beforeAll(async () => {
   manager = await startControllerManager(s, "endpointslice", ["--max-endpoints-per-slice=3"]);
 });
 afterAll(async () => {
-  if (process.env.SHOW_MANAGER) console.log(manager?.output());
   await manager?.stop();
   await s?.stop();
 });

@@ -40,7 +40,6 @@ beforeAll(async () => {
   cm = await startControllerManager(s, "garbagecollector,deployment,replicaset");
 }, 60_000);
 afterAll(async () => {
-  if (process.env.SHOW_MANAGER) console.log(cm?.output());
   await cm?.stop();
   await s?.stop();
 });

@@ -23,7 +23,6 @@ beforeAll(async () => {
   expect((await admin("POST", "/api/v1/namespaces", { metadata: { name: NS } })).status).toBe(201);
 });
 afterAll(async () => {
-  if (process.env.SHOW_MANAGER) console.log(manager?.output());
   await manager?.stop();
   await s?.stop();
 });
