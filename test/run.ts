@@ -27,7 +27,7 @@ const SUITES: Suite[] = [
 const only = process.argv.slice(2);
 const suites: Suite[] = only.length ? only.map((dir) => ({ dir })) : SUITES;
 let passed = 0, failed = 0, skipped = 0;
-const failures: string[] = []; // repeated at the end: CI keeps only the output's tail
+const failures = new Set<string>(); // repeated at the end: CI keeps only the output's tail
 
 const hasTests = (dir: string) => {
   try { return readdirSync(dir).some((f) => f.endsWith(".test.ts") || statSync(`${dir}/${f}`).isDirectory()); } catch { return false; }
@@ -48,7 +48,7 @@ for (const suite of suites) {
     const text = new TextDecoder().decode(value);
     process.stderr.write(text);
     const lines = (tail.slice(tail.lastIndexOf("\n") + 1) + text).split("\n").slice(0, -1);
-    for (const line of lines) if (line.startsWith("(fail)")) failures.push(`${suite.label ?? suite.dir}: ${line}`);
+    for (const line of lines) if (line.startsWith("(fail)")) failures.add(`${suite.label ?? suite.dir}: ${line}`);
     tail = (tail + text).slice(-4000);
   }
   const code = await proc.exited;
@@ -58,6 +58,6 @@ for (const suite of suites) {
   if (code !== 0 && f === 0) failed += 1; // a crashed runner counts as a failure
 }
 
-if (failures.length) console.log(`\nfailed:\n${failures.join("\n")}`);
+if (failures.size) console.log(`\nfailed:\n${[...failures].join("\n")}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

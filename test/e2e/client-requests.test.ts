@@ -103,9 +103,10 @@ describe("DeleteOptions in protobuf", () => {
         apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { nodeName: "drained", containers: [{ name: "c", image: "nginx:1.21" }] },
       }));
     }
-    // Without an eviction subresource kubectl deletes (a dry run, DeleteOptions in protobuf), then waits for
-    // pods no dry run removes: the wait running out means every delete was accepted.
-    const p = Bun.spawn(["kubectl", `--kubeconfig=${s.kubeconfig}`, "drain", "drained", "--dry-run=server", "--force", "--timeout=3s"], { stdout: "pipe", stderr: "pipe" });
+    // With --disable-eviction kubectl deletes (a dry run, DeleteOptions in protobuf), then waits for pods no
+    // dry run removes: the wait running out means every delete was accepted. (Evictions are
+    // test/controllers/disruption.test.ts's.)
+    const p = Bun.spawn(["kubectl", `--kubeconfig=${s.kubeconfig}`, "drain", "drained", "--dry-run=server", "--force", "--disable-eviction", "--timeout=3s"], { stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     expect(out).toContain("node/drained cordoned (server dry run)");
     expect(err).not.toContain("DeleteOptions");
