@@ -15,7 +15,6 @@ import { KeyedController, keyOf, type ControllerContext, type ControllerInit } f
 import { jobFromTemplate, plan, untilNext } from "./cronjobschedule.ts";
 import { CONTROLLER_UID_INDEX, controllerOf, controllerUIDIndex } from "./controllerref.ts";
 import { finishedCondition } from "./jobstate.ts";
-import { writeStatus } from "./status.ts";
 
 /** Finished jobs by start time (unstarted last), then name: the first ones are deleted first. */
 function byStartTime(a: Obj, b: Obj): number {
@@ -182,8 +181,12 @@ export class CronJobController extends KeyedController {
     return true;
   }
 
+  /**
+   * A plain status update, as upstream's CronJob controller writes it: a conflict means the sync worked on a
+   * stale copy (its status may miss a job just made), so it fails and the sync runs again on a fresh one.
+   */
   private async writeStatus(cj: Obj): Promise<void> {
-    cj.metadata.resourceVersion = (await writeStatus(this.ctx.client, RESOURCES.cronjobs, cj)).metadata.resourceVersion;
+    cj.metadata.resourceVersion = (await this.ctx.client.update(RESOURCES.cronjobs, cj, { subresource: "status" })).metadata.resourceVersion;
   }
 
   private event(cj: Obj, type: "Normal" | "Warning", reason: string, note: string, related?: Obj): void {
