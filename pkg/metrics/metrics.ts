@@ -1,6 +1,7 @@
 // The server's Prometheus metrics (GET /metrics), named as upstream's apiserver names them.
 import client from "prom-client";
 import { RequestMetrics } from "./requests.ts";
+import { AdmissionMetrics } from "./admission.ts";
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -35,6 +36,8 @@ export class Metrics {
     labelNames: ["group", "version", "kind"],
     registers: [this.registry],
   });
+
+  readonly admission = new AdmissionMetrics(this.registry);
 
   constructor() {
     for (const m of this.requests.metrics()) this.registry.registerMetric(m as never);

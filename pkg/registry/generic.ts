@@ -14,6 +14,7 @@ import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
 import { type Selector, everything, parseFieldSelector } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, type UpdateTarget, apiVersionOf } from "./types.ts";
 import type { UserInfo } from "../auth/user.ts";
+import type { Attributes, Operation } from "../admission/types.ts";
 import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
 import { applyDefaults } from "../defaults/index.ts";
@@ -37,8 +38,8 @@ export interface WriteOptions {
    * store's caller check (RBAC's escalation checks) on create and update; unset for the server's own writes.
    */
   user?: UserInfo;
-  /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
-  admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
+  /** Where admission's warnings (webhooks') go: the response's Warning header. */
+  warnings?: string[];
   /**
    * A write of the server's own object (pkg/server/bootstrap), or one the server composes itself (a pod's
    * binding): the kind's validation, which guards what clients may store, is skipped (the kubernetes
@@ -88,7 +89,6 @@ export interface DeletionObserver {
 export interface StoreOptions {
   /** The key prefix (--etcd-prefix). */
   etcdPrefix: string;
-  namespaceCheck?: NamespaceCheck;
   /** Type-specific admission that needs the stored objects (Services' addresses and ports); may fill fields in. */
   admit?: Admit;
   cache?: CacheConfig;
@@ -96,8 +96,11 @@ export interface StoreOptions {
   binary?: boolean;
 }
 
-/** Something the registry can ask before a write: does this namespace accept objects? (admission) */
-export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
+/** The admission chain (pkg/admission): mutating, then validating; each throws a Status to refuse. */
+export interface AdmissionHooks {
+  admit(a: Attributes): Promise<void>;
+  validate(a: Attributes): Promise<void>;
+}
 /**
  * Admits a create (old undefined) or an update of obj, filling fields in or throwing a Status; what it
  * returns is called once the write is done (stored or failed), to release what the write held.
@@ -135,7 +138,8 @@ export class ResourceStore {
   computed?: () => Promise<Obj[]>;
 
   private cacheConfig: CacheConfig;
-  readonly namespaceCheck?: NamespaceCheck;
+  /** The server's admission chain (none: every write is admitted, as in tools that open a store directly). */
+  admission?: AdmissionHooks;
   private admit?: Admit;
   /** Checks of who writes, run after validation on the writes of clients. */
   callerCheck?: CallerCheck;
@@ -144,7 +148,6 @@ export class ResourceStore {
 
   constructor(readonly def: ResourceDef, readonly store: Store, o: StoreOptions) {
     this.cacheConfig = o.cache ?? { capacity: 100 };
-    this.namespaceCheck = o.namespaceCheck;
     this.admit = o.admit;
     this.binary = !!o.binary;
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
@@ -269,13 +272,23 @@ export class ResourceStore {
     return watchCollection(this, ns, rv, label, field, sink);
   }
 
+  /** What admission sees of a write. */
+  private attributes(operation: Operation, subresource: string, ns: string, object: Obj | undefined, oldObject: Obj | undefined, o: WriteOptions): Attributes {
+    const name = String((object ?? oldObject)?.metadata?.name ?? "");
+    return { operation, def: this.def, subresource, namespace: this.def.namespaced ? ns : "", name, object, oldObject, dryRun: !!o.dryRun, user: o.user, warnings: o.warnings };
+  }
+
   // ---- writes
   async create(ns: string, body: Obj, o: WriteOptions = {}): Promise<Obj> {
     const obj = this.checkBody(body, ns, o.fields);
-    const m = obj.metadata;
-    if (!m.name && m.generateName) m.name = `${m.generateName}${randomSuffix()}`;
-    // upstream defaults every object it decodes, before the strategy's hooks see it
+    // upstream defaults every object it decodes, before admission and the strategy's hooks see it
     applyDefaults(this.def.group, this.def.kind, obj);
+    const attrs = this.attributes("CREATE", "", ns, obj, undefined, o);
+    await this.admission?.admit(attrs);
+    // a webhook's patch may have replaced metadata, or put anything anywhere
+    if (attrs.patched) this.checkBody(obj, ns);
+    const m = obj.metadata;
+    if (!m.name && m.generateName) m.name = attrs.name = `${m.generateName}${randomSuffix()}`;
     m.uid = randomUUID();
     m.creationTimestamp = now();
     for (const f of ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"]) delete m[f];
@@ -286,7 +299,7 @@ export class ResourceStore {
     if (o.large) await breather();
     this.validate(obj, undefined, "", o.serverOwned);
     if (o.user) await this.callerCheck?.(obj, undefined, o.user);
-    if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
+    await this.admission?.validate(attrs);
     if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
     // after the writer's fields are taken: what admission fills in is the server's, as upstream's allocators
@@ -395,7 +408,12 @@ export class ResourceStore {
       if (this.def.subresources?.includes("status")) next.status = old.status;
     }
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
-    if (sub !== "binding") applyDefaults(this.def.group, this.def.kind, next);
+    const attrs = this.attributes("UPDATE", sub, ns, next, old, o);
+    if (sub !== "binding") {
+      applyDefaults(this.def.group, this.def.kind, next);
+      await this.admission?.admit(attrs);
+      if (attrs.patched) this.checkBody(next, ns);
+    }
     if (!sub) this.def.strategy?.prepareForUpdate?.(next, old);
     else if (sub === "status" || sub === "approval") this.def.strategy?.prepareForSubresourceUpdate?.(sub, next, old);
     // Server-owned metadata never changes through an update.
@@ -414,7 +432,7 @@ export class ResourceStore {
     if (o.large) await breather();
     this.validate(next, old, sub, o.serverOwned);
     if (!sub && o.user) await this.callerCheck?.(next, old, o.user);
-    await o.admit?.(next, old, sub);
+    if (sub !== "binding") await this.admission?.validate(attrs);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
@@ -462,6 +480,11 @@ export class ResourceStore {
         throw conflict(this.q, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
       }
       this.def.strategy?.validateDelete?.(obj);
+      if (this.admission) {
+        const attrs = this.attributes("DELETE", "", ns, undefined, obj, o);
+        await this.admission.admit(attrs);
+        await this.admission.validate(attrs);
+      }
       const finalizers: string[] = [...(m.finalizers ?? [])];
       const add = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
       const drop = (f: string) => { const i = finalizers.indexOf(f); if (i >= 0) finalizers.splice(i, 1); };

@@ -38,6 +38,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { type Peer, TlsFront } from "../serving/tlsfront.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
+import { buildAdmission } from "../admission/index.ts";
+import { defaultAdmissionOptions } from "../admission/options.ts";
+import type { AdmissionOptions } from "../admission/types.ts";
 
 export interface ApiServerOptions {
   securePort: number;
@@ -78,6 +81,8 @@ export interface ApiServerOptions {
   namespaceAndGCControllers?: boolean;
   /** How pods/log reaches node agents (--kubelet-*); default: no client certificate, agents not verified. */
   kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
+  /** The admission plugins and their settings (--enable-admission-plugins, ...); default: upstream's default set. */
+  admission?: AdmissionOptions;
 }
 
 /**
@@ -182,6 +187,8 @@ export class ApiServer {
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac }));
     rbac.guardWrites(auth.authz);
+    const admission = await step("admission", () => buildAdmission(o.admission ?? defaultAdmissionOptions(), this.registry, auth.authz, this.metrics.admission));
+    for (const rs of this.registry.all) rs.admission = admission;
     const caFiles = clientCAFiles(o.auth);
     const k = o.kubelet;
     const kubelet = k && (await step("kubelet client files", () => ({

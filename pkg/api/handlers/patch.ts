@@ -10,7 +10,7 @@ import { apiVersionOf, type Obj, type UpdateTarget } from "../../registry/types.
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
 import { boolParam } from "../queryparams.ts";
 import { StatusError, badRequest, invalidOptions, tooLarge, unsupportedMediaType } from "../status.ts";
-import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond, writeAdmission } from "./context.ts";
+import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond } from "./context.ts";
 import { type FieldCheck, newRepeats, yamlRepeat, yamlRepeatsError } from "../../fieldvalidation/index.ts";
 import { undeclaredFields } from "../../fieldvalidation/apply.ts";
 import { patchProblems } from "../../fieldvalidation/patch.ts";
@@ -42,7 +42,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
   if (type === APPLY && ctx.features.ServerSideApply) return apply(ctx);
   const { body, fields } = await readPatch(ctx, type, ctx.features.ServerSideApply);
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => patchObject(type, cur, body, rs.def.kind),
-    { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: target(ctx), large: isHeavy(req), fields, admit: writeAdmission(ctx) });
+    { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: target(ctx), large: isHeavy(req), fields, user: ctx.user, warnings: ctx.warnings });
   ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj);
 }
@@ -131,8 +131,8 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
     try {
-      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user }), 201);
-      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, user: ctx.user, admit: writeAdmission(ctx) }));
+      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user, warnings: ctx.warnings }), 201);
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, user: ctx.user, warnings: ctx.warnings }));
     } catch (e) {
       const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
       if (!raced || attempt >= 100) throw e;
