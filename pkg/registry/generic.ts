@@ -281,6 +281,8 @@ export class ResourceStore {
   // ---- writes
   async create(ns: string, body: Obj, o: WriteOptions = {}): Promise<Obj> {
     const obj = this.checkBody(body, ns, o.fields);
+    // the name is generated before defaults (a Namespace's name label) and admission see the object
+    if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
     // upstream defaults every object it decodes, before admission and the strategy's hooks see it
     applyDefaults(this.def.group, this.def.kind, obj);
     const attrs = this.attributes("CREATE", "", ns, obj, undefined, o);
@@ -288,7 +290,6 @@ export class ResourceStore {
     // a webhook's patch may have replaced metadata, or put anything anywhere
     if (attrs.patched) this.checkBody(obj, ns);
     const m = obj.metadata;
-    if (!m.name && m.generateName) m.name = attrs.name = `${m.generateName}${randomSuffix()}`;
     m.uid = randomUUID();
     m.creationTimestamp = now();
     for (const f of ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"]) delete m[f];

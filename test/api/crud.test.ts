@@ -84,6 +84,12 @@ describe("lifecycle of every built-in type", () => {
       // delete, then it is gone (a namespace first passes through Terminating)
       const del = await s.call("DELETE", pathFor(d, NS, name));
       expectCode(del, 200, `DELETE ${label}/${name}`);
+      if (d.kind === "PersistentVolumeClaim" || d.kind === "PersistentVolume") {
+        // StorageObjectInUseProtection's finalizer holds it; a bare server runs no protection controller to lift it
+        expect(del.body.metadata.finalizers).toEqual([d.kind === "PersistentVolume" ? "kubernetes.io/pv-protection" : "kubernetes.io/pvc-protection"]);
+        const lifted = await s.call("PATCH", pathFor(d, NS, name), { metadata: { finalizers: null } }, { "Content-Type": "application/merge-patch+json" });
+        expectCode(lifted, 200, `PATCH ${label}/${name} finalizers`);
+      }
       if (d.kind === "Namespace") {
         expect(del.body.status.phase).toBe("Terminating");
         await until(async () => (await s.call("GET", pathFor(d, NS, name))).status === 404, `namespace ${name} to go`);
