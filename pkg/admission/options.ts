@@ -1,6 +1,7 @@
 // The admission flags of `kite apiserver` (§8.1; upstream v1.21's): their table, and the options they make.
 import { dirname, isAbsolute, join } from "node:path";
 import { readFileSync } from "node:fs";
+import { consola } from "consola";
 import { UsageError, int } from "../cli/args.ts";
 import { decodeYaml } from "../yaml/decode.ts";
 import type { Obj } from "../registry/types.ts";
@@ -24,6 +25,7 @@ const names = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).fi
 export function pluginsInForce(a: Record<string, unknown>): string[] {
   const enable = names(a["enable-admission-plugins"]), disable = names(a["disable-admission-plugins"]);
   const legacy = a["admission-control"] === undefined ? undefined : names(a["admission-control"]);
+  if (legacy) consola.warn("Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.");
   const errors: string[] = [];
   if (legacy && (a["enable-admission-plugins"] !== undefined || a["disable-admission-plugins"] !== undefined)) {
     errors.push("admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive");
