@@ -285,6 +285,8 @@ export class ResourceStore {
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
     // upstream defaults every object it decodes, before admission and the strategy's hooks see it
     applyDefaults(this.def.group, this.def.kind, obj);
+    // the writer owns what it sent (and its defaults), not what admission adds: upstream's field manager runs first
+    const managedFields = o.fieldManager === undefined ? undefined : this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
     const attrs = this.attributes("CREATE", "", ns, obj, undefined, o);
     await this.admission?.admit(attrs);
     // a webhook's patch may have replaced metadata, or put anything anywhere
@@ -302,8 +304,7 @@ export class ResourceStore {
     if (o.user) await this.callerCheck?.(obj, undefined, o.user);
     await this.admission?.validate(attrs);
     if (o.large) await breather();
-    if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
-    // after the writer's fields are taken: what admission fills in is the server's, as upstream's allocators
+    if (managedFields !== undefined) obj.metadata.managedFields = managedFields;
     const release = this.admit && (await this.admit(obj, undefined, !!o.dryRun));
     if (!obj.metadata.managedFields?.length) delete obj.metadata.managedFields;
     if (o.dryRun) {
