@@ -132,6 +132,7 @@ describe("RuntimeClass and Priority", () => {
 
 test("the plugin metrics name each plugin", async () => {
   const text = await (await s.req("/metrics")).text();
-  expect(text).toMatch(/apiserver_admission_controller_admission_duration_seconds_count\{name="ServiceAccount",operation="CREATE",type="admit",rejected="false"\} \d+/);
-  expect(text).toMatch(/apiserver_admission_step_admission_duration_seconds_count\{operation="CREATE",type="validate",rejected="true"\} \d+/);
+  expect(text).toMatch(/^apiserver_admission_controller_admission_duration_seconds_count\{name="ServiceAccount",operation="CREATE",rejected="false",type="admit"\} \d+$/m);
+  expect(text).toMatch(/^apiserver_admission_controller_admission_duration_seconds_bucket\{name="LimitRanger",operation="CREATE",rejected="true",type="validate",le="0.005"\} \d+$/m);
+  expect(text).toMatch(/^apiserver_admission_step_admission_duration_seconds_count\{operation="CREATE",rejected="true",type="validate"\} \d+$/m);
 });
