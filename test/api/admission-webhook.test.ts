@@ -23,6 +23,9 @@ const ANSWERS: Record<string, (req: any) => any> = {
   "/mutate-ns": () => ({ allowed: true, patchType: "JSONPatch", patch: patchOf([{ op: "add", path: "/metadata/labels/ns-hook", value: "called" }]) }),
   "/deny": () => ({ allowed: false, status: { code: 422, reason: "Invalid", message: "configmaps with hook=deny are refused" } }),
   "/slow": () => ({ allowed: true }),
+  // reinvoked once the webhook after it has changed the object: the second call sees "first" and adds "again"
+  "/first": (r) => ({ allowed: true, patchType: "JSONPatch", patch: patchOf([{ op: "add", path: r.object.metadata.labels.first ? "/metadata/labels/again" : "/metadata/labels/first", value: "yes" }]) }),
+  "/second": () => ({ allowed: true, patchType: "JSONPatch", patch: patchOf([{ op: "add", path: "/metadata/labels/second", value: "yes" }]) }),
 };
 
 async function answer(req: Request): Promise<Response> {
@@ -57,6 +60,8 @@ beforeAll(async () => {
       webhook("dead-fail.example.com", "dead-fail", dead, { failurePolicy: "Fail" }),
       webhook("slow.example.com", "slow", `${base}/slow`, { timeoutSeconds: 1 }),
       webhook("ns.example.com", "ns", `${base}/mutate-ns`, { namespaceSelector: { matchLabels: { team: "a" } } }),
+      webhook("first.example.com", "reinvoke", `${base}/first`, { reinvocationPolicy: "IfNeeded" }),
+      webhook("second.example.com", "reinvoke", `${base}/second`),
     ],
   });
   expectCode(m, 201, "create the mutating configuration");
@@ -111,6 +116,13 @@ describe("mutating webhooks", () => {
     expect(r.body.metadata.labels.mutated).toBe("yes");
     expect(seen.at(-1)!.review.request.dryRun).toBe(true);
     expect((await s.call("GET", `/api/v1/namespaces/${NS}/configmaps/dry`)).status).toBe(404);
+  });
+
+  test("reinvocationPolicy IfNeeded: called again once a later webhook changed the object", async () => {
+    const r = await post(configMap("reinvoked", "reinvoke"));
+    expectCode(r, 201, "create through the reinvoked webhook");
+    expect(r.body.metadata.labels).toEqual({ hook: "reinvoke", first: "yes", second: "yes", again: "yes" });
+    expect(seen.filter((x) => x.review.request.name === "reinvoked").map((x) => x.path)).toEqual(["/first", "/second", "/first"]);
   });
 });
 
