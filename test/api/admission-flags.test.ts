@@ -22,8 +22,13 @@ plugins:
     kind: WebhookAdmissionConfiguration
 `);
 
+// this file's own tokens: the admin's, and a node's for NodeRestriction
+const tokens = join(dir, "tokens.csv");
+writeFileSync(tokens, "test,kite-test,kite-test,system:masters\nnode-token,system:node:n1,n1,system:nodes\n");
+
 let s: TestServer;
 useServer(NS, (started) => (s = started), [
+  `--token-auth-file=${tokens}`,
   // the order given does not count: plugins run in upstream's order
   "--enable-admission-plugins=NodeRestriction,AlwaysPullImages",
   "--disable-admission-plugins=ServiceAccount",
@@ -39,6 +44,15 @@ test("enabled, disabled and default plugins; the toleration seconds flag", async
   expect(r.body.spec.serviceAccountName).toBeUndefined();
   expect(r.body.spec.volumes).toBeUndefined();
   expect(r.body.spec.tolerations.map((t: any) => [t.key, t.tolerationSeconds])).toEqual([["node.kubernetes.io/not-ready", 60], ["node.kubernetes.io/unreachable", 300]]);
+});
+
+test("NodeRestriction (enabled): a node creates only mirror pods bound to itself", async () => {
+  const asNode = { Authorization: "Bearer node-token" };
+  const pod = (annotations: Record<string, string>) => ({ metadata: { name: "by-node", annotations }, spec: { nodeName: "n1", containers: [{ name: "c", image: "busybox" }] } });
+  const plain = await s.call("POST", `/api/v1/namespaces/${NS}/pods`, pod({}), asNode);
+  expectCode(plain, 403, "a node's plain pod");
+  expect(plain.body.message).toBe(`pods "by-node" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods`);
+  expectCode(await s.call("POST", `/api/v1/namespaces/${NS}/pods`, pod({ "kubernetes.io/config.mirror": "x" }), asNode), 201, "a node's mirror pod");
 });
 
 /** Runs `kite apiserver` with flags that must be refused before it starts. */
