@@ -1,6 +1,7 @@
 // Assembles an API server: store → registry → controllers → HTTP, and runs its lifecycle
 // (ready, SIGTERM: readyz fails, shutdown delay, drain, exit).
 import { consola } from "consola";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
@@ -14,9 +15,11 @@ import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts"
 import { issuerDiscoveryRoute } from "../auth/serviceaccount-discovery.ts";
 import { LegacyTokensController } from "../auth/serviceaccount-legacy.ts";
 import { createTokenRequest } from "../auth/serviceaccount-tokenrequest.ts";
-import { NamespaceController } from "../controllers/namespace.ts";
-import { GarbageCollector } from "../controllers/gc.ts";
-import { CsrSigningController } from "../controllers/csrsigning.ts";
+import { runControllers } from "../controllers/manager.ts";
+import { DEFAULT_CONTROLLER_OPTIONS } from "../controllers/options.ts";
+import { Client } from "../client/client.ts";
+import { Transport } from "../client/transport.ts";
+import type { SignerSource } from "../pki/csr-signer.ts";
 import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
@@ -121,6 +124,8 @@ export class ApiServer {
   /** The embedded store's data dir is held by one server at a time (etcd's servers share their store by design). */
   private lock?: DataDirLock;
   caPem = "";
+  /** The bearer token of this server's own loopback client. */
+  private readonly loopbackToken = randomBytes(32).toString("base64url");
 
   private health?: Health;
 
@@ -183,7 +188,7 @@ export class ApiServer {
     health.add({ name: "poststarthook/rbac/bootstrap-roles", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (rbac.bootstrapped ? null : "not finished") });
     const sa = o.auth.serviceAccounts;
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac }));
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac, loopbackToken: this.loopbackToken }));
     rbac.guardWrites(auth.authz);
     const caFiles = clientCAFiles(o.auth);
     const k = o.kubelet;
@@ -245,11 +250,6 @@ export class ApiServer {
     this.lock?.record(this.port);
     void rbac.bootstrap();
 
-    if (o.namespaceAndGCControllers !== false) {
-      const ns = new NamespaceController(this.registry);
-      await ns.start();
-      this.controllers.push(ns, new GarbageCollector(this.registry));
-    }
     const ca = this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : "");
     const bootstrap = new Bootstrap(this.registry, {
       clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,
@@ -265,11 +265,7 @@ export class ApiServer {
       await tokens.start();
       this.controllers.push(tokens);
     }
-    if (signer) {
-      const csr = new CsrSigningController(this.registry, signer);
-      await csr.start();
-      this.controllers.push(csr);
-    }
+    this.runLoopbackControllers([...(o.namespaceAndGCControllers !== false ? ["namespace", "garbagecollector"] : []), ...(signer ? ["csrsigning"] : [])], signer);
     controllersStarted = true;
     await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
@@ -284,6 +280,21 @@ export class ApiServer {
         seen = now;
       }, o.compactionIntervalMs);
     }
+  }
+
+  /**
+   * The controllers this server runs itself (namespace deletion and garbage collection, unless kite up runs
+   * them with the others; CSR signing where the signing CA is), as clients of its own API under the
+   * loopback identity (system:apiserver), as every controller is a client: none reaches into the registry.
+   */
+  private runLoopbackControllers(names: string[], signer: SignerSource | undefined) {
+    if (!names.length) return;
+    // TLS unverified: the server's own port on its own address, which this process holds
+    const client = new Client(new Transport({ server: this.url, insecure: true, token: this.loopbackToken, namespace: "default", explicitNamespace: false, source: "the API server's loopback client", cacheDir: "" }));
+    const abort = new AbortController();
+    const done = runControllers(client, names, 5, abort.signal, { ...DEFAULT_CONTROLLER_OPTIONS, signer })
+      .catch((e) => consola.error(`in-server controllers: ${(e as Error).message}`));
+    this.controllers.push({ stop: async () => { abort.abort(); await done; } });
   }
 
   /** Object counts per resource and the database size, for /metrics. */
