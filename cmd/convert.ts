@@ -21,7 +21,7 @@ export default defineCommand({
   run: clientCommand("convert", args, ({ values: v, positionals }) => {
     if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(" ")} (use -f to name manifests)`);
     const filenames: string[] = v.filename ?? [];
-    if (filenames.length === 0) throw new UsageError("must specify one of -f and -k");
+    if (filenames.length === 0) throw new UsageError("must specify -f (a file, a directory, or - for stdin)");
     let outputVersion;
     if (v["output-version"] !== undefined) {
       const gv = parseOutputVersion(v["output-version"]);

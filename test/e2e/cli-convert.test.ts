@@ -92,7 +92,7 @@ test("bad flags exit 2 in one line; --help says what it does", async () => {
   for (const [args, msg] of [
     [["--output-version", "a/b/c", "-f", "x"], `Error: invalid argument "a/b/c" for "--output-version" flag: unexpected GroupVersion string: a/b/c\n`],
     [["-f", "x", "-o", "wide"], `Error: invalid argument "wide" for "--output" flag: must be one of yaml, json\n`],
-    [["--output-version", "apps/v1"], "Error: must specify one of -f and -k\n"],
+    [["--output-version", "apps/v1"], "Error: must specify -f (a file, a directory, or - for stdin)\n"],
     [["-f", "x", "--server", "https://h"], "Error: unknown flag: --server (see 'kite convert --help')\n"],
   ] as [string[], string][]) {
     const r = await kite(args);
