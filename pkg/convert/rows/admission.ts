@@ -24,9 +24,13 @@ function webhookDefaults(w: Obj, mutating: boolean) {
 }
 
 const toHub = (mutating: boolean): Convert => (obj, notes) => {
+  const names = new Set<unknown>();
   (Array.isArray(obj.webhooks) ? obj.webhooks : []).forEach((w: unknown, i: number) => {
     if (!isObj(w)) return;
     webhookDefaults(w, mutating);
+    // v1 also requires the names of a configuration's webhooks to differ.
+    if (notes.strict && names.has(w.name)) notes.error(`webhooks[${i}].name`, `Duplicate value: ${JSON.stringify(w.name)}`);
+    names.add(w.name);
     if (notes.strict && !V1_SIDE_EFFECTS.includes(w.sideEffects)) {
       notes.error(`webhooks[${i}].sideEffects`, `Unsupported value: ${JSON.stringify(w.sideEffects)}: supported values: "None", "NoneOnDryRun"`);
     }
