@@ -91,3 +91,27 @@ test("sessions free what they held: file descriptors of the API server and the a
   for (let i = 0; i < 10; i++) expect((await run()).map((r) => r.code)).toEqual(bins.flatMap(() => [0, 0]));
   await until(async () => (fds(s.proc.pid) <= before.server + 2 && fds(agent.proc.pid) <= before.agent + 2 && children(agent.proc.pid) <= before.kids) || undefined, "descriptors back", 10_000);
 });
+
+/** Types `keys` into a tmux session running `cmd`, and returns the screen once it shows `want`. */
+async function terminal(cmd: string[], keys: string[], want: RegExp): Promise<string> {
+  const name = `kite-exec-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const tmux = (...args: string[]) => Bun.spawnSync(["tmux", ...args], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
+  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "30", cmd.map((a) => `'${a}'`).join(" "));
+  try {
+    await until(async () => /#|\$/.test(tmux("capture-pane", "-p", "-t", name)) || undefined, "a prompt", 15_000);
+    for (const k of keys) tmux("send-keys", "-t", name, k, "Enter");
+    return await until(async () => { const screen = tmux("capture-pane", "-p", "-t", name); return want.test(screen) ? screen : undefined; }, `the screen showing ${want}`, 15_000);
+  } finally {
+    tmux("kill-session", "-t", name);
+  }
+}
+
+describe.if(!!Bun.which("tmux"))("exec -it through a terminal", () => {
+  for (const bin of [KUBECTLS[0], KUBECTLS[KUBECTLS.length - 1]]) {
+    test(`kubectl ${bin.match(/1\.\d+/)![0]}: a shell on a tty, sized as the terminal`, async () => {
+      const screen = await terminal([bin, `--kubeconfig=${s.kubeconfig}`, "-n", NS, "exec", "-it", "box", "--", "sh"],
+        ["echo product=$((6*7)); [ -t 0 ] && echo on-a-tty; stty size"], /on-a-tty\s+30 120/);
+      expect(screen).toContain("product=42");
+    });
+  }
+});
