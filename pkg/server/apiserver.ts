@@ -38,7 +38,10 @@ import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "./features.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Peer, TlsFront } from "../serving/tlsfront.ts";
+import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
+import { websocketDispatch } from "../serving/websocket.ts";
+import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
+import { DEFAULT_KUBELET_CLIENT } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
 
@@ -198,6 +201,9 @@ export class ApiServer {
     })));
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
+    /** SPDY upgrades the front keeps, checked through the filter chain first (spdyupgrade.ts). */
+    const checks = new UpgradeChecks();
+    const checked = new WeakSet<Request>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
     const discovery = new Discovery(BUILTIN, externalAddress);
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
@@ -212,6 +218,7 @@ export class ApiServer {
       reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
+      upgradeCheck: (req) => checked.has(req),
       kubelet,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
@@ -229,6 +236,8 @@ export class ApiServer {
       // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       routes: rawSegmentRoutes(serveRequest),
+      // exec upgrades carry their own handlers (websocket.ts); the requests themselves carry no data
+      websocket: websocketDispatch as unknown as Bun.WebSocketHandler<undefined>,
       fetch: (req, server) => serveRequest(req, server, "unmatched"),
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
     });
@@ -237,13 +246,15 @@ export class ApiServer {
       // serving only the front's connections.
       const ca = await step("client CA files", () => caFiles.map((f) => readFileSync(f, "utf8")));
       this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) => {
-        const peer = this.front?.peer(server.requestIP(req));
+        let peer = this.front?.peer(server.requestIP(req));
+        if (!peer && (peer = checks.take(req.headers.get(CHECK_HEADER)))) checked.add(req);
         if (!peer) return new Response(null, { status: 403, headers: { Connection: "close" } });
         peers.set(req, peer);
         return handler.handle(req, server, raw);
       }));
       const upstreamPort = this.http.port!;
-      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort }));
+      const takeOver = { upgrade: /^upgrade:\s*spdy\//im, run: (head: Buffer, peer: Peer, conn: TakenConnection) => void spdyUpgrade(head, peer, conn, upstreamPort, checks, kubelet ?? DEFAULT_KUBELET_CLIENT) };
+      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort, takeOver }));
     } else {
       this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls }, (req, server, raw) => handler.handle(req, server, raw)));
     }
