@@ -30,8 +30,8 @@ export default defineCommand({
   },
   args: ARGS,
   run: strict("scheduler", ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
-    componentFlags("scheduler", a, rawArgs);
-    const o = optionsOrExit(a, rawArgs);
+    const features = componentFlags("scheduler", a, rawArgs);
+    const o = { ...optionsOrExit(a, rawArgs), features };
     for (const w of o.warnings) console.error(`Warning: ${w}`);
     if (o.writeConfigTo) {
       await startOrExit(async () => writeConfigFile(o.writeConfigTo!, o.config));

@@ -91,7 +91,7 @@ export default defineCommand({
       if (!disabled.includes(name)) running.push(part().catch((e) => consola.error(`${name}: ${(e as Error).message}`)));
     };
     run("controllers", () => runEmbeddedControllers({ server: server.url, ca: server.caPem, ...controllersCert! }, components.signal));
-    run("scheduler", () => runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal));
+    run("scheduler", () => runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal, features));
     // The cluster DNS listens where pods reach it: on the bridge's address (which the agent makes, so it
     // starts once the agent's network is up) when pods get their own networks, else on 127.0.0.1, which
     // works for pods on the host's network only if port 53 is free there (and may be bound).

@@ -143,4 +143,5 @@ export const EFFECTS: Record<string, string> = {
   ServerSideApply: "off: apply patches are refused and no managedFields are kept",
   APIResponseCompression: "off: responses are never gzipped",
   WarningHeaders: "off: responses carry no Warning headers",
+  PodAffinityNamespaceSelector: "on: the scheduler honours namespaceSelector in pod (anti-)affinity terms",
 };
