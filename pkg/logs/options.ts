@@ -93,7 +93,8 @@ export function parseLogging(a: Record<string, any>, rawArgs: string[]): LogOpti
   if (!/^\d+$/.test(maxMB)) throw invalid("log-file-max-size", maxMB, `strconv.ParseUint: parsing ${JSON.stringify(maxMB)}: invalid syntax`);
   return {
     format,
-    verbosity: int32("v", String(a.v)),
+    // `-v=2` reaches us as "=2" (citty keeps the "=" of a short flag)
+    verbosity: int32("v", String(a.v).replace(/^=/, "")),
     vmodule: vmodule(String(a.vmodule ?? "")),
     logDir: String(a["log-dir"] ?? ""),
     logFile: String(a["log-file"] ?? ""),
