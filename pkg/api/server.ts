@@ -26,7 +26,7 @@ import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Features } from "../server/features.ts";
+import type { Features } from "../features/featuregate.ts";
 import { Turns, isHeavy } from "./heavy.ts";
 import { negotiate } from "./negotiate.ts";
 import type { RawPath } from "./rawpath.ts";

@@ -36,7 +36,7 @@ import { identity } from "./bootstrap/leader.ts";
 import { componentStatuses } from "./componentstatus.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
-import type { Features } from "./features.ts";
+import type { Features } from "../features/featuregate.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
 import { websocketDispatch } from "../serving/websocket.ts";
