@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
+import { CustomResources } from "../crd/controller.ts";
 import { Health } from "../api/health.ts";
 import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
@@ -206,6 +207,9 @@ export class ApiServer {
     const checked = new WeakSet<Request>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
     const discovery = new Discovery(BUILTIN, externalAddress);
+    const customResources = new CustomResources(this.registry, discovery);
+    this.controllers.push(customResources);
+    await step("custom resources", () => customResources.start());
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
