@@ -18,6 +18,9 @@ export class Discovery {
     this.setDefs(defs);
   }
 
+  /** The served types (a new array after each change). */
+  get served(): ResourceDef[] { return this.defs; }
+
   /** The served types change (custom resources come and go); a group's versions are in the order given. */
   setDefs(defs: ResourceDef[]) {
     this.defs = defs;

@@ -25,6 +25,7 @@ import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
 import { BUILTIN } from "../registry/builtin.ts";
+import type { ResourceDef } from "../registry/types.ts";
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
@@ -108,8 +109,8 @@ const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_I
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
-const openapi = (gzip: boolean): Route => async (req, url) =>
-  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }) : undefined;
+const openapi = (gzip: boolean, served: () => ResourceDef[]): Route => async (req, url) =>
+  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }, served()) : undefined;
 
 export class ApiServer {
   store!: Store;
@@ -224,7 +225,7 @@ export class ApiServer {
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
       upgradeCheck: (req) => checked.has(req),
       kubelet,
-    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
+    }, [openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
