@@ -82,6 +82,10 @@ describe("a definition", () => {
     expect(byName.crontabs.verbs.sort()).toEqual(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]);
     expect(byName["crontabs/status"]).toMatchObject({ kind: "CronTab", verbs: ["get", "patch", "update"] });
     expect(byName["crontabs/scale"]).toMatchObject({ group: "autoscaling", version: "v1", kind: "Scale" });
+    const aggregated = await s.call("GET", "/apis", undefined, { Accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" });
+    const item = aggregated.body.items.find((i: any) => i.metadata.name === G);
+    expect(item.versions.map((v: any) => v.version)).toEqual(["v1", "v1beta1"]);
+    expect(item.versions[0].resources[0]).toMatchObject({ resource: "crontabs", singularResource: "crontab", scope: "Namespaced", shortNames: ["ct"] });
   });
 
   test("a second definition with a name already in use is not accepted", async () => {
@@ -146,6 +150,9 @@ describe("custom objects", () => {
     expect(st.message).toBe("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
     const pb = await s.call("GET", `${base()}/a1`, undefined, { Accept: "application/vnd.kubernetes.protobuf" });
     expectStatus(pb, 406, "NotAcceptable", "protobuf");
+    const pbBody = await s.req(base(), { method: "POST", body: new Uint8Array([0x6b, 0x38, 0x73, 0]), headers: { "Content-Type": "application/vnd.kubernetes.protobuf" } });
+    expect(pbBody.status).toBe(415);
+    expect(((await pbBody.json()) as any).message).toBe("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml");
     const dry = await s.call("DELETE", `${base()}/a2?dryRun=All`);
     expectCode(dry, 200, "dry-run delete");
     expectCode(await s.call("GET", `${base()}/a2`), 200, "still there");
@@ -189,11 +196,32 @@ describe("custom objects", () => {
   });
 });
 
-describe("deleting the definition", () => {
-  test("deletes its objects, then its endpoints", async () => {
+describe("deleting", () => {
+  test("an owner deletes its custom dependents (garbage collection)", async () => {
+    const owner = (await s.call("POST", base(), cronTab("owner"))).body;
+    const dep = cronTab("dependent") as any;
+    dep.metadata.ownerReferences = [{ apiVersion: `${G}/v1`, kind: "CronTab", name: "owner", uid: owner.metadata.uid }];
+    expectCode(await s.call("POST", base(), dep), 201, "create the dependent");
+    expectCode(await s.call("DELETE", `${base()}/owner`), 200, "delete the owner");
+    await until(async () => (await s.call("GET", `${base()}/dependent`)).status === 404, "the dependent collected");
+  });
+
+  test("the definition: Terminating while an object is held, then its objects and endpoints go", async () => {
+    const held = cronTab("held") as any;
+    held.metadata.finalizers = ["example.com/hold"];
+    expectCode(await s.call("POST", base(), held), 201, "create an object with a finalizer");
     const d = await s.call("DELETE", `${CRDS}/${cronTabs.metadata.name}`);
     expectCode(d, 200, "delete the CRD");
     expect(d.body.metadata.finalizers).toEqual(["customresourcecleanup.apiextensions.k8s.io"]);
+    const crd = await until(async () => {
+      const r = await s.call("GET", `${CRDS}/${cronTabs.metadata.name}`);
+      return r.body.status?.conditions?.find((c: any) => c.type === "Terminating");
+    }, "the Terminating condition");
+    expect([crd.status, crd.reason, crd.message]).toEqual(["True", "InstanceDeletionInProgress", "CustomResource deletion is in progress"]);
+    const refused = expectStatus(await s.call("POST", base(), cronTab("late")), 405, "MethodNotAllowed", "create while terminating");
+    expect(refused.message).toBe("create not allowed while custom resource definition is terminating");
+    await until(async () => (await s.call("GET", `${base()}/held`)).body.metadata?.deletionTimestamp, "the held object being deleted");
+    expectCode(await s.call("PATCH", `${base()}/held`, { metadata: { finalizers: null } }, { "Content-Type": "application/merge-patch+json" }), 200, "release it");
     await until(async () => (await s.call("GET", `${CRDS}/${cronTabs.metadata.name}`)).status === 404, "the CRD gone");
     expectStatus(await s.call("GET", base()), 404, "NotFound", "the endpoint is gone");
     const groups = (await s.call("GET", "/apis")).body.groups;
