@@ -4,7 +4,7 @@
 // definition first loses its objects (the customresourcecleanup finalizer), then its endpoints.
 import { consola } from "consola";
 import type { Discovery } from "../api/discovery.ts";
-import { Informer } from "../auth/rbac/informer.ts";
+import { Informer } from "../registry/informer.ts";
 import { type ResourceStore, now } from "../registry/generic.ts";
 import type { Registry } from "../registry/registry.ts";
 import type { Obj, ResourceDef } from "../registry/types.ts";
