@@ -71,7 +71,7 @@ export function servedDefs(crd: Obj, state: ServedState): ResourceDef[] {
       strategy: customStrategy(v, !!subs.status, state),
       ...(v.name !== storage && storage ? { codec: apiVersionCodec(`${sp.group}/${v.name}`, `${sp.group}/${storage}`) } : {}),
       printer: printerOf(v.additionalPrinterColumns),
-      custom: { crd: crd.metadata.name, schema: v.schema?.openAPIV3Schema, ...(subs.scale ? { scale: subs.scale } : {}) },
+      custom: { crd: crd.metadata.name, listKind: names.listKind || `${names.kind}List`, schema: v.schema?.openAPIV3Schema, ...(subs.scale ? { scale: subs.scale } : {}) },
     };
   });
 }

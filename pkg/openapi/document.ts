@@ -2,7 +2,7 @@
 // OpenAPI v3: the root index (/openapi/v3) and one document per group version
 // (/openapi/v3/apis/apps/v1), built lazily once, each with a content hash used as ETag.
 import { createHash } from "node:crypto";
-import type { ResourceDef } from "../registry/types.ts";
+import { type ResourceDef, listKindOf } from "../registry/types.ts";
 import { VERSION_INFO } from "../version.ts";
 import { type Json, getOp, groupId, groupTag, gvId, resourcePaths, tagOf } from "./operations.ts";
 import { REF_PREFIX, SCHEMAS, type Schema, type Table, schemaName } from "./schemas/index.ts";
@@ -72,7 +72,7 @@ const listOf = (d: ResourceDef, item: string): Schema => ({
     metadata: { description: "Standard list metadata.", allOf: [ref(META + "ListMeta")] },
   },
   required: ["items"],
-  "x-kubernetes-group-version-kind": [{ group: d.group, kind: `${d.kind}List`, version: d.version }],
+  "x-kubernetes-group-version-kind": [{ group: d.group, kind: listKindOf(d), version: d.version }],
 });
 
 /** Every schema `paths` refers to, directly or through other schemas, from `table`, sorted by name. */

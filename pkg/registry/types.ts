@@ -110,6 +110,8 @@ export interface CustomInfo {
   crd: string;
   /** The version's openAPIV3Schema: apply's field types (list and map markers) and OpenAPI. */
   schema?: Obj;
+  /** The kind of its lists (spec.names.listKind). */
+  listKind?: string;
   /** Where the scale subresource finds replicas and the selector (JSON paths such as `.spec.replicas`). */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
@@ -128,5 +130,7 @@ export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> =
 export interface GroupVersionKind { group: string; version: string; kind: string }
 
 export const apiVersionOf = (d: { group: string; version: string }) => (d.group ? `${d.group}/${d.version}` : d.version);
+/** The kind of a type's lists: `<Kind>List`, or a CRD's listKind. */
+export const listKindOf = (d: ResourceDef) => d.custom?.listKind ?? `${d.kind}List`;
 export const qualifiedName = (d: ResourceDef) => (d.group ? `${d.plural}.${d.group}` : d.plural);
 export const ALL_VERBS: Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];

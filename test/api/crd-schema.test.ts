@@ -20,7 +20,7 @@ const crd = (schema: object, extra: object = {}) => ({
   apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition",
   metadata: { name: `gadgets.${G}` },
   spec: {
-    group: G, scope: "Namespaced", names: { plural: "gadgets", kind: "Gadget" },
+    group: G, scope: "Namespaced", names: { plural: "gadgets", kind: "Gadget", listKind: "GadgetCollection" },
     versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: schema } }],
     ...extra,
   },
@@ -105,6 +105,7 @@ describe("objects", () => {
       template: { apiVersion: "v1", kind: "Pod", metadata: { name: "x" }, spec: { a: "b" } },
     });
     expect((await s.call("GET", `${base}/g1`)).body.spec.extra).toBeUndefined();
+    expect((await s.call("GET", base)).body.kind).toBe("GadgetCollection");
   });
 
   test("fieldValidation reports the pruned fields", async () => {
