@@ -94,7 +94,9 @@ export class CustomResources {
     if (cur?.key === key) { cur.state.terminating = terminating; return; }
     const state: ServedState = { terminating };
     for (const rs of cur?.stores ?? []) this.registry.remove(rs);
-    const stores = servedDefs(crd, state).map((d) => this.registry.add(d));
+    // a built-in type keeps its path whatever a definition claims
+    const free = (d: ResourceDef) => !!this.registry.lookup(d.group, d.version, d.plural)?.def.custom || !this.registry.lookup(d.group, d.version, d.plural);
+    const stores = servedDefs(crd, state).filter(free).map((d) => this.registry.add(d));
     this.served.set(name, { key, stores, state });
     this.publish();
   }

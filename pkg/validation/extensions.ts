@@ -184,6 +184,10 @@ export const customResourceDefinition = (o: Obj, old?: Obj) => run((e) => {
   if (!unique) e.invalid("spec.versions", new Printed(shown), "must contain unique version names");
   if (storage !== 1) e.invalid("spec.versions", new Printed(shown), "must have exactly one version marked as storage version");
   structuralSchemas(e, sp);
+  // the Kubernetes groups take only definitions approved by its API review
+  if (/(^|\.)(k8s|kubernetes)\.io$/.test(group) && !o.metadata?.annotations?.["api-approved.kubernetes.io"]) {
+    e.required("metadata.annotations[api-approved.kubernetes.io]", 'protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111');
+  }
   for (const f of ["plural", "kind"]) if (empty(names[f])) e.required(`spec.names.${f}`);
   crdNames(e, names);
   if (!old) return;

@@ -81,6 +81,28 @@ describe("structural schemas", () => {
   });
 });
 
+describe("the Kubernetes groups", () => {
+  const inGroup = (group: string, plural: string, kind: string, annotations?: object) => ({
+    apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}`, ...(annotations ? { annotations } : {}) },
+    spec: { group, scope: "Namespaced", names: { plural, kind }, versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }] },
+  });
+
+  test("need the API review's approval annotation", async () => {
+    const st = expectStatus(await s.call("POST", CRDS, inGroup("things.k8s.io", "things", "Thing")), 422, "Invalid", "no approval");
+    expect(st.message).toContain(`metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111`);
+  });
+
+  test("a definition never replaces a built-in type", async () => {
+    expectCode(await s.call("POST", CRDS, inGroup("networking.k8s.io", "ingresses", "Ingress", { "api-approved.kubernetes.io": "unapproved, testing" })), 201, "a CRD over ingresses");
+    await until(async () => (await s.call("GET", `${CRDS}/ingresses.networking.k8s.io`)).body.status?.conditions, "its status");
+    const ing = { apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: { name: "i" }, spec: { bogus: 1 } };
+    const c = await s.call("POST", `/apis/networking.k8s.io/v1/namespaces/${NS}/ingresses`, ing);
+    // the built-in Ingress validation answers, not the CRD's open schema
+    expectStatus(c, 422, "Invalid", "an Ingress without a backend or rules");
+  });
+});
+
 describe("objects", () => {
   test("are validated with upstream's paths and messages", async () => {
     const msg = async (spec: object) => expectStatus(await s.call("POST", base, gadget("bad", spec)), 422, "Invalid", JSON.stringify(spec)).message as string;

@@ -196,6 +196,17 @@ describe("custom objects", () => {
   });
 });
 
+describe("changing the definition", () => {
+  test("a version no longer served leaves discovery and answers 404; its objects stay at the other", async () => {
+    const patch = [{ op: "replace", path: "/spec/versions/1/served", value: false }];
+    expectCode(await s.call("PATCH", `${CRDS}/${cronTabs.metadata.name}`, patch, { "Content-Type": "application/json-patch+json" }), 200, "stop serving v1beta1");
+    await until(async () => (await s.call("GET", `${base("v1beta1")}/one`)).status === 404, "v1beta1 gone");
+    const g = (await s.call("GET", `/apis/${G}`)).body;
+    expect(g.versions.map((v: any) => v.version)).toEqual(["v1"]);
+    expectCode(await s.call("GET", `${base()}/one`), 200, "still at v1");
+  });
+});
+
 describe("deleting", () => {
   test("an owner deletes its custom dependents (garbage collection)", async () => {
     const owner = (await s.call("POST", base(), cronTab("owner"))).body;
