@@ -208,15 +208,6 @@ describe("changing the definition", () => {
 });
 
 describe("deleting", () => {
-  test("an owner deletes its custom dependents (garbage collection)", async () => {
-    const owner = (await s.call("POST", base(), cronTab("owner"))).body;
-    const dep = cronTab("dependent") as any;
-    dep.metadata.ownerReferences = [{ apiVersion: `${G}/v1`, kind: "CronTab", name: "owner", uid: owner.metadata.uid }];
-    expectCode(await s.call("POST", base(), dep), 201, "create the dependent");
-    expectCode(await s.call("DELETE", `${base()}/owner`), 200, "delete the owner");
-    await until(async () => (await s.call("GET", `${base()}/dependent`)).status === 404, "the dependent collected");
-  });
-
   test("the definition: Terminating while an object is held, then its objects and endpoints go", async () => {
     const held = cronTab("held") as any;
     held.metadata.finalizers = ["example.com/hold"];
