@@ -6,6 +6,11 @@ import type { Obj } from "../registry/types.ts";
 
 const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const ROOT_FIELDS = ["apiVersion", "kind", "metadata"];
+/** ObjectMeta's fields: the rest of an object's metadata is dropped, as decoding into ObjectMeta drops it. */
+const OBJECT_META = new Set([
+  "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+  "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers", "clusterName", "managedFields",
+]);
 
 /** The child path of `path` (`spec.items[0].name`). */
 export const childPath = (path: string, key: string | number) =>
@@ -48,6 +53,9 @@ function walk(v: unknown, s: Obj | undefined, path: string, root: boolean, out: 
   const preserve = !!s["x-kubernetes-preserve-unknown-fields"] || s.additionalProperties === true;
   for (const k of Object.keys(v)) {
     // metadata is ObjectMeta's, whatever the schema says of it
+    if (k === "metadata" && keep.includes(k) && isMap(v[k])) {
+      for (const f of Object.keys(v[k])) if (!OBJECT_META.has(f)) { delete v[k][f]; out.push(childPath(childPath(path, k), f)); }
+    }
     if (keep.includes(k)) continue;
     const ks = props[k] ?? additional;
     if (ks) walk(v[k], ks, childPath(path, k), false, out);

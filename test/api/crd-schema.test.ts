@@ -131,9 +131,11 @@ describe("objects", () => {
   });
 
   test("fieldValidation reports the pruned fields", async () => {
-    const strict = await s.call("POST", `${base}?fieldValidation=Strict`, gadget("g2", { size: 2, extra: 1, template: { apiVersion: "v1", kind: "Pod", junk: 1 } }));
+    const body = gadget("g2", { size: 2, extra: 1, template: { apiVersion: "v1", kind: "Pod", junk: 1 } }) as any;
+    body.metadata.bogus = true;
+    const strict = await s.call("POST", `${base}?fieldValidation=Strict`, body);
     expect(expectStatus(strict, 400, "BadRequest", "Strict").message)
-      .toBe(`Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.extra", unknown field "spec.template.junk"`);
+      .toBe(`Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "metadata.bogus", unknown field "spec.extra", unknown field "spec.template.junk"`);
     const warn = await s.call("POST", `${base}?fieldValidation=Warn`, gadget("g2", { size: 2, extra: 1 }));
     expectCode(warn, 201, "Warn");
     expect(warn.headers.get("warning")).toContain(`unknown field \\"spec.extra\\"`);
