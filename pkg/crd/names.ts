@@ -9,36 +9,39 @@ export interface Naming {
   namesAccepted: Condition;
 }
 
-const NAME_CHECKS: [field: string, reason: string][] = [
-  ["plural", "PluralConflict"], ["singular", "SingularConflict"], ["kind", "KindConflict"], ["listKind", "ListKindConflict"],
+/** Each name is accepted on its own; the condition names the last one in conflict (upstream's order). */
+const NAME_CHECKS: [field: string, reason: string, among: "resources" | "kinds"][] = [
+  ["plural", "PluralConflict", "resources"], ["singular", "SingularConflict", "resources"], ["shortNames", "ShortNamesConflict", "resources"],
+  ["kind", "KindConflict", "kinds"], ["listKind", "ListKindConflict", "kinds"],
 ];
 
 /** The names crd may have, given the other definitions (each with its accepted names). */
 export function acceptNames(crd: Obj, others: Obj[]): Naming {
   const group = crd.spec?.group;
   const requested: Obj = crd.spec?.names ?? {};
+  const old: Obj = crd.status?.acceptedNames ?? {};
   const taken = others.filter((o) => o.metadata.name !== crd.metadata.name && o.spec?.group === group).map((o) => o.status?.acceptedNames ?? {});
-  const inUse = (f: string, v: string) => taken.some((n) => n[f] === v);
-  const resources = new Set(taken.flatMap((n) => [n.plural, n.singular, ...(n.shortNames ?? [])].filter(Boolean)));
-  const kinds = new Set(taken.flatMap((n) => [n.kind, n.listKind].filter(Boolean)));
-  for (const [f, reason] of NAME_CHECKS) {
-    const v = requested[f];
-    if (!v) continue;
-    const conflict = f === "kind" || f === "listKind" ? kinds.has(v) || inUse(f, v) : resources.has(v);
-    if (conflict) return refused(crd, reason, `"${v}" is already in use`);
-  }
-  for (const s of requested.shortNames ?? []) {
-    if (resources.has(s)) return refused(crd, "ShortNamesConflict", `"${s}" is already in use`);
-  }
-  return {
-    acceptedNames: requested,
-    namesAccepted: { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" },
+  const sets = {
+    resources: new Set<string>(taken.flatMap((n) => [n.plural, n.singular, ...(n.shortNames ?? [])].filter(Boolean))),
+    kinds: new Set<string>(taken.flatMap((n) => [n.kind, n.listKind].filter(Boolean))),
   };
-}
-
-/** Names in conflict: the ones accepted before stay. */
-function refused(crd: Obj, reason: string, message: string): Naming {
-  return { acceptedNames: crd.status?.acceptedNames ?? { plural: "", kind: "" }, namesAccepted: { type: "NamesAccepted", status: "False", reason, message } };
+  const accepted: Obj = {};
+  let namesAccepted: Condition = { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" };
+  for (const [field, reason, among] of NAME_CHECKS) {
+    const want = requested[field];
+    const values: string[] = field === "shortNames" ? (want ?? []) : want ? [want] : [];
+    const same = JSON.stringify(want) === JSON.stringify(old[field]);
+    const clash = same ? undefined : values.find((v) => sets[among].has(v));
+    if (clash !== undefined) {
+      namesAccepted = { type: "NamesAccepted", status: "False", reason, message: `"${clash}" is already in use` };
+      if (old[field] !== undefined) accepted[field] = old[field];
+    } else if (want !== undefined) accepted[field] = want;
+  }
+  if (requested.categories !== undefined) accepted.categories = requested.categories;
+  // plural and kind are always there, empty until accepted
+  accepted.plural ??= "";
+  accepted.kind ??= "";
+  return { acceptedNames: accepted, namesAccepted };
 }
 
 /** Established once the names were accepted; it stays so while the names change later. */
