@@ -33,6 +33,7 @@ export interface RegistryOptions {
 export class Registry {
   private byPath = new Map<string, ResourceStore>();
   readonly all: ResourceStore[] = [];
+  private storeOf: (d: ResourceDef) => ResourceStore;
 
   constructor(readonly defs: ResourceDef[], readonly store: Store, o: RegistryOptions) {
     const namespaceCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
@@ -51,13 +52,33 @@ export class Registry {
         return nothingHeld;
       },
     };
-    for (const d of defs) {
+    this.storeOf = (d) => {
       const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
-      const admit = admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
+      const admit = d.custom ? undefined : admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
       const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, namespaceCheck, admit, cache: cacheConfigFor(d, caching), binary: o.binary });
-      this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
-      this.all.push(rs);
-    }
+      return rs;
+    };
+    for (const d of defs) this.add(d);
+  }
+
+  /** Serves a type from now on (a custom resource's version); replaces the store of the same path. */
+  add(d: ResourceDef): ResourceStore {
+    const path = `${d.group}/${d.version}/${d.plural}`;
+    const old = this.byPath.get(path);
+    if (old) this.remove(old);
+    const rs = this.storeOf(d);
+    this.byPath.set(path, rs);
+    this.all.push(rs);
+    return rs;
+  }
+
+  /** Stops serving a type added with `add`: its path answers 404 and its watch cache stops. */
+  remove(rs: ResourceStore): void {
+    const path = `${rs.def.group}/${rs.def.version}/${rs.def.plural}`;
+    if (this.byPath.get(path) === rs) this.byPath.delete(path);
+    const i = this.all.indexOf(rs);
+    if (i >= 0) this.all.splice(i, 1);
+    rs.close();
   }
 
   /** Every stored object of rs's type in every namespace but obj itself. */
