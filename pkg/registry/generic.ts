@@ -8,7 +8,7 @@ import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
 import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
 import { messageForKind } from "../protobuf/kinds.ts";
-import { type FieldCheck, checkFields } from "../fieldvalidation/index.ts";
+import { type FieldCheck, checkFields, reportDropped } from "../fieldvalidation/index.ts";
 import { goTypeError } from "../fieldvalidation/typeerror.ts";
 import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
 import { type Selector, everything, parseFieldSelector } from "./selector.ts";
@@ -120,9 +120,10 @@ const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join("");
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Everything of an object but metadata and status: what a generation bump watches. */
-function specPart(o: Obj): Obj {
-  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = o;
+/** What a generation bump watches: everything but metadata, and but status when status is its own subresource. */
+function specPart(o: Obj, statusApart: boolean): Obj {
+  const { metadata: _m, kind: _k, apiVersion: _a, ...rest } = o;
+  if (statusApart) delete rest.status;
   return rest;
 }
 
@@ -198,6 +199,13 @@ export class ResourceStore {
    */
   private async settle(rev: number) {
     if (this.def.readYourWrites && this.cache?.isReady) await this.cache.waitFor(rev, 2000);
+  }
+
+  /** Stops the watch cache (the type is no longer served); open watches end. */
+  close() {
+    this.cache?.close();
+    this.cache = undefined;
+    this.cacheConfig = { capacity: 0 };
   }
 
   /** Decodes a cached entry once; the object is shared, so callers must not mutate it. */
@@ -390,7 +398,7 @@ export class ResourceStore {
   private track(old: Obj | undefined, next: Obj, manager: string, sub: string): Obj {
     const hasStatus = this.def.subresources?.includes("status");
     const ignoreFields = sub === "status" || sub === "approval" ? Object.keys(next).filter((k) => !["status", "apiVersion", "kind", "metadata"].includes(k)) : hasStatus ? ["status"] : [];
-    return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields });
+    return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields, schema: this.def.custom?.schema });
   }
 
   /** Fields an apply to the main resource does not own: status, for types with a status subresource. */
@@ -426,7 +434,10 @@ export class ResourceStore {
     }
     m.generateName = om.generateName;
     if (m.generateName === undefined) delete m.generateName;
-    if (this.def.generation) m.generation = Bun.deepEquals(specPart(next), specPart(old)) ? om.generation : (om.generation ?? 0) + 1;
+    if (this.def.generation) {
+      const apart = !!this.def.subresources?.includes("status");
+      m.generation = Bun.deepEquals(specPart(next, apart), specPart(old, apart)) ? om.generation : (om.generation ?? 0) + 1;
+    }
     delete m.resourceVersion;
     if (o.large) await breather();
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
@@ -490,6 +501,7 @@ export class ResourceStore {
       const finalizers: string[] = [...(m.finalizers ?? [])];
       const add = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
       const drop = (f: string) => { const i = finalizers.indexOf(f); if (i >= 0) finalizers.splice(i, 1); };
+      if (!m.deletionTimestamp) for (const f of this.def.strategy?.deletionFinalizers?.(obj) ?? []) add(f);
       if (o.propagationPolicy === "Orphan") { add("orphan"); drop("foregroundDeletion"); }
       if (o.propagationPolicy === "Foreground") { add("foregroundDeletion"); drop("orphan"); }
       const graceful = o.gracePeriodSeconds !== 0 && !!this.def.strategy?.deleteImmediately && !this.def.strategy.deleteImmediately(obj);
@@ -585,6 +597,9 @@ export class ResourceStore {
         throw e;
       }
       // a value of the wrong type is the error upstream's decoding reports first
+      if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
+    } else if (def.strategy?.decode) {
+      const strict = reportDropped(def.strategy.decode(body as Obj), fields);
       if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
     }
     return body as Obj;

@@ -1,7 +1,7 @@
 // All resource stores of a server, found by URL coordinates.
 import type { Store } from "../storage/store.ts";
 import { DEFAULT_SERVICE_RANGES, ServiceAllocator, type ServiceRanges } from "./allocators.ts";
-import { type Admit, type CacheConfig, ResourceStore } from "./generic.ts";
+import { type Admit, type AdmissionHooks, type CacheConfig, ResourceStore } from "./generic.ts";
 import type { Obj, ResourceDef } from "./types.ts";
 
 export const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -31,6 +31,9 @@ export interface RegistryOptions {
 export class Registry {
   private byPath = new Map<string, ResourceStore>();
   readonly all: ResourceStore[] = [];
+  private storeOf: (d: ResourceDef) => ResourceStore;
+  /** The server's admission chain, given to every store (those added later too). */
+  private admission?: AdmissionHooks;
 
   constructor(readonly defs: ResourceDef[], readonly store: Store, o: RegistryOptions) {
     const caching = o.caching ?? DEFAULT_CACHE_SIZING;
@@ -39,13 +42,40 @@ export class Registry {
     const admissions: Record<string, (rs: () => ResourceStore) => Admit> = {
       Service: (rs) => async (svc, old, dryRun) => services.admit(svc, old, await this.othersOf(rs(), svc), dryRun),
     };
-    for (const d of defs) {
+    this.storeOf = (d) => {
       const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
-      const admit = admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
+      const admit = d.custom ? undefined : admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
       const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, admit, cache: cacheConfigFor(d, caching), binary: o.binary });
-      this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
-      this.all.push(rs);
-    }
+      rs.admission = this.admission;
+      return rs;
+    };
+    for (const d of defs) this.add(d);
+  }
+
+  /** Every write through every store, now and later, passes this admission chain. */
+  useAdmission(admission: AdmissionHooks): void {
+    this.admission = admission;
+    for (const rs of this.all) rs.admission = admission;
+  }
+
+  /** Serves a type from now on (a custom resource's version); replaces the store of the same path. */
+  add(d: ResourceDef): ResourceStore {
+    const path = `${d.group}/${d.version}/${d.plural}`;
+    const old = this.byPath.get(path);
+    if (old) this.remove(old);
+    const rs = this.storeOf(d);
+    this.byPath.set(path, rs);
+    this.all.push(rs);
+    return rs;
+  }
+
+  /** Stops serving a type added with `add`: its path answers 404 and its watch cache stops. */
+  remove(rs: ResourceStore): void {
+    const path = `${rs.def.group}/${rs.def.version}/${rs.def.plural}`;
+    if (this.byPath.get(path) === rs) this.byPath.delete(path);
+    const i = this.all.indexOf(rs);
+    if (i >= 0) this.all.splice(i, 1);
+    rs.close();
   }
 
   /** Every stored object of rs's type in every namespace but obj itself. */

@@ -169,4 +169,6 @@ export const job: Strategy = {
 export const customResourceDefinition: Strategy = {
   // the status is the server's; upstream's defaulting then records the storage version as stored
   prepareForCreate(o) { defaultStoredVersions(o); },
+  // the API server deletes the custom objects first (pkg/crd/controller.ts), then removes it
+  deletionFinalizers: () => ["customresourcecleanup.apiextensions.k8s.io"],
 };

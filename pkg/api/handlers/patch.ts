@@ -25,6 +25,7 @@ const PATCHERS: Record<string, Patcher> = {
 };
 
 const APPLY = "application/apply-patch+yaml";
+const STRATEGIC = "application/strategic-merge-patch+json";
 
 /** What a patch writes: the object, or its status-like subresource. */
 const target = (ctx: HandlerContext): UpdateTarget => (ctx.info.subresource === "status" || ctx.info.subresource === "approval" ? ctx.info.subresource : "");
@@ -54,7 +55,9 @@ export const patchType = (ctx: HandlerContext) => parseMediaTypes(ctx.req.header
  * accepted), with what the fieldValidation parameter asks of it.
  */
 export async function readPatch(ctx: HandlerContext, type: string, apply: boolean): Promise<{ body: unknown; fields: FieldCheck }> {
-  if (!PATCHERS[type]) throw unsupportedMediaType([...Object.keys(PATCHERS), ...(apply ? [APPLY] : [])].join(", "));
+  // custom resources have no patch strategies: no strategic merge, as upstream
+  const offered = Object.keys(PATCHERS).filter((t) => !ctx.rs.def.custom || t !== STRATEGIC);
+  if (!offered.includes(type)) throw unsupportedMediaType([...offered, ...(apply ? [APPLY] : [])].join(", "));
   force(ctx, false);
   const directive = fieldValidation(ctx);
   const repeats = directive === "Ignore" ? undefined : newRepeats(false);
@@ -100,7 +103,7 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   // Repeated keys are reported once the configuration merged, as upstream checks them after the merge.
   const repeated = repeats?.list ?? [];
   if (directive === "Warn") ctx.warnings.push(...repeated.map(yamlRepeat));
-  const opts = { ignoreFields: info.subresource === "status" ? [] : rs.applyIgnoredFields };
+  const opts = { ignoreFields: info.subresource === "status" ? [] : rs.applyIgnoredFields, schema: rs.def.custom?.schema };
   const merge = (live: Obj | undefined): Obj => {
     let r;
     try {
