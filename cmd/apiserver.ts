@@ -10,6 +10,8 @@ import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
 import { startOrExit } from "./component.ts";
 import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
+import { parseRuntimeConfig } from "../pkg/server/runtime-config.ts";
+import { SERVED } from "../pkg/registry/served.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
@@ -43,6 +45,7 @@ export const args = {
   "default-watch-cache-size": { type: "string", default: "100", description: "Events kept per resource in the watch cache; 0 disables caching for resources without their own size" },
   "watch-cache-sizes": { type: "string", description: "Per-resource cache sizes, comma-separated resource[.group]#size (e.g. pods#1000,deployments.apps#200)" },
   "feature-gates": { type: "string", description: `Feature gates, key=value comma-separated: ${Object.entries(GATES).map(([k, g]) => `${k}=true|false (${g.stage} - default=${g.default}${g.effect ? `; ${g.effect}` : "; accepted, no effect in Kite"})`).join(", ")}` },
+  "runtime-config": { type: "string", description: "Group versions (and resources) to serve, key[=value] comma-separated, a missing value meaning true: api/all, api/ga, api/beta, api/alpha, group/version (api/v1: core), group/version/resource (e.g. batch/v1beta1=false, api/beta=false,batch/v1beta1). Alpha versions are off by default; a disabled version answers 404 and its objects stay reachable at the others" },
   "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
   "service-cluster-ip-range": { type: "string", default: "10.96.0.0/12", description: "IPv4 CIDR that Services' cluster IPs are handed out from" },
@@ -120,6 +123,7 @@ export function toOptions(a: Record<string, any>) {
     },
     etcdHealthcheckTimeoutMs: duration("etcd-healthcheck-timeout", a["etcd-healthcheck-timeout"]),
     features: gates(a["feature-gates"] ?? ""),
+    runtimeConfig: runtimeConfig(a["runtime-config"] ?? ""),
     storageMediaType: a["storage-media-type"],
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
@@ -223,6 +227,14 @@ function gates(v: string) {
     return parseFeatureGates(v);
   } catch (e) {
     throw new UsageError(`invalid argument "${v}" for "--feature-gates" flag: ${(e as Error).message}`);
+  }
+}
+
+function runtimeConfig(v: string) {
+  try {
+    return parseRuntimeConfig(v, SERVED);
+  } catch (e) {
+    throw new UsageError(`invalid argument "${v}" for "--runtime-config" flag: ${(e as Error).message}`);
   }
 }
 

@@ -20,6 +20,7 @@ import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
+import { upgradeStored } from "./versions.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -139,6 +140,8 @@ export class ResourceStore {
   private admit?: Admit;
   /** Checks of who writes, run after validation on the writes of clients. */
   callerCheck?: CallerCheck;
+  /** For a version served through the conversion table: the store of its hub, whose caller checks apply. */
+  hubStore?: ResourceStore;
   /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
   private binary: boolean;
 
@@ -162,7 +165,7 @@ export class ResourceStore {
   // Values are read in either media type, whatever the server writes now.
   decode(kv: KeyValue): Obj {
     let obj = (typeof kv.value === "string" ? JSON.parse(kv.value) : decodeProtobuf(kv.value)) as Obj;
-    if (this.def.codec) obj = this.def.codec.fromStorage(obj);
+    obj = this.def.codec ? this.def.codec.fromStorage(obj) : upgradeStored(this.def, obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
@@ -275,7 +278,7 @@ export class ResourceStore {
     const m = obj.metadata;
     if (!m.name && m.generateName) m.name = `${m.generateName}${randomSuffix()}`;
     // upstream defaults every object it decodes, before the strategy's hooks see it
-    applyDefaults(this.def.group, this.def.kind, obj);
+    this.applyDefaults(obj);
     m.uid = randomUUID();
     m.creationTimestamp = now();
     for (const f of ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"]) delete m[f];
@@ -285,7 +288,7 @@ export class ResourceStore {
     this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
     this.validate(obj, undefined, "", o.serverOwned);
-    if (o.user) await this.callerCheck?.(obj, undefined, o.user);
+    if (o.user) await this.checkCaller(obj, undefined, o.user);
     if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
     if (o.large) await breather();
     if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
@@ -395,7 +398,7 @@ export class ResourceStore {
       if (this.def.subresources?.includes("status")) next.status = old.status;
     }
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
-    if (sub !== "binding") applyDefaults(this.def.group, this.def.kind, next);
+    if (sub !== "binding") this.applyDefaults(next);
     if (!sub) this.def.strategy?.prepareForUpdate?.(next, old);
     else if (sub === "status" || sub === "approval") this.def.strategy?.prepareForSubresourceUpdate?.(sub, next, old);
     // Server-owned metadata never changes through an update.
@@ -413,7 +416,7 @@ export class ResourceStore {
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
     this.validate(next, old, sub, o.serverOwned);
-    if (!sub && o.user) await this.callerCheck?.(next, old, o.user);
+    if (!sub && o.user) await this.checkCaller(next, old, o.user);
     await o.admit?.(next, old, sub);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
@@ -550,6 +553,11 @@ export class ResourceStore {
     // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
     // wrong type stored once would break every later protobuf read and watch of the collection.
     const plan = messageForKind(want, def.kind);
+    // a version without its own message is checked (and its unknown fields dropped) at its hub
+    const c = def.conversion;
+    if (!plan && c && messageForKind(apiVersionOf(c.hub), c.hub.kind)) {
+      return c.fromHub(this.checkBody(c.toHub(body as Obj), ns, fields, { ...def, ...c.hub, conversion: undefined }));
+    }
     if (plan) {
       // Unknown fields (at any depth) are dropped, as decoding into upstream's typed objects drops them.
       const strict = checkFields(plan, body as Obj, fields);
@@ -563,6 +571,24 @@ export class ResourceStore {
       if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
     }
     return body as Obj;
+  }
+
+  /** The caller checks of the kind (RBAC's escalation checks), made at the hub for other versions. */
+  private async checkCaller(obj: Obj, old: Obj | undefined, user: UserInfo) {
+    const c = this.def.conversion;
+    if (c && this.hubStore) return this.hubStore.callerCheck?.(c.toHub(obj), old && c.toHub(old), user);
+    await this.callerCheck?.(obj, old, user);
+  }
+
+  /** Upstream's defaults of the kind, applied at its hub (in place: callers hold `obj`). */
+  private applyDefaults(obj: Obj) {
+    const c = this.def.conversion;
+    if (!c) return applyDefaults(this.def.group, this.def.kind, obj);
+    const hub = c.toHub(obj);
+    applyDefaults(c.hub.group, c.hub.kind, hub);
+    const back = c.fromHub(hub);
+    for (const k of Object.keys(obj)) delete obj[k];
+    Object.assign(obj, back);
   }
 
   private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false) {
@@ -579,7 +605,11 @@ export class ResourceStore {
       }
     }
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
-    if (!serverOwned) causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    if (!serverOwned) {
+      const c = this.def.conversion;
+      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old)));
+      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    }
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }

@@ -58,6 +58,10 @@ export class Registry {
       this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
       this.all.push(rs);
     }
+    for (const rs of this.all) {
+      const hub = rs.def.conversion?.hub;
+      if (hub) rs.hubStore = this.all.find((h) => h.def.group === hub.group && h.def.version === hub.version && h.def.kind === hub.kind);
+    }
   }
 
   /** Every stored object of rs's type in every namespace but obj itself. */

@@ -20,7 +20,9 @@ import { CsrSigningController } from "../controllers/csrsigning.ts";
 import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
-import { BUILTIN } from "../registry/builtin.ts";
+import { SERVED } from "../registry/served.ts";
+import type { ResourceDef } from "../registry/types.ts";
+import { type Enabled, parseRuntimeConfig } from "./runtime-config.ts";
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
@@ -65,6 +67,8 @@ export interface ApiServerOptions {
   countPollMs: number;
   dbPollMs: number;
   features: Features;
+  /** --runtime-config: the types served (default: every served version but alpha ones). */
+  runtimeConfig?: Enabled;
   /** --storage-media-type: application/json or a binary (protobuf) media type. */
   storageMediaType: string;
   /** Authentication and authorization (the flags of the spec's §5.1). */
@@ -98,8 +102,8 @@ const IDLE_TIMEOUT_SECONDS = 90;
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
-const openapi = (gzip: boolean): Route => async (req, url) =>
-  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }) : undefined;
+const openapi = (gzip: boolean, defs: ResourceDef[]): Route => async (req, url) =>
+  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }, defs) : undefined;
 
 export class ApiServer {
   store!: Store;
@@ -152,7 +156,7 @@ export class ApiServer {
       const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
       this.store = stores.main;
       this.extraStores = [...stores.overrides.values()];
-      this.registry = new Registry(BUILTIN, this.store, {
+      this.registry = new Registry(SERVED, this.store, {
         etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
       });
       await this.registry.bootstrap();
@@ -191,7 +195,9 @@ export class ApiServer {
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
-    const discovery = new Discovery(BUILTIN, externalAddress);
+    const enabled = o.runtimeConfig ?? parseRuntimeConfig("", SERVED);
+    const servedDefs = SERVED.filter(enabled);
+    const discovery = new Discovery(servedDefs, externalAddress);
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
@@ -205,7 +211,8 @@ export class ApiServer {
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
       kubelet,
-    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
+      enabled,
+    }, [openapi(o.features.APIResponseCompression, servedDefs), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
