@@ -15,6 +15,8 @@ import eventsV1 from "../../proto/api/events_v1.proto" with { type: "text" };
 import networkingV1 from "../../proto/api/networking_v1.proto" with { type: "text" };
 import nodeV1 from "../../proto/api/node_v1.proto" with { type: "text" };
 import policyV1 from "../../proto/api/policy_v1.proto" with { type: "text" };
+import policyV1beta1 from "../../proto/api/policy_v1beta1.proto" with { type: "text" };
+import apiregistrationV1 from "../../proto/api/apiregistration_v1.proto" with { type: "text" };
 import rbacV1 from "../../proto/api/rbac_v1.proto" with { type: "text" };
 import schedulingV1 from "../../proto/api/scheduling_v1.proto" with { type: "text" };
 import storageV1 from "../../proto/api/storage_v1.proto" with { type: "text" };
@@ -41,6 +43,8 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/rbac_v1.proto": rbacV1,
   "api/networking_v1.proto": networkingV1,
   "api/policy_v1.proto": policyV1,
+  "api/policy_v1beta1.proto": policyV1beta1,
+  "api/apiregistration_v1.proto": apiregistrationV1,
   "api/scheduling_v1.proto": schedulingV1,
   "api/storage_v1.proto": storageV1,
   "api/events_v1.proto": eventsV1,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type TestServer, startServer } from "../helpers/server.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { expectCode } from "./fixtures.ts";
+import { decodeObject, encodeObject } from "../../pkg/protobuf/index.ts";
 
 /** Runs the kubectl build `bin` against the server. */
 async function kubectlAt(bin: string, args: string[]) {
@@ -159,6 +160,20 @@ describe("the versions served", () => {
     expectCode(tr, 201, "TokenReview at v1beta1");
     expect(tr.body.apiVersion).toBe("authentication.k8s.io/v1beta1");
     expect(tr.body.status.authenticated).toBe(true);
+  });
+
+  test("protobuf: a version with its hub's fields speaks it; one without a message answers 406", async () => {
+    const pb = "application/vnd.kubernetes.protobuf";
+    const got = await s.req(`${CJ_BETA}/beta-made`, { headers: { Accept: pb } });
+    expect(got.status).toBe(200);
+    expect(got.headers.get("content-type")).toBe(pb);
+    const obj = decodeObject(new Uint8Array(await got.arrayBuffer()));
+    expect([obj.apiVersion, obj.kind, obj.spec.schedule]).toEqual(["batch/v1beta1", "CronJob", "*/5 * * * *"]);
+    const made = await s.req(CJ_BETA, { method: "POST", headers: { "Content-Type": pb, Accept: "application/json" }, body: encodeObject(cronJob("batch/v1beta1", "pb-made")) });
+    expect(made.status).toBe(201);
+    expect((await s.call("GET", `${CJ_V1}/pb-made`)).body.spec.schedule).toBe("*/5 * * * *");
+    const hpa = await s.req("/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers", { headers: { Accept: pb } });
+    expect(hpa.status).toBe(406);
   });
 
   test("a deprecated version's use is a metric", async () => {

@@ -10,7 +10,7 @@ const withApiVersion = (obj: Obj, apiVersion: string): Obj => {
 /** One row per kind of `group` at `version`, served, over the same kinds at `hubVersion`. */
 export function sameShape(group: string, version: string, hubVersion: string, kinds: string[], deprecated?: (kind: string) => Deprecation): VersionRow[] {
   return kinds.map((kind) => ({
-    group, version, kind, hub: { group, version: hubVersion }, served: true,
+    group, version, kind, hub: { group, version: hubVersion }, served: true, sameFields: true,
     ...(deprecated ? { deprecated: deprecated(kind) } : {}),
     toHub: (o) => withApiVersion(o, `${group}/${hubVersion}`),
     fromHub: (o) => withApiVersion(o, `${group}/${version}`),
