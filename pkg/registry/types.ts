@@ -92,7 +92,13 @@ export interface ResourceDef {
    * A version served through the conversion table (pkg/convert): objects are stored at `hub`, and
    * defaulting and validation see them there. The def's codec converts on every read and write.
    */
-  conversion?: { hub: GroupVersionKind; toHub(obj: Obj): Obj; fromHub(obj: Obj): Obj };
+  conversion?: {
+    hub: GroupVersionKind;
+    toHub(obj: Obj): Obj;
+    fromHub(obj: Obj): Obj;
+    /** The version's fields are the hub's: the hub's protobuf message and OpenAPI schema describe it. */
+    sameFields?: boolean;
+  };
   /**
    * Objects the server computes instead of storing, never watched: on each read (componentstatuses,
    * read-only), or as the answer to a create (the review kinds, create-only).

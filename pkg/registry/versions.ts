@@ -47,6 +47,7 @@ export function rowDef(row: VersionRow, hub: ResourceDef): ResourceDef {
       hub: { group: hub.group, version: hub.version, kind: hub.kind },
       toHub: (o) => row.toHub(o, SERVER_NOTES),
       fromHub: (o) => row.fromHub(o, SERVER_NOTES),
+      ...(row.sameFields ? { sameFields: true } : {}),
     },
   };
 }
