@@ -111,6 +111,9 @@ describe("the versions served", () => {
     }
     const beta = (await s.call("GET", "/apis/storage.k8s.io/v1beta1")).body.resources.map((r: any) => r.name).sort();
     expect(beta).toEqual(["csidrivers", "csinodes", "storageclasses", "volumeattachments", "volumeattachments/status"]);
+    // both versions are stored at the hub: one storage version hash
+    const hashOf = async (gv: string) => (await s.call("GET", `/apis/${gv}`)).body.resources.find((r: any) => r.name === "cronjobs").storageVersionHash;
+    expect(await hashOf("batch/v1beta1")).toBe(await hashOf("batch/v1"));
     const psp = (await s.call("GET", "/apis/policy/v1beta1")).body.resources.find((r: any) => r.name === "podsecuritypolicies");
     expect(psp.shortNames).toEqual(["psp"]);
   });
