@@ -35,6 +35,11 @@ export interface VersionRow extends GroupVersion {
    * the server encodes it with the hub's protobuf message and describes it with the hub's schema.
    */
   sameFields?: boolean;
+  /**
+   * Annotations of the hub that carry this version's status (an HPA's current metrics and conditions on
+   * autoscaling/v1): a write of the hub's status sets them, a write of the rest keeps them.
+   */
+  statusAnnotations?: string[];
   toHub(obj: Obj, notes: Notes): Obj;
   fromHub(obj: Obj, notes: Notes): Obj;
 }

@@ -21,6 +21,7 @@ import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
 import { upgradeStored } from "./versions.ts";
+import { rowsForHub } from "../convert/index.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -397,6 +398,7 @@ export class ResourceStore {
       next = obj;
       if (this.def.subresources?.includes("status")) next.status = old.status;
     }
+    if (sub === "status" || !sub) this.carryStatusAnnotations(sub ? obj : old, next);
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
     if (sub !== "binding") this.applyDefaults(next);
     if (!sub) this.def.strategy?.prepareForUpdate?.(next, old);
@@ -571,6 +573,23 @@ export class ResourceStore {
       if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
     }
     return body as Obj;
+  }
+
+  /** Annotations of this hub that carry another version's status (pkg/convert rows' statusAnnotations). */
+  private statusAnnotations?: string[];
+
+  /** Those annotations go with the status: taken from `from` (the status write, or the stored object). */
+  private carryStatusAnnotations(from: Obj, next: Obj) {
+    this.statusAnnotations ??= this.def.conversion ? [] : rowsForHub(this.def.group, this.def.version, this.def.kind).flatMap((r) => r.statusAnnotations ?? []);
+    if (!this.statusAnnotations.length) return;
+    const annotations: Record<string, string> = { ...(next.metadata.annotations ?? {}) };
+    for (const k of this.statusAnnotations) {
+      const v = from.metadata?.annotations?.[k];
+      if (v === undefined) delete annotations[k];
+      else annotations[k] = v;
+    }
+    if (Object.keys(annotations).length) next.metadata.annotations = annotations;
+    else delete next.metadata.annotations;
   }
 
   /** The caller checks of the kind (RBAC's escalation checks), made at the hub for other versions. */

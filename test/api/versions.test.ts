@@ -145,6 +145,24 @@ describe("the versions served", () => {
     expect(back.metadata.annotations).toBeUndefined();
     const beta1 = (await s.call("GET", `${HPA.replace("%s", "v2beta1")}/web`)).body;
     expect(beta1.spec.metrics[1]).toEqual({ type: "Pods", pods: { metricName: "qps", targetAverageValue: "10" } });
+    // a status written at v2beta2 (conditions, current metrics) rides in v1's annotations, and back
+    const conditions = [{ type: "AbleToScale", status: "True", lastTransitionTime: "2021-04-08T12:00:00Z", reason: "ReadyForNewScale" }];
+    const currentMetrics = [{ type: "Resource", resource: { name: "cpu", current: { averageUtilization: 42, averageValue: "100m" } } }];
+    const st = await s.call("PUT", `${HPA.replace("%s", "v2beta2")}/web/status`, { ...back, status: { currentReplicas: 2, desiredReplicas: 2, currentMetrics, conditions } });
+    expectCode(st, 200, "status at v2beta2");
+    const v1s = (await s.call("GET", `${HPA.replace("%s", "v1")}/web`)).body;
+    expect(v1s.status.currentCPUUtilizationPercentage).toBe(42);
+    expect(JSON.parse(v1s.metadata.annotations["autoscaling.alpha.kubernetes.io/conditions"])).toEqual(conditions);
+    // a status write at v1 carries them too; an update of the rest keeps them
+    const cond2 = [{ ...conditions[0], reason: "SucceededRescale" }];
+    v1s.metadata.annotations["autoscaling.alpha.kubernetes.io/conditions"] = JSON.stringify(cond2);
+    expectCode(await s.call("PUT", `${HPA.replace("%s", "v1")}/web/status`, v1s), 200, "status at v1");
+    const plain = (await s.call("GET", `${HPA.replace("%s", "v1")}/web`)).body;
+    delete plain.metadata.annotations["autoscaling.alpha.kubernetes.io/conditions"];
+    expectCode(await s.call("PUT", `${HPA.replace("%s", "v1")}/web`, plain), 200, "update at v1 without the status annotations");
+    const after = (await s.call("GET", `${HPA.replace("%s", "v2beta2")}/web`)).body;
+    expect(after.status.conditions).toEqual(cond2);
+    expect(after.status.currentMetrics).toEqual(currentMetrics);
   });
 
   test("objects of every served row are reachable at each version", async () => {

@@ -130,12 +130,12 @@ const kind = "HorizontalPodAutoscaler";
 
 export const AUTOSCALING_ROWS: VersionRow[] = [
   {
-    group: "autoscaling", version: "v2beta1", kind, hub, served: true,
+    group: "autoscaling", version: "v2beta1", kind, hub, served: true, statusAnnotations: [CURRENT, CONDITIONS],
     toHub: (o) => beta1ToV1(o),
     fromHub: (o) => v1ToBeta1(o, "autoscaling/v2beta1").obj,
   },
   {
-    group: "autoscaling", version: "v2beta2", kind, hub, served: true,
+    group: "autoscaling", version: "v2beta2", kind, hub, served: true, statusAnnotations: [CURRENT, CONDITIONS],
     toHub: (o) => {
       const { behavior, ...spec } = o.spec ?? {};
       return beta1ToV1(withMetrics({ ...o, spec }, SPEC_TO_BETA1, STATUS_TO_BETA1, "autoscaling/v2beta1"), behavior ? { [BEHAVIOR]: behavior } : {});
