@@ -20,7 +20,7 @@ import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
-import { upgradeStored } from "./versions.ts";
+import { replaceContents, upgradeStored } from "./versions.ts";
 import { rowsForHub } from "../convert/index.ts";
 
 export interface WriteOptions {
@@ -605,9 +605,7 @@ export class ResourceStore {
     if (!c) return applyDefaults(this.def.group, this.def.kind, obj);
     const hub = c.toHub(obj);
     applyDefaults(c.hub.group, c.hub.kind, hub);
-    const back = c.fromHub(hub);
-    for (const k of Object.keys(obj)) delete obj[k];
-    Object.assign(obj, back);
+    replaceContents(obj, c.fromHub(hub));
   }
 
   private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false) {

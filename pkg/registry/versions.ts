@@ -4,7 +4,7 @@
 import { badRequest } from "../api/status.ts";
 import { type Notes, type VersionRow, convert, parseApiVersion } from "../convert/index.ts";
 import { ROWS } from "../convert/rows/index.ts";
-import { type Codec, type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
+import { type Codec, type Obj, type ResourceDef, type Strategy, apiVersionOf } from "./types.ts";
 
 /**
  * The server's conversions never lose a field (served rows are lossless); a row that cannot carry a
@@ -30,9 +30,37 @@ function rowCodec(row: VersionRow, hub: ResourceDef): Codec {
   };
 }
 
+/** Replaces obj's contents with `next`'s: hooks mutate the object their caller holds. */
+export function replaceContents(obj: Obj, next: Obj) {
+  for (const k of Object.keys(obj)) delete obj[k];
+  Object.assign(obj, next);
+}
+
+/** The hub's strategy, run on the hub form of the row's objects (hooks that mutate, mutate the row's object). */
+function strategyAtHub(st: Strategy, toHub: (o: Obj) => Obj, fromHub: (o: Obj) => Obj): Strategy {
+  const inPlace = (obj: Obj, fn: (hub: Obj) => void) => {
+    const hub = toHub(obj);
+    fn(hub);
+    replaceContents(obj, fromHub(hub));
+  };
+  const out: Strategy = {};
+  if (st.prepareForCreate) out.prepareForCreate = (obj, user) => inPlace(obj, (h) => st.prepareForCreate!(h, user));
+  if (st.prepareForUpdate) out.prepareForUpdate = (obj, old) => inPlace(obj, (h) => st.prepareForUpdate!(h, toHub(old)));
+  if (st.prepareForSubresourceUpdate) out.prepareForSubresourceUpdate = (sub, obj, old) => inPlace(obj, (h) => st.prepareForSubresourceUpdate!(sub, h, toHub(old)));
+  if (st.validate) out.validate = (obj, old, sub) => st.validate!(toHub(obj), old && toHub(old), sub);
+  if (st.deleteImmediately) out.deleteImmediately = (obj) => st.deleteImmediately!(toHub(obj));
+  if (st.pendingFinalizers) out.pendingFinalizers = (obj) => st.pendingFinalizers!(toHub(obj));
+  if (st.validateDelete) out.validateDelete = (obj) => st.validateDelete!(toHub(obj));
+  if (st.onDeleting) out.onDeleting = (obj) => inPlace(obj, (h) => st.onDeleting!(h));
+  if (st.fieldLabels) out.fieldLabels = { ...st.fieldLabels, values: (obj) => st.fieldLabels!.values(toHub(obj)) };
+  return out;
+}
+
 /** The def of a served row: its hub's declaration at the row's group, version and kind. */
 export function rowDef(row: VersionRow, hub: ResourceDef): ResourceDef {
   const { deprecated: _d, ...base } = hub;
+  const toHub = (o: Obj) => row.toHub(o, SERVER_NOTES);
+  const fromHub = (o: Obj) => row.fromHub(o, SERVER_NOTES);
   return {
     ...base,
     group: row.group,
@@ -43,10 +71,11 @@ export function rowDef(row: VersionRow, hub: ResourceDef): ResourceDef {
     storageResource: hub.storageResource ?? hub.plural,
     ...(row.deprecated ? { deprecated: row.deprecated } : {}),
     codec: rowCodec(row, hub),
+    ...(hub.strategy ? { strategy: strategyAtHub(hub.strategy, toHub, fromHub) } : {}),
     conversion: {
       hub: { group: hub.group, version: hub.version, kind: hub.kind },
-      toHub: (o) => row.toHub(o, SERVER_NOTES),
-      fromHub: (o) => row.fromHub(o, SERVER_NOTES),
+      toHub,
+      fromHub,
       ...(row.sameFields ? { sameFields: true } : {}),
     },
   };

@@ -197,6 +197,12 @@ describe("the versions served", () => {
     expect(hpa.status).toBe(406);
   });
 
+  test("the hub's strategy holds at a beta version: a system PriorityClass cannot be deleted at v1beta1", async () => {
+    const r = await s.call("DELETE", "/apis/scheduling.k8s.io/v1beta1/priorityclasses/system-node-critical");
+    expectCode(r, 403, "delete a system class at v1beta1");
+    expect(r.body.message).toContain("this is a system priority class and cannot be deleted");
+  });
+
   test("a deprecated version's use is a metric", async () => {
     const text = await (await s.req("/metrics")).text();
     expect(text).toContain('apiserver_requested_deprecated_apis{group="batch",version="v1beta1",resource="cronjobs",subresource="",removed_release="1.25"} 1');
