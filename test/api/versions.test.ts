@@ -3,14 +3,15 @@
 // names the hub as preferred, deprecated versions warn (also through real kubectl), and a restarted
 // server reads its objects at every version.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type TestServer, startServer } from "../helpers/server.ts";
+import { KITE, type TestServer, startServer } from "../helpers/server.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { expectCode } from "./fixtures.ts";
 import { decodeObject, encodeObject } from "../../pkg/protobuf/index.ts";
 
-/** Runs the kubectl build `bin` against the server. */
-async function kubectlAt(bin: string, args: string[]) {
-  const p = Bun.spawn([bin, `--kubeconfig=${s.kubeconfig}`, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+/** Runs `bin` (a kubectl build, or kite) against the server; kite takes its flags after the command. */
+async function kubectlAt(bin: string, args: string[], flagsLast = false) {
+  const kubeconfig = `--kubeconfig=${s.kubeconfig}`;
+  const p = Bun.spawn([bin, ...(flagsLast ? [...args, kubeconfig] : [kubeconfig, ...args])], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, out, err };
 }
@@ -210,6 +211,13 @@ describe("the versions served", () => {
 });
 
 describe("clients", () => {
+  test("kite get prints the deprecation warning once", async () => {
+    const r = await kubectlAt(KITE[0], [...KITE.slice(1), "get", "cronjobs.v1beta1.batch", "-n", "default"], true);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe("Warning: batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob\n");
+    expect(r.out).toContain("beta-made");
+  });
+
   for (const [label, bin] of [["1.20", "/opt/kubernetes-client-1.20/usr/bin/kubectl"], ["1.33", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"]]) {
     test(`kubectl ${label} prints the deprecation warning`, async () => {
       const r = await kubectlAt(bin, ["get", "cronjobs.v1beta1.batch", "-n", "default"]);
