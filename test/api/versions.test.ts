@@ -194,7 +194,9 @@ describe("the versions served", () => {
     const made = await s.req(CJ_BETA, { method: "POST", headers: { "Content-Type": pb, Accept: "application/json" }, body: encodeObject(cronJob("batch/v1beta1", "pb-made")) });
     expect(made.status).toBe(201);
     expect((await s.call("GET", `${CJ_V1}/pb-made`)).body.spec.schedule).toBe("*/5 * * * *");
-    const hpa = await s.req("/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers", { headers: { Accept: pb } });
+    const v2 = await s.req("/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers", { headers: { Accept: pb } });
+    expect([v2.status, v2.headers.get("content-type")]).toEqual([200, pb]);
+    const hpa = await s.req("/apis/autoscaling/v2beta1/namespaces/default/horizontalpodautoscalers", { headers: { Accept: pb } });
     expect(hpa.status).toBe(406);
   });
 
