@@ -6,6 +6,7 @@ import authenticationV1 from "../../proto/api/authentication_v1.proto" with { ty
 import authenticationV1beta1 from "../../proto/api/authentication_v1beta1.proto" with { type: "text" };
 import authorizationV1 from "../../proto/api/authorization_v1.proto" with { type: "text" };
 import autoscalingV1 from "../../proto/api/autoscaling_v1.proto" with { type: "text" };
+import autoscalingV2beta1 from "../../proto/api/autoscaling_v2beta1.proto" with { type: "text" };
 import autoscalingV2beta2 from "../../proto/api/autoscaling_v2beta2.proto" with { type: "text" };
 import batchV1 from "../../proto/api/batch_v1.proto" with { type: "text" };
 import certificatesV1 from "../../proto/api/certificates_v1.proto" with { type: "text" };
@@ -40,6 +41,7 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/apps_v1.proto": appsV1,
   "api/batch_v1.proto": batchV1,
   "api/autoscaling_v1.proto": autoscalingV1,
+  "api/autoscaling_v2beta1.proto": autoscalingV2beta1,
   "api/autoscaling_v2beta2.proto": autoscalingV2beta2,
   "api/coordination_v1.proto": coordinationV1,
   "api/rbac_v1.proto": rbacV1,

@@ -184,7 +184,7 @@ describe("the versions served", () => {
     expect(tr.body.status.authenticated).toBe(true);
   });
 
-  test("protobuf: a version with its hub's fields speaks it; one without a message answers 406", async () => {
+  test("protobuf at every served version: through the hub's messages or the version's own", async () => {
     const pb = "application/vnd.kubernetes.protobuf";
     const got = await s.req(`${CJ_BETA}/beta-made`, { headers: { Accept: pb } });
     expect(got.status).toBe(200);
@@ -196,8 +196,10 @@ describe("the versions served", () => {
     expect((await s.call("GET", `${CJ_V1}/pb-made`)).body.spec.schedule).toBe("*/5 * * * *");
     const v2 = await s.req("/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers", { headers: { Accept: pb } });
     expect([v2.status, v2.headers.get("content-type")]).toEqual([200, pb]);
-    const hpa = await s.req("/apis/autoscaling/v2beta1/namespaces/default/horizontalpodautoscalers", { headers: { Accept: pb } });
-    expect(hpa.status).toBe(406);
+    const v2beta1 = await s.req("/apis/autoscaling/v2beta1/namespaces/default/horizontalpodautoscalers", { headers: { Accept: pb } });
+    expect([v2beta1.status, v2beta1.headers.get("content-type")]).toEqual([200, pb]);
+    const list = decodeObject(new Uint8Array(await v2beta1.arrayBuffer()));
+    expect(list.items[0].spec.metrics[0]).toEqual({ type: "Resource", resource: { name: "cpu", targetAverageUtilization: 60 } });
   });
 
   test("the hub's strategy holds at a beta version: a system PriorityClass cannot be deleted at v1beta1", async () => {
