@@ -9,7 +9,8 @@ import { parseIPv4Range } from "../pkg/util/ipv4.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
 import { parseServersOverrides } from "../pkg/storage/factory.ts";
 import { startOrExit } from "./component.ts";
-import { GATES, parseFeatureGates } from "../pkg/server/features.ts";
+import { COMPONENT_ARGS, componentFlags, parseGates } from "../pkg/cli/component-flags.ts";
+import type { Features } from "../pkg/features/featuregate.ts";
 import { parseRuntimeConfig } from "../pkg/server/runtime-config.ts";
 import { SERVED } from "../pkg/registry/served.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
@@ -44,7 +45,6 @@ export const args = {
   "watch-cache": { type: "boolean", default: true, description: "Enable the watch cache for all resources (--no-watch-cache or --watch-cache=false disables it)" },
   "default-watch-cache-size": { type: "string", default: "100", description: "Events kept per resource in the watch cache; 0 disables caching for resources without their own size" },
   "watch-cache-sizes": { type: "string", description: "Per-resource cache sizes, comma-separated resource[.group]#size (e.g. pods#1000,deployments.apps#200)" },
-  "feature-gates": { type: "string", description: `Feature gates, key=value comma-separated: ${Object.entries(GATES).map(([k, g]) => `${k}=true|false (${g.stage} - default=${g.default}${g.effect ? `; ${g.effect}` : "; accepted, no effect in Kite"})`).join(", ")}` },
   "runtime-config": { type: "string", description: "Group versions (and resources) to serve, key[=value] comma-separated, a missing value meaning true: api/all, api/ga, api/beta, api/alpha, group/version (api/v1: core), group/version/resource (e.g. batch/v1beta1=false, api/beta=false,batch/v1beta1). Alpha versions are off by default; a disabled version answers 404 and its objects stay reachable at the others" },
   "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
@@ -79,9 +79,10 @@ export const args = {
   "kubelet-timeout": { type: "string", default: "5s", description: "Timeout for kubelet operations (how long a node agent may take to answer)" },
   "kubelet-preferred-address-types": { type: "string", default: "Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP", description: "List of the preferred NodeAddressTypes to use for kubelet connections" },
   "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
+  ...COMPONENT_ARGS,
 } as const;
 
-export function toOptions(a: Record<string, any>) {
+export function toOptions(a: Record<string, any>, features: Features = parseGates([String(a["feature-gates"] ?? "")]).features) {
   const backend = oneOf("storage-backend", a["etcd-servers"] ? "etcd3" : a["storage-backend"], ["sqlite", "etcd3"]) as "sqlite" | "etcd3";
   const etcdServers = String(a["etcd-servers"] ?? "").split(",").map((x) => x.trim()).filter(Boolean);
   if (backend === "etcd3" && etcdServers.length === 0) throw new UsageError("--storage-backend=etcd3 needs --etcd-servers");
@@ -122,7 +123,7 @@ export function toOptions(a: Record<string, any>) {
       check: true,
     },
     etcdHealthcheckTimeoutMs: duration("etcd-healthcheck-timeout", a["etcd-healthcheck-timeout"]),
-    features: gates(a["feature-gates"] ?? ""),
+    features,
     runtimeConfig: runtimeConfig(a["runtime-config"] ?? ""),
     storageMediaType: a["storage-media-type"],
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
@@ -222,14 +223,6 @@ function csrSigning(a: Record<string, any>) {
   return { certFile, keyFile, durationMs: duration("cluster-signing-duration", a["cluster-signing-duration"]) };
 }
 
-function gates(v: string) {
-  try {
-    return parseFeatureGates(v);
-  } catch (e) {
-    throw new UsageError(`invalid argument "${v}" for "--feature-gates" flag: ${(e as Error).message}`);
-  }
-}
-
 function runtimeConfig(v: string) {
   try {
     return parseRuntimeConfig(v, SERVED);
@@ -257,7 +250,8 @@ export default defineCommand({
   meta: { name: "apiserver", description: "Serve the cluster API over HTTPS, on the embedded SQLite store" },
   args,
   run: strict("apiserver", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
-    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), ...repeatedServiceAccountFlags(a, rawArgs) }));
+    const features = componentFlags("apiserver", a, rawArgs);
+    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), ...repeatedServiceAccountFlags(a, rawArgs) }, features));
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;

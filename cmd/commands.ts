@@ -5,6 +5,7 @@ export const COMMANDS = {
   get: () => import("./get.ts").then((m) => m.default),
   apply: () => import("./apply.ts").then((m) => m.default),
   delete: () => import("./delete.ts").then((m) => m.default),
+  convert: () => import("./convert.ts").then((m) => m.default),
   datastore: () => import("./datastore.ts").then((m) => m.default),
   scheduler: () => import("./scheduler.ts").then((m) => m.default),
   "node-agent": () => import("./node-agent.ts").then((m) => m.default),

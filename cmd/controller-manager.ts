@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { hostname } from "node:os";
 import { readFileSync } from "node:fs";
 import { bool, duration, int, strict, UsageError } from "../pkg/cli/args.ts";
+import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
 import { runUntilSignal, startOrExit } from "./component.ts";
 
 const ARGS = {
@@ -26,6 +27,7 @@ const ARGS = {
   "leader-elect-resource-lock": { type: "string", default: "leases", description: "The type of resource object that is used for locking during leader election. Supported options are 'endpoints', 'configmaps', 'leases', 'endpointsleases' and 'configmapsleases'." },
   "leader-elect-resource-name": { type: "string", default: "kube-controller-manager", description: "The name of resource object that is used for locking during leader election." },
   "leader-elect-resource-namespace": { type: "string", default: "kube-system", description: "The namespace of resource object that is used for locking during leader election." },
+  ...COMPONENT_ARGS,
 } as const;
 
 export default defineCommand({
@@ -34,7 +36,8 @@ export default defineCommand({
     description: "Run the cluster's controllers (upstream v1.21 kube-controller-manager's, as clients of the API server; an addition to the spec's programs so that they can run apart from `kite up`)",
   },
   args: ARGS,
-  run: strict("controller-manager", ARGS, async ({ args: a }: { args: Record<string, any>; rawArgs: string[] }) => {
+  run: strict("controller-manager", ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    componentFlags("controller-manager", a, rawArgs);
     const { CONTROLLERS } = await import("../pkg/controllers/table.ts");
     const { runControllers, selectControllers } = await import("../pkg/controllers/manager.ts");
     const spec = String(a.controllers).split(",").map((s) => s.trim()).filter(Boolean);

@@ -1,17 +1,22 @@
 // kite node-agent: flags → NodeAgentOptions; pkg/nodeagent does the work.
 import { defineCommand } from "citty";
 import { strict } from "../pkg/cli/args.ts";
+import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
 import { NODE_AGENT_ARGS, NOT_BUILT } from "../pkg/nodeagent/flags.ts";
-import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
+import { nodeAgentOptions, withConfigFile } from "../pkg/nodeagent/options.ts";
 import { runUntilSignal, startOrExit } from "./component.ts";
+
+const ARGS = { ...NODE_AGENT_ARGS, ...COMPONENT_ARGS };
 
 export default defineCommand({
   meta: {
     name: "node-agent",
     description: `Register this machine as a Node and run the pods bound to it (and static pods from --pod-manifest-path, --manifest-url and POST /pods on --port, the agent's submission source: DELETE /pods/NAMESPACE/NAME takes one back) as supervised host processes: each container runs its command + args, no image is fetched (upstream v1.21 kubelet's flags; --config reads a KubeletConfiguration, flags override it). Pods that do not fit --max-pods or the allocatable resources (after --kube-reserved, --system-reserved and hard eviction thresholds) are Failed with OutOf<resource>; --eviction-* thresholds are checked every --housekeeping-interval against the host's figures, setting the pressure conditions and evicting pods. It serves /healthz, /pods and /containerLogs on --port (HTTPS; --anonymous-auth, --client-ca-file, --authentication-token-webhook, --authorization-mode AlwaysAllow or Webhook), /healthz and /pods on --read-only-port, /healthz on --healthz-port; container output is kept per run in CRI format under --root-dir and rotated by --container-log-max-size/--container-log-max-files (kubectl logs reaches it through the API server). Not built yet, refused as unknown flags: ${NOT_BUILT.join(", ")}. Env takes valueFrom (ConfigMaps, Secrets, the downward API, resources), envFrom and the service links; each pod's volumes (emptyDir, hostPath, configMap, secret, downwardAPI, projected with a bound service-account token, persistentVolumeClaim bound to a hostPath or local PV) are folders under --root-dir kept in sync every --sync-frequency. As root on Linux each container gets its own mount, PID, UTS and IPC namespaces with its volumes bind-mounted at their mountPath (elsewhere a container with volumeMounts waits with CreateContainerConfigError); where cgroups are writable its memory limit (OOMKilled), cpu limit (CFS quota) and --pod-max-pids are enforced. Each container has a small sh shim that outlives the agent: a stopped or killed agent leaves its pods running, and the next one on the same --root-dir adopts them (pods no longer bound here are stopped). Each pod that is not hostNetwork gets its own network namespace on bridge kite0 with an address from the Node's spec.podCIDR, else --pod-cidr, else 10.244.0.0/24, where the agent may make namespaces (root, Linux, ip and nsenter; --pod-network=host puts every pod on the host's network). Init containers, liveness/readiness/startup probes (exec, httpGet, tcpSocket), postStart/preStop hooks and termination messages run as upstream's kubelet runs them (a container's termination-message file is at $KITE_TERMINATION_MESSAGE_PATH; exec probes and hooks run in the container's namespaces with its env and working directory).`,
   },
-  args: NODE_AGENT_ARGS,
-  run: strict("node-agent", NODE_AGENT_ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+  args: ARGS,
+  run: strict("node-agent", ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    // a --config file's featureGates count as --feature-gates
+    componentFlags("node-agent", withConfigFile(a, rawArgs).args, rawArgs);
     const o = nodeAgentOptions(a, rawArgs);
     for (const w of o.warnings) console.error(w);
     const { Client } = await import("../pkg/client/client.ts");

@@ -1,6 +1,7 @@
 // kite scheduler: flags (and --config) → SchedulerOptions; pkg/scheduler does the work.
 import { defineCommand } from "citty";
 import { UsageError, strict } from "../pkg/cli/args.ts";
+import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
 import { writeConfigFile } from "../pkg/scheduler/config/file.ts";
 import { SCHEDULER_ARGS } from "../pkg/scheduler/options/flags.ts";
 import { PolicyNotSupported, type SchedulerOptions, schedulerOptions } from "../pkg/scheduler/options/options.ts";
@@ -20,14 +21,17 @@ function optionsOrExit(a: Record<string, any>, rawArgs: string[]): SchedulerOpti
   }
 }
 
+const ARGS = { ...SCHEDULER_ARGS, ...COMPONENT_ARGS };
+
 export default defineCommand({
   meta: {
     name: "scheduler",
     description: "Assign pods to nodes: filter the nodes that can run each pod, rank them, bind the pod (upstream v1.21 kube-scheduler's flags and KubeSchedulerConfiguration v1beta1; legacy Policy files are not supported)",
   },
-  args: SCHEDULER_ARGS,
-  run: strict("scheduler", SCHEDULER_ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
-    const o = optionsOrExit(a, rawArgs);
+  args: ARGS,
+  run: strict("scheduler", ARGS, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const features = componentFlags("scheduler", a, rawArgs);
+    const o = { ...optionsOrExit(a, rawArgs), features };
     for (const w of o.warnings) console.error(`Warning: ${w}`);
     if (o.writeConfigTo) {
       await startOrExit(async () => writeConfigFile(o.writeConfigTo!, o.config));

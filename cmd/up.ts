@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import { int, strict, UsageError } from "../pkg/cli/args.ts";
+import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
 import { runEmbeddedControllers } from "../pkg/controllers/embedded.ts";
 import { CLUSTER_DOMAIN, DNS_GROUPS, DNS_PORT, DNS_USER, ensureDNSAccess, gatewayOf, startEmbeddedClusterDNS } from "../pkg/dns/embedded.ts";
 import { runEmbeddedNodeAgent } from "../pkg/nodeagent/embedded.ts";
@@ -31,12 +32,14 @@ const args = {
   "proxy-mode": { type: "string", default: "auto", description: "The node agent's service proxy: nftables routes cluster IPs and node ports with rules in nftables table ip kite (root, Linux and nft), removed when the cluster stops; none routes nothing; auto is nftables where it can run, else none" },
   "pod-cidr": { type: "string", default: "10.244.0.0/24", description: "The pod addresses of this machine's Node" },
   "service-cluster-ip-range": { type: "string", default: "10.0.0.0/24", description: "A CIDR notation IP range from which to assign service cluster IPs" },
+  ...COMPONENT_ARGS,
 } as const;
 
 export default defineCommand({
   meta: { name: "up", description: `Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the controllers of kite controller-manager, the scheduler, a node agent that runs the pods bound to this machine's Node and the cluster DNS (${CLUSTER_DOMAIN}, on port ${DNS_PORT} of the pod bridge's address, or of 127.0.0.1 when pods use the host's network and that port is free), each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state.` },
   args,
-  run: strict("up", args, async ({ args: a }: { args: Record<string, any> }) => {
+  run: strict("up", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
+    const features = componentFlags("up", a, rawArgs);
     const disabled = String(a.disable).split(",").map((x) => x.trim()).filter(Boolean);
     for (const d of disabled) if (!PARTS.includes(d)) throw new UsageError(`invalid argument "${a.disable}" for "--disable" flag: ${d} is not one of ${PARTS.join(", ")}`);
     const defaults = Object.fromEntries(Object.entries(serverArgs).map(([k, v]) => [k, (v as any).default]));
@@ -50,7 +53,7 @@ export default defineCommand({
       // pods/log reaches the node agent by its address, with a certificate of the cluster CA
       "kubelet-client-certificate": join(pki, "kube-apiserver-kubelet-client.crt"), "kubelet-client-key": join(pki, "kube-apiserver-kubelet-client.key"),
       "kubelet-preferred-address-types": "InternalIP,Hostname",
-    });
+    }, features);
     // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
     const agentFlags: Record<string, string> = {
       "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "proxy-mode": a["proxy-mode"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
@@ -88,7 +91,7 @@ export default defineCommand({
       if (!disabled.includes(name)) running.push(part().catch((e) => consola.error(`${name}: ${(e as Error).message}`)));
     };
     run("controllers", () => runEmbeddedControllers({ server: server.url, ca: server.caPem, ...controllersCert! }, components.signal));
-    run("scheduler", () => runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal));
+    run("scheduler", () => runEmbeddedScheduler({ server: server.url, ca: server.caPem, ...schedulerCert! }, components.signal, features));
     // The cluster DNS listens where pods reach it: on the bridge's address (which the agent makes, so it
     // starts once the agent's network is up) when pods get their own networks, else on 127.0.0.1, which
     // works for pods on the host's network only if port 53 is free there (and may be bound).

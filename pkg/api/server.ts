@@ -16,6 +16,7 @@ import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient, podLog } from "./handlers/podlog.ts";
+import { podExec } from "./handlers/podexec.ts";
 import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
@@ -26,7 +27,7 @@ import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
 import type { Health } from "./health.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Features } from "../server/features.ts";
+import type { Features } from "../features/featuregate.ts";
 import { Turns, isHeavy } from "./heavy.ts";
 import { negotiate } from "./negotiate.ts";
 import type { RawPath } from "./rawpath.ts";
@@ -46,6 +47,8 @@ export interface ServerOptions {
   auth?: AuthFilters;
   /** The verified client certificate chain of the connection a request came on, if any. */
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
+  /** Whether a request is the TLS front's check of a SPDY upgrade (../api/streaming/spdyupgrade.ts). */
+  upgradeCheck?: (req: Request) => boolean;
   /** The kinds answered instead of stored (TokenReview, SubjectAccessReview, ...), by group/resource. */
   reviews?: Reviews;
   /** How pods/log reaches the node agents (the --kubelet-* flags). */
@@ -61,7 +64,7 @@ export type Route = (req: Request, url: URL) => Response | undefined | Promise<R
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 /** Subresources upstream serves as long-running requests: no request timeout, no in-flight slot. */
-const LONG_RUNNING_SUBRESOURCES = new Set(["log"]);
+const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec"]);
 const longRunning = (info: RequestInfo) => info.verb === "watch" || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 
 function statusResponse(e: StatusError): Response {
@@ -74,6 +77,8 @@ export class ApiHandler {
   private heavy = new Turns();
   /** Aborted on shutdown: open watches end so the server can drain. */
   readonly shutdown = new AbortController();
+  /** Each request's server, for the subresources that upgrade it (exec). */
+  private readonly servers = new WeakMap<Request, Server<undefined>>();
 
   constructor(
     private registry: Registry,
@@ -90,6 +95,7 @@ export class ApiHandler {
    */
   async handle(req: Request, server?: Server<undefined>, raw?: RawPath): Promise<Response> {
     const t0 = performance.now();
+    if (server) this.servers.set(req, server);
     let info: RequestInfo | undefined;
     let res: Response;
     try {
@@ -209,6 +215,7 @@ export class ApiHandler {
     if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (info.subresource) {
       if (info.subresource === "log") return podLog(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT);
+      if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, { server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });
       if (info.subresource === "token") {
         if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
         return this.opts.tokenRequest(ctx);

@@ -8,6 +8,7 @@ import { OidcAuthenticator } from "./oidc.ts";
 import type { OidcOptions } from "./oidc-options.ts";
 import { type TokenAuthenticator, TokenUnion, audienceAgnostic } from "./token.ts";
 import { readTokenFile, staticTokens } from "./tokenfile.ts";
+import { MASTERS } from "./user.ts";
 import { type TokenWebhookOptions, tokenWebhook } from "./token-webhook.ts";
 import { loadWebhookConfig } from "./webhook-client.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -30,6 +31,8 @@ export interface AuthDeps {
   rbac?: Rbac;
   /** The service-account token issuer, built from AuthOptions.serviceAccounts. */
   serviceAccounts?: ServiceAccountIssuer;
+  /** The token of the server's own loopback client (its in-process controllers): system:apiserver in system:masters. */
+  loopbackToken?: string;
 }
 
 export const AUTHORIZATION_MODES = ["AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"] as const;
@@ -71,10 +74,11 @@ export interface TokenOptions {
 /** The audiences a request's tokens must be for (--api-audiences); none: tokens are not audience-checked. */
 const apiAudiences = (o: AuthOptions): string[] => o.serviceAccounts?.audiences ?? [];
 
-/** The bearer token kinds in upstream's order (token file, service accounts, bootstrap, OIDC, webhook). */
+/** The bearer token kinds in upstream's order (the loopback token, token file, service accounts, bootstrap, OIDC, webhook). */
 function tokenAuthenticators(o: AuthOptions, deps: AuthDeps): TokenAuthenticator[] {
   const t = o.tokens, auds = apiAudiences(o);
   const kinds: TokenAuthenticator[] = [];
+  if (deps.loopbackToken) kinds.push(audienceAgnostic(auds, staticTokens([{ token: deps.loopbackToken, user: { name: "system:apiserver", uid: crypto.randomUUID(), groups: [MASTERS] } }])));
   if (t.tokenAuthFile) kinds.push(audienceAgnostic(auds, staticTokens(readTokenFile(t.tokenAuthFile))));
   if (deps.serviceAccounts) kinds.push(deps.serviceAccounts.authenticator);
   if (t.bootstrap) kinds.push(audienceAgnostic(auds, bootstrapTokens(deps.registry)));

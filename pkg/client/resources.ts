@@ -28,6 +28,7 @@ export const RESOURCES = {
   events: ref("events.k8s.io", "v1", "events", "Event"),
   endpointslices: ref("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),
   leases: ref("coordination.k8s.io", "v1", "leases", "Lease"),
+  certificatesigningrequests: ref("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false),
   replicasets: ref("apps", "v1", "replicasets", "ReplicaSet"),
   statefulsets: ref("apps", "v1", "statefulsets", "StatefulSet"),
   deployments: ref("apps", "v1", "deployments", "Deployment"),

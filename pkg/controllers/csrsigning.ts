@@ -1,12 +1,13 @@
-// The CSR signing controller (upstream's csrsigning, run inside the server here): watches
-// CertificateSigningRequests and, for an approved one of a kubernetes.io signer that has no certificate
-// and has not failed, writes status.certificate issued by the cluster CA — or a Failed condition
-// (SignerValidationFailure) when the request breaks its signer's rules.
-import { consola } from "consola";
-import type { Registry } from "../registry/registry.ts";
-import type { Obj } from "../registry/types.ts";
-import { now } from "../registry/generic.ts";
-import type { SignerSource } from "../server/csr-signing.ts";
+// The CSR signing controller (upstream's csrsigning): for an approved CertificateSigningRequest of a
+// kubernetes.io signer that has no certificate and has not failed, writes status.certificate issued by
+// the cluster CA — or a Failed condition (SignerValidationFailure) when the request breaks its signer's
+// rules. It runs where the signing CA is: inside `kite apiserver` (whose --cluster-signing-* flags name
+// it), as a client of the API like every controller.
+import type { Obj } from "../client/client.ts";
+import type { SharedInformer } from "../client/informer.ts";
+import { RESOURCES } from "../client/resources.ts";
+import type { SignerSource } from "../pki/csr-signer.ts";
+import { KeyedController, type ControllerContext, type ControllerInit } from "./framework.ts";
 
 /** The signers this controller issues for (upstream's kubernetes.io signers but the legacy one). */
 export const SIGNERS = ["kubernetes.io/kube-apiserver-client", "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving"];
@@ -14,41 +15,23 @@ export const SIGNERS = ["kubernetes.io/kube-apiserver-client", "kubernetes.io/ku
 const hasTrue = (o: Obj, type: string) => (o.status?.conditions ?? []).some((c: Obj) => c?.type === type && c?.status === "True");
 
 /** Whether the signer has anything to do for this request. */
-export const wantsSigning = (o: Obj) =>
+const wantsSigning = (o: Obj) =>
   SIGNERS.includes(o.spec?.signerName) && hasTrue(o, "Approved") && !hasTrue(o, "Failed") && !o.status?.certificate;
 
-export class CsrSigningController {
-  private busy = new Set<string>();
-  private closeWatch = () => {};
+class CsrSigningController extends KeyedController {
+  private readonly csrs: SharedInformer;
 
-  constructor(private registry: Registry, private signer: SignerSource) {}
-
-  private get csrs() { return this.registry.lookup("certificates.k8s.io", "v1", "certificatesigningrequests")!; }
-
-  async start() {
-    const rs = this.csrs;
-    const list = await rs.list("");
-    for (const o of list.items) this.enqueue(o);
-    const w = await rs.store.watch(rs.collectionPrefix(""), Number(list.metadata.resourceVersion), (ev) => {
-      if (ev.type === "PUT") this.enqueue(rs.decode(ev.kv));
-    });
-    this.closeWatch = () => w.close();
+  constructor(private readonly ctx: ControllerContext, private readonly signer: SignerSource) {
+    super("csrsigning");
+    this.csrs = ctx.factory.informerFor(RESOURCES.certificatesigningrequests);
+    const consider = (o: Obj) => { if (wantsSigning(o)) this.enqueue(o); };
+    this.csrs.addEventHandler({ add: consider, update: (_, cur) => consider(cur) });
   }
 
-  stop() {
-    this.closeWatch();
-  }
-
-  private enqueue(o: Obj) {
-    const name = o.metadata.name;
-    if (!wantsSigning(o) || this.busy.has(name)) return;
-    this.busy.add(name);
-    this.handle(o).catch((e) => consola.warn(`csr ${name}: ${e.message}`)).finally(() => this.busy.delete(name));
-  }
-
-  private async handle(o: Obj) {
+  protected async sync(key: string): Promise<void> {
+    const o = this.csrs.store.get(key);
+    if (!o || !wantsSigning(o)) return;
     const { parseRequest, requestFacts, signerRefusal } = await import("../pki/csr-signer.ts");
-    const signer = await this.signer();
     let req;
     try {
       req = parseRequest(o.spec.request);
@@ -56,13 +39,14 @@ export class CsrSigningController {
       throw new Error(`unable to parse csr ${JSON.stringify(o.metadata.name)}: ${(e as Error).message}`);
     }
     const refusal = !(await req.verify()) ? "the request's signature does not verify" : signerRefusal(o.spec.signerName, requestFacts(req), o.spec.usages ?? []);
-    const certificate = refusal ? undefined : Buffer.from(await signer.sign(req, o.spec.usages ?? [])).toString("base64");
-    await this.csrs.guaranteedUpdate("", o.metadata.name, (cur) => {
-      if (!wantsSigning(cur)) return cur;
-      cur.status ??= {};
-      if (certificate) cur.status.certificate = certificate;
-      else (cur.status.conditions ??= []).push({ type: "Failed", status: "True", reason: "SignerValidationFailure", message: refusal, lastUpdateTime: now() });
-      return cur;
-    }, { sub: "status", fieldManager: "kube-controller-manager" });
+    const next = structuredClone(o);
+    next.status ??= {};
+    if (refusal) (next.status.conditions ??= []).push({ type: "Failed", status: "True", reason: "SignerValidationFailure", message: refusal, lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, "Z") });
+    else next.status.certificate = Buffer.from(await (await this.signer()).sign(req, o.spec.usages ?? [])).toString("base64");
+    // resourceVersion kept: a request changed meanwhile conflicts, and the retry sees the new one
+    await this.ctx.client.update(RESOURCES.certificatesigningrequests, next, { subresource: "status", fieldManager: "kube-controller-manager" });
   }
 }
+
+/** Runs only with a signing CA (`options.signer`): without one, approved requests stay unsigned, as upstream's. */
+export const initCsrSigningController: ControllerInit = (ctx) => (ctx.options.signer ? new CsrSigningController(ctx, ctx.options.signer) : null);

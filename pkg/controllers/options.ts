@@ -1,6 +1,7 @@
 // The flags of `kite controller-manager` that single controllers read (upstream's per-controller
 // configuration), with upstream's defaults.
 import type { SigningKey } from "../auth/serviceaccount-keys.ts";
+import type { SignerSource } from "../pki/csr-signer.ts";
 
 export interface ControllerOptions {
   /** --max-endpoints-per-slice: the endpointslice controller's most endpoints in one slice. */
@@ -15,6 +16,8 @@ export interface ControllerOptions {
   nodeMonitorPeriodMs: number;
   /** --node-monitor-grace-period: how long a node may be silent before it is Unknown. */
   nodeMonitorGracePeriodMs: number;
+  /** The cluster CA that signs approved CSRs (the API server's --cluster-signing-* files); without it csrsigning does not run. */
+  signer?: SignerSource;
   /** --node-startup-grace-period: how long a new node may take to post its first Ready condition. */
   nodeStartupGracePeriodMs: number;
 }

@@ -11,6 +11,12 @@ export interface Notes {
   warn(field: string, message: string): void;
   /** A required field the target version needs cannot be invented. */
   error(field: string, message: string): void;
+  /**
+   * True when the result must be valid at its version (`kite convert` writes manifests to create). When
+   * unset (the API server), rows report no error for what upstream's server accepts at the old version and
+   * keeps (a v1beta1 webhook's sideEffects Unknown, a v1beta1 CRD without a schema).
+   */
+  strict?: boolean;
 }
 
 export interface Deprecation {

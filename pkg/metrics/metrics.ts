@@ -1,5 +1,6 @@
 // The server's Prometheus metrics (GET /metrics), named as upstream's apiserver names them.
 import client from "prom-client";
+import { applyMetricsOptions } from "./options.ts";
 import { RequestMetrics } from "./requests.ts";
 
 export class Metrics {
@@ -62,6 +63,6 @@ export class Metrics {
 
   async handle(url: URL): Promise<Response | undefined> {
     if (url.pathname !== "/metrics") return undefined;
-    return new Response(await this.registry.metrics(), { headers: { "Content-Type": this.registry.contentType } });
+    return new Response(applyMetricsOptions(await this.registry.metrics()), { headers: { "Content-Type": this.registry.contentType } });
   }
 }

@@ -14,6 +14,7 @@ import type { CrashLoopBackoff } from "./backoff.ts";
 import { containerRef, recordFor, type RecordEvent } from "./events.ts";
 import { podDesc, runHook } from "./hooks.ts";
 import type { Obj } from "./node.ts";
+import type { ExecTarget } from "./probes/exec.ts";
 import type { ContainerTarget } from "./probes/handler.ts";
 import { ProbeWorker, type ProbeType } from "./probes/worker.ts";
 import { containerConfig, logPath, type ContainerInputs } from "./runtime/config.ts";
@@ -103,6 +104,9 @@ export class ContainerRunner {
 
   /** The process group of the running process, if one runs. */
   get pgid(): number | undefined { return this.state.running ? this.current?.proc.pid : undefined; }
+
+  /** How a command runs inside the running container (exec), or undefined while none runs. */
+  get execTarget(): ExecTarget | undefined { return this.state.running && this.current && !this.current.gone ? this.current.target.process : undefined; }
 
   get name(): string { return this.spec.name; }
 

@@ -78,6 +78,9 @@ export function signerRefusal(signerName: string, f: RequestFacts, usages: strin
 
 const BACKDATE_MS = 5 * 60_000;
 
+/** Gives the signer, built on first use (the X.509 library loads with it). */
+export type SignerSource = () => Promise<ClusterSigner>;
+
 export class ClusterSigner {
   private constructor(private caCert: x509.X509Certificate, private caKey: CryptoKey, private algorithm: Alg, private durationMs: number) {}
 

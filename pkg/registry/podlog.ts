@@ -1,6 +1,7 @@
 // Where a pod's log is, as upstream's LogLocation finds it: the container (named, or the pod's only one),
 // the node the pod is bound to, that node's address by --kubelet-preferred-address-types and its agent's
-// port (status.daemonEndpoints.kubeletEndpoint.Port), and the /containerLogs path with the options.
+// port (status.daemonEndpoints.kubeletEndpoint.Port), and the /containerLogs path with the options; exec's
+// and attach's the same way.
 import { type PodLogOptions, agentLogQuery } from "../api/podlogoptions.ts";
 import { StatusError, badRequest } from "../api/status.ts";
 import type { ResourceStore } from "./generic.ts";
@@ -45,11 +46,33 @@ export async function podLogLocation(pods: ResourceStore, nodes: ResourceStore, 
   const container = logContainer(pod, o.container);
   const nodeName: string = pod.spec?.nodeName ?? "";
   if (!nodeName) return undefined;
-  const node = await nodes.get("", nodeName);
+  const query = agentLogQuery(o);
+  const path = [ns, name, container].map(encodeURIComponent).join("/");
+  return agentURL(await nodes.get("", nodeName), addressTypes, `/containerLogs/${path}${query ? `?${query}` : ""}`);
+}
+
+/** A path on a node's agent: its preferred address and the port it reports. */
+export function agentURL(node: Obj, addressTypes: string[], path: string): string {
   const host = preferredAddress(node, addressTypes);
   const reported = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0);
   const port = reported > 0 ? reported : DEFAULT_KUBELET_PORT;
-  const query = agentLogQuery(o);
+  return `https://${host.includes(":") ? `[${host}]` : host}:${port}${path}`;
+}
+
+/**
+ * Where exec and attach go (upstream's streamLocation): the container (as for logs) on the pod's node,
+ * the agent's /exec or /attach path with the streams asked for.
+ */
+export async function podStreamLocation(pods: ResourceStore, nodes: ResourceStore, ns: string, name: string, kind: "exec" | "attach", q: URLSearchParams, addressTypes: string[]): Promise<string> {
+  const pod = await pods.get(ns, name);
+  const container = logContainer(pod, q.get("container") || undefined);
+  const nodeName: string = pod.spec?.nodeName ?? "";
+  if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
+  const agentQuery = new URLSearchParams();
+  for (const c of q.getAll("command")) agentQuery.append("command", c);
+  for (const [ours, theirs] of [["stdin", "input"], ["stdout", "output"], ["stderr", "error"], ["tty", "tty"]]) {
+    if (["1", "true"].includes(q.get(ours) ?? "")) agentQuery.set(theirs, "1");
+  }
   const path = [ns, name, container].map(encodeURIComponent).join("/");
-  return `https://${host.includes(":") ? `[${host}]` : host}:${port}/containerLogs/${path}${query ? `?${query}` : ""}`;
+  return agentURL(await nodes.get("", nodeName), addressTypes, `/${kind}/${path}?${agentQuery}`);
 }

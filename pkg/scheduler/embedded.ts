@@ -3,6 +3,7 @@
 // through the API with its own identity (a client certificate for system:kube-scheduler, which the
 // bootstrap RBAC policy grants what it needs).
 import { embeddedClient, type EmbeddedTarget } from "../client/embedded.ts";
+import type { Features } from "../features/featuregate.ts";
 import { SCHEDULER_ARGS } from "./options/flags.ts";
 import { schedulerOptions } from "./options/options.ts";
 import { runScheduler } from "./run.ts";
@@ -11,9 +12,9 @@ import { SchedulerMetrics } from "./serving/metrics.ts";
 const FLAGS = ["--leader-elect=false", "--secure-port=0", "--port=0"];
 
 /** Runs until `signal` aborts. */
-export function runEmbeddedScheduler(target: EmbeddedTarget, signal: AbortSignal): Promise<void> {
+export function runEmbeddedScheduler(target: EmbeddedTarget, signal: AbortSignal, features?: Features): Promise<void> {
   const defaults: Record<string, unknown> = Object.fromEntries(Object.entries(SCHEDULER_ARGS).map(([k, v]) => [k, (v as { default?: unknown }).default]));
-  const o = schedulerOptions({ ...defaults, "leader-elect": false, "secure-port": "0", port: "0" }, FLAGS);
+  const o = { ...schedulerOptions({ ...defaults, "leader-elect": false, "secure-port": "0", port: "0" }, FLAGS), features };
   const cc = o.config.clientConnection;
   const client = embeddedClient(target, { qps: cc.qps, burst: cc.burst });
   return runScheduler(o, client, new SchedulerMetrics(), undefined, signal);

@@ -52,7 +52,7 @@ export async function runScheduler(o: SchedulerOptions, client: Client, metrics:
     return r;
   };
   const nominator = new Nominator();
-  const profiles = buildProfiles(o.config, { registry: inTreeRegistry(), nominator, listers, actions: clusterActions(client, recorder), provider: o.algorithmProvider });
+  const profiles = buildProfiles(o.config, { registry: inTreeRegistry(o.features), nominator, listers, actions: clusterActions(client, recorder), provider: o.algorithmProvider });
   const first = profiles.values().next().value!;
   const queue = new SchedulingQueue({
     less: first.less, nominator,

@@ -1,6 +1,7 @@
 // Assembles an API server: store → registry → controllers → HTTP, and runs its lifecycle
 // (ready, SIGTERM: readyz fails, shutdown delay, drain, exit).
 import { consola } from "consola";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
 import { Health } from "../api/health.ts";
@@ -14,9 +15,11 @@ import { ServiceAccountIssuer, registryGetter } from "../auth/serviceaccount.ts"
 import { issuerDiscoveryRoute } from "../auth/serviceaccount-discovery.ts";
 import { LegacyTokensController } from "../auth/serviceaccount-legacy.ts";
 import { createTokenRequest } from "../auth/serviceaccount-tokenrequest.ts";
-import { NamespaceController } from "../controllers/namespace.ts";
-import { GarbageCollector } from "../controllers/gc.ts";
-import { CsrSigningController } from "../controllers/csrsigning.ts";
+import { runControllers } from "../controllers/manager.ts";
+import { DEFAULT_CONTROLLER_OPTIONS } from "../controllers/options.ts";
+import { Client } from "../client/client.ts";
+import { Transport } from "../client/transport.ts";
+import type { SignerSource } from "../pki/csr-signer.ts";
 import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
@@ -35,9 +38,12 @@ import { identity } from "./bootstrap/leader.ts";
 import { componentStatuses } from "./componentstatus.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
-import type { Features } from "./features.ts";
+import type { Features } from "../features/featuregate.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Peer, TlsFront } from "../serving/tlsfront.ts";
+import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
+import { websocketDispatch } from "../serving/websocket.ts";
+import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
+import { DEFAULT_KUBELET_CLIENT } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
 
@@ -96,8 +102,11 @@ function keepServingOnEscapedErrors() {
   process.on("unhandledRejection", (e) => consola.error("unhandled rejection (server keeps serving):", e));
 }
 
-/** Keep-alive connections idle this long are closed, as upstream's 90 s (Bun's limit is 255). */
-const IDLE_TIMEOUT_SECONDS = 90;
+/**
+ * Keep-alive connections idle this long are closed, as upstream's 90 s (Bun's limit is 255).
+ * KITE_IDLE_TIMEOUT_SECONDS shortens it (the test of this behaviour would otherwise wait 90 s).
+ */
+const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_IDLE_TIMEOUT_SECONDS) || 90));
 
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
@@ -122,6 +131,8 @@ export class ApiServer {
   /** The embedded store's data dir is held by one server at a time (etcd's servers share their store by design). */
   private lock?: DataDirLock;
   caPem = "";
+  /** The bearer token of this server's own loopback client. */
+  private readonly loopbackToken = randomBytes(32).toString("base64url");
 
   private health?: Health;
 
@@ -184,7 +195,7 @@ export class ApiServer {
     health.add({ name: "poststarthook/rbac/bootstrap-roles", in: ["livez", "readyz", "healthz"], startup: true, run: async () => (rbac.bootstrapped ? null : "not finished") });
     const sa = o.auth.serviceAccounts;
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
-    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac }));
+    const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac, loopbackToken: this.loopbackToken }));
     rbac.guardWrites(auth.authz);
     const caFiles = clientCAFiles(o.auth);
     const k = o.kubelet;
@@ -194,6 +205,9 @@ export class ApiServer {
     })));
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
+    /** SPDY upgrades the front keeps, checked through the filter chain first (spdyupgrade.ts). */
+    const checks = new UpgradeChecks();
+    const checked = new WeakSet<Request>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
     const enabled = o.runtimeConfig ?? parseRuntimeConfig("", SERVED);
     const servedDefs = SERVED.filter(enabled);
@@ -210,6 +224,7 @@ export class ApiServer {
       reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
+      upgradeCheck: (req) => checked.has(req),
       kubelet,
       enabled,
     }, [openapi(o.features.APIResponseCompression, servedDefs), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
@@ -228,6 +243,8 @@ export class ApiServer {
       // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       routes: rawSegmentRoutes(serveRequest),
+      // exec upgrades carry their own handlers (websocket.ts); the requests themselves carry no data
+      websocket: websocketDispatch as unknown as Bun.WebSocketHandler<undefined>,
       fetch: (req, server) => serveRequest(req, server, "unmatched"),
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
     });
@@ -236,24 +253,21 @@ export class ApiServer {
       // serving only the front's connections.
       const ca = await step("client CA files", () => caFiles.map((f) => readFileSync(f, "utf8")));
       this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) => {
-        const peer = this.front?.peer(server.requestIP(req));
+        let peer = this.front?.peer(server.requestIP(req));
+        if (!peer && (peer = checks.take(req.headers.get(CHECK_HEADER)))) checked.add(req);
         if (!peer) return new Response(null, { status: 403, headers: { Connection: "close" } });
         peers.set(req, peer);
         return handler.handle(req, server, raw);
       }));
       const upstreamPort = this.http.port!;
-      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort }));
+      const takeOver = { upgrade: /^upgrade:\s*spdy\//im, run: (head: Buffer, peer: Peer, conn: TakenConnection) => void spdyUpgrade(head, peer, conn, upstreamPort, checks, kubelet ?? DEFAULT_KUBELET_CLIENT) };
+      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort, takeOver }));
     } else {
       this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls }, (req, server, raw) => handler.handle(req, server, raw)));
     }
     this.lock?.record(this.port);
     void rbac.bootstrap();
 
-    if (o.namespaceAndGCControllers !== false) {
-      const ns = new NamespaceController(this.registry);
-      await ns.start();
-      this.controllers.push(ns, new GarbageCollector(this.registry));
-    }
     const ca = this.caPem || (o.tlsCertFile ? readFileSync(o.tlsCertFile, "utf8") : "");
     const bootstrap = new Bootstrap(this.registry, {
       clusterIPRange: (o.serviceRanges ?? DEFAULT_SERVICE_RANGES).clusterIPRange,
@@ -269,11 +283,7 @@ export class ApiServer {
       await tokens.start();
       this.controllers.push(tokens);
     }
-    if (signer) {
-      const csr = new CsrSigningController(this.registry, signer);
-      await csr.start();
-      this.controllers.push(csr);
-    }
+    this.runLoopbackControllers([...(o.namespaceAndGCControllers !== false ? ["namespace", "garbagecollector"] : []), ...(signer ? ["csrsigning"] : [])], signer);
     controllersStarted = true;
     await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
@@ -288,6 +298,21 @@ export class ApiServer {
         seen = now;
       }, o.compactionIntervalMs);
     }
+  }
+
+  /**
+   * The controllers this server runs itself (namespace deletion and garbage collection, unless kite up runs
+   * them with the others; CSR signing where the signing CA is), as clients of its own API under the
+   * loopback identity (system:apiserver), as every controller is a client: none reaches into the registry.
+   */
+  private runLoopbackControllers(names: string[], signer: SignerSource | undefined) {
+    if (!names.length) return;
+    // TLS unverified: the server's own port on its own address, which this process holds
+    const client = new Client(new Transport({ server: this.url, insecure: true, token: this.loopbackToken, namespace: "default", explicitNamespace: false, source: "the API server's loopback client", cacheDir: "" }));
+    const abort = new AbortController();
+    const done = runControllers(client, names, 5, abort.signal, { ...DEFAULT_CONTROLLER_OPTIONS, signer })
+      .catch((e) => consola.error(`in-server controllers: ${(e as Error).message}`));
+    this.controllers.push({ stop: async () => { abort.abort(); await done; } });
   }
 
   /** Object counts per resource and the database size, for /metrics. */

@@ -6,7 +6,7 @@ import { consola } from "consola";
 import { X509Certificate, createPrivateKey } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ClusterSigner } from "../pki/csr-signer.ts";
+import type { ClusterSigner, SignerSource } from "../pki/csr-signer.ts";
 import { reason } from "./startup-errors.ts";
 
 export interface CsrSigningOptions {
@@ -17,9 +17,6 @@ export interface CsrSigningOptions {
 }
 
 export const DEFAULT_SIGNING_DURATION_MS = 8760 * 3600_000;
-
-/** Gives the signer, built on first use. */
-export type SignerSource = () => Promise<ClusterSigner>;
 
 /** The signer's source, or undefined when no CA is configured or generated; a named CA that cannot be used throws one line. */
 export function clusterSigner(o: CsrSigningOptions | undefined, certDir: string): SignerSource | undefined {

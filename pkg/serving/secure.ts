@@ -8,6 +8,7 @@ import type { Server } from "bun";
 import { writePrivateFile } from "../pki/private.ts";
 import { listening } from "./listen.ts";
 import { type Peer, TlsFront } from "./tlsfront.ts";
+import { websocketDispatch } from "./websocket.ts";
 
 export interface HostPort { host: string; port: number }
 export interface TlsPair { cert: string; key: string }
@@ -56,9 +57,11 @@ export interface Listener {
 
 /** A listener (HTTPS with `tls`); a failure to listen is one line naming the port. */
 export function serveOn(where: HostPort & { tls?: TlsPair }, handler: Handler, guard?: (req: Request, server: Server<undefined>) => boolean): Listener {
-  const server = listening(where.host, where.port, () => Bun.serve({
+  const server = listening(where.host, where.port, () => Bun.serve<any>({
     hostname: where.host, port: where.port, tls: where.tls, reusePort: false, development: false,
     fetch: (req, srv) => (guard && !guard(req, srv) ? new Response(null, { status: 403, headers: { Connection: "close" } }) : handler(req, srv)),
+    // streams a handler upgrades carry their own handlers (websocket.ts)
+    websocket: websocketDispatch,
     error: (e) => new Response(`Internal Server Error: ${e.message}\n`, { status: 500 }),
   }));
   return { port: server.port!, stop: () => server.stop(true) };

@@ -19,6 +19,51 @@ export interface TlsFrontOptions {
   tls: { cert: string; key: string; ca: string[]; minVersion?: number };
   /** The loopback port of the HTTP server behind the front. */
   upstreamPort: number;
+  /**
+   * Keeps connections whose first request asks for a protocol Bun.serve cannot upgrade to (SPDY): called
+   * with that request's head; the connection is the callee's from then on.
+   */
+  takeOver?: { upgrade: RegExp; run(head: Buffer, peer: Peer, conn: TakenConnection): void };
+}
+
+/** A client connection the front handed over: its bytes, its writes (queued while the socket is full), its end. */
+export interface TakenConnection {
+  write(bytes: Uint8Array): void;
+  end(): void;
+  onData: (chunk: Uint8Array) => void;
+  onClose: () => void;
+}
+
+/** The longest first request head the front looks at for an upgrade. */
+const MAX_SNIFF = 16 * 1024;
+
+class Taken implements TakenConnection {
+  private queue: Uint8Array[] = [];
+  private ending = false;
+  onData: (chunk: Uint8Array) => void = () => {};
+  onClose: () => void = () => {};
+  constructor(private readonly s: Socket<Conn>) {}
+
+  write(bytes: Uint8Array) {
+    if (this.queue.length) return void this.queue.push(Uint8Array.from(bytes));
+    const n = this.s.write(bytes);
+    if (n < bytes.length) this.queue.push(Uint8Array.from(bytes.subarray(Math.max(n, 0))));
+  }
+
+  flush() {
+    while (this.queue.length) {
+      const head = this.queue[0];
+      const n = this.s.write(head);
+      if (n < head.length) return void (this.queue[0] = head.subarray(Math.max(n, 0)));
+      this.queue.shift();
+    }
+    if (this.ending) this.s.end();
+  }
+
+  end() {
+    this.ending = true;
+    if (!this.queue.length) this.s.end();
+  }
 }
 
 /** A handshake that has not finished within this long is dropped (Bun.serve's own limit is about the same). */
@@ -74,6 +119,9 @@ class Conn {
   client?: Socket<Conn>;
   up?: Socket<Conn>;
   peer: Peer = {};
+  /** The first request's bytes while the front looks for an upgrade it keeps; then undefined. */
+  sniff?: Buffer;
+  taken?: Taken;
   /** The loopback connection's source port, its key in TlsFront.byPort. */
   upPort = 0;
   closed = false;
@@ -102,6 +150,7 @@ export class TlsFront {
         open(s) {
           s.data = new Conn();
           s.data.client = s;
+          if (o.takeOver) s.data.sniff = Buffer.alloc(0);
           front.open.add(s.data);
           s.timeout(HANDSHAKE_SECONDS);
           s.setNoDelay(true);
@@ -113,9 +162,9 @@ export class TlsFront {
           c.peer = cert ? { certificates: [cert] } : {};
           front.connectUp(c);
         },
-        data(s, chunk) { s.data.toUp.send(chunk); },
-        drain(s) { s.data.toClient.flush(); },
-        end(s) { s.data.toUp.end(); },
+        data(s, chunk) { front.received(s, chunk); },
+        drain(s) { s.data.taken ? s.data.taken.flush() : s.data.toClient.flush(); },
+        end(s) { s.data.taken ? s.data.taken.end() : s.data.toUp.end(); },
         close(s) { front.close(s.data); },
         error(s) { front.close(s.data); },
         timeout(s) { s.terminate(); },
@@ -125,6 +174,27 @@ export class TlsFront {
 
   get port(): number { return this.listener.port; }
 
+  /** A client's bytes: to the HTTP server, unless the first request is an upgrade the front keeps. */
+  private received(s: Socket<Conn>, chunk: Uint8Array) {
+    const c = s.data;
+    if (c.taken) return c.taken.onData(chunk);
+    if (c.sniff) {
+      const sniffed = Buffer.concat([c.sniff, chunk]);
+      const end = sniffed.indexOf("\r\n\r\n");
+      if (end < 0 && sniffed.length < MAX_SNIFF) return void (c.sniff = sniffed);
+      c.sniff = undefined;
+      const takeOver = this.o.takeOver!;
+      if (end >= 0 && takeOver.upgrade.test(sniffed.subarray(0, end).toString("latin1"))) {
+        c.taken = new Taken(s);
+        c.up?.end();
+        takeOver.run(sniffed, c.peer, c.taken);
+        return;
+      }
+      chunk = sniffed;
+    }
+    c.toUp.send(chunk);
+  }
+
   private connectUp(c: Conn) {
     const front = this;
     Bun.connect<Conn>({
@@ -133,7 +203,7 @@ export class TlsFront {
       data: c,
       socket: {
         open(up) {
-          if (c.closed) {
+          if (c.closed || c.taken) {
             up.end();
             return;
           }
@@ -143,14 +213,14 @@ export class TlsFront {
           c.up = up;
           c.toUp.flush();
         },
-        data(up, chunk) { up.data.toClient.send(chunk); },
+        data(up, chunk) { if (!up.data.taken) up.data.toClient.send(chunk); },
         drain(up) { up.data.toUp.flush(); },
-        end(up) { up.data.toClient.end(); },
+        end(up) { if (!c.taken) up.data.toClient.end(); },
         close(up) {
           front.byPort.delete(c.upPort);
-          up.data.toClient.end();
+          if (!c.taken) up.data.toClient.end();
         },
-        error(up) { up.data.client?.end(); },
+        error(up) { if (!c.taken) up.data.client?.end(); },
         connectError() { c.client?.terminate(); },
       },
     }).catch(() => c.client?.terminate());
@@ -158,6 +228,7 @@ export class TlsFront {
 
   private close(c: Conn) {
     this.open.delete(c);
+    c.taken?.onClose();
     c.closed = true;
     c.up?.end();
   }

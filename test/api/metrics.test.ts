@@ -17,9 +17,9 @@ test("/metrics counts requests by verb, resource and code, and polls object coun
   expect(line(/^apiserver_request_total\{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",code="200"\}/)).toMatch(/ 2$/);
   expect(line(/^apiserver_request_total\{verb="GET",.*resource="configmaps".*code="404"\}/)).toMatch(/ 1$/);
   expect(line(/^apiserver_request_total\{verb="POST",.*resource="configmaps".*code="201"\}/)).toMatch(/ 1$/);
-  expect(line(/^apiserver_request_duration_seconds_count\{verb="LIST",.*resource="configmaps"/)).toMatch(/ 2$/);
+  expect(line(/^apiserver_request_duration_seconds_count\{verb="LIST",.*resource="configmaps".*scope="namespace"/)).toMatch(/ 2$/);
   // buckets are cumulative and end at +Inf with the count; the sum is the latencies' total
-  const buckets = text.split("\n").filter((l) => /^apiserver_request_duration_seconds_bucket\{verb="LIST",.*resource="configmaps"/.test(l));
+  const buckets = text.split("\n").filter((l) => /^apiserver_request_duration_seconds_bucket\{verb="LIST",.*resource="configmaps".*scope="namespace"/.test(l));
   expect(buckets.length).toBe(13);
   const counts = buckets.map((l) => Number(l.split(" ").at(-1)));
   expect(counts).toEqual([...counts].sort((a, b) => a - b));

@@ -5,7 +5,8 @@ import { describe as group, expect, test } from "bun:test";
 import {
   CycleState, type FilterPlugin, type Labels, type Pod, type PodAffinityTerm, type PodSpec, type PreFilterPlugin,
 } from "../../pkg/scheduler/index.ts";
-import { interPodAffinityFactory } from "../../pkg/scheduler/plugins/interpodaffinity/plugin.ts";
+import { InterPodAffinity } from "../../pkg/scheduler/plugins/names.ts";
+import { inTreeRegistry } from "../../pkg/scheduler/plugins/registry.ts";
 import { describe, env, filterAll, node, pod, scoresOf, TestListers, zone } from "../helpers/sched-adv-fixtures.ts";
 
 const ZONE = "topology.kubernetes.io/zone";
@@ -107,12 +108,12 @@ group("InterPodAffinity filter", () => {
     });
   }
 
-  test("with PodAffinityNamespaceSelector on, namespaceSelector selects by namespace labels, both ways", () => {
+  test("with the PodAffinityNamespaceSelector gate on, namespaceSelector selects by namespace labels, both ways", () => {
     const listers = new TestListers();
     listers.namespaces.set("team", { team: "yes" });
     const withGate = (pods: Pod[], p: Pod) => {
       const e = env(pods, nodes(), {}, listers);
-      const pl = interPodAffinityFactory({ podAffinityNamespaceSelector: true })(undefined, e.fwk) as PreFilterPlugin & FilterPlugin;
+      const pl = inTreeRegistry({ PodAffinityNamespaceSelector: true }).get(InterPodAffinity)!(undefined, e.fwk) as PreFilterPlugin & FilterPlugin;
       const state = new CycleState();
       expect(pl.preFilter(state, p)).toBeNull();
       return Object.fromEntries(e.snapshot.list().map((n) => [n.name, describe(pl.filter(state, p, n))]));

@@ -8,7 +8,7 @@ import { jsonOf } from "../../registry/serialized.ts";
 import { GZIP_OVER, acceptsGzip } from "../limits.ts";
 import { encodeBody, type Representation } from "../negotiate.ts";
 import type { RequestInfo } from "../requestinfo.ts";
-import type { Features } from "../../server/features.ts";
+import type { Features } from "../../features/featuregate.ts";
 import { badRequest, invalidOptions } from "../status.ts";
 import { type BodyRepeats, type Directive, type FieldCheck, DIRECTIVES, newRepeats } from "../../fieldvalidation/index.ts";
 import { listParts } from "./listparts.ts";
@@ -56,7 +56,7 @@ export function respond(ctx: HandlerContext, obj: unknown, status = 200): Respon
 /** Answers a whole body, or a stream of one (which is over 128 KB: ./stream.ts streams only large bodies). */
 function reply(ctx: HandlerContext, body: string | Uint8Array | ReadableStream<Uint8Array>, status: number, type: string): Response {
   const headers: Record<string, string> = { "Content-Type": type };
-  if (ctx.warnings.length) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
+  if (ctx.warnings.length && ctx.features.WarningHeaders) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
   const stream = body instanceof ReadableStream;
   const size = stream ? Infinity : typeof body === "string" ? Buffer.byteLength(body) : body.length;
   if (size > GZIP_OVER && ctx.features.APIResponseCompression && acceptsGzip(ctx.req.headers)) {

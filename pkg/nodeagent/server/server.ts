@@ -1,17 +1,19 @@
 // The agent's listeners, as the kubelet's: --port (HTTPS, authenticated and authorized: /healthz, /pods,
-// /containerLogs, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
+// /containerLogs, /exec, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
 // (plain HTTP: /healthz only).
 import { hostname } from "node:os";
+import type { Server } from "bun";
 import { Health } from "../../api/health.ts";
 import type { ClientConfig } from "../../client/kubeconfig.ts";
 import { type Listener, serveOn, serveTLS, servingPair } from "../../serving/secure.ts";
 import { AgentAuth } from "./auth.ts";
+import { execRequest } from "./exec.ts";
 import { type AgentPods, containerLogs, podList, submitPods, withdrawPod } from "./handlers.ts";
 import type { AgentServingOptions } from "./options.ts";
 
 const notFound = () => new Response("404 page not found\n", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
 
-type Route = (req: Request, url: URL) => Response | Promise<Response>;
+type Route = (req: Request, url: URL, server?: Server<undefined>) => Response | Promise<Response>;
 
 export class AgentServers {
   private readonly health = new Health(0);
@@ -30,13 +32,14 @@ export class AgentServers {
   }
 
   private route(withLogs: boolean, healthOnly = false): Route {
-    return async (req, url) => {
+    return async (req, url, server) => {
       const path = url.pathname;
       if (path === "/healthz" || path.startsWith("/healthz/")) return (await this.health.handle(url)) ?? notFound();
       if (healthOnly) return notFound();
       // the submission source, on the authenticated port only
       if (withLogs && req.method === "POST" && (path === "/pods" || path === "/pods/")) return submitPods(this.view, req);
       if (withLogs && req.method === "DELETE" && path.startsWith("/pods/")) return withdrawPod(this.view, path);
+      if (withLogs && server && path.startsWith("/exec/") && (req.method === "GET" || req.method === "POST")) return execRequest(this.view, path, url.searchParams, req, server);
       if (req.method !== "GET") return notFound();
       if (path === "/pods" || path === "/pods/") return podList(this.view);
       if (withLogs && path.startsWith("/containerLogs/")) return containerLogs(this.view, path, url.searchParams);
@@ -51,9 +54,9 @@ export class AgentServers {
     const tls = await servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] });
     const main = this.route(true);
     const listen = (l: Listener) => (this.listeners.push(l), l.port);
-    this.port = listen(serveTLS(o.main, tls, auth.clientCAs, async (req, certificates) => {
+    this.port = listen(serveTLS(o.main, tls, auth.clientCAs, async (req, certificates, server) => {
       const url = new URL(req.url);
-      return (await auth.check(req, url.pathname, certificates)) ?? main(req, url);
+      return (await auth.check(req, url.pathname, certificates)) ?? main(req, url, server);
     }));
     const plain = (route: Route) => (req: Request) => route(req, new URL(req.url));
     if (o.readOnly) this.readOnlyPort = listen(serveOn(o.readOnly, plain(this.route(false))));

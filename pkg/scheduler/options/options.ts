@@ -3,6 +3,7 @@
 // the file's insecure addresses replace --address/--port). Policy inputs combined with a file's plugin
 // configuration are refused. Every error is one line: UsageError (exit 2) for bad values, PolicyNotSupported
 // (exit 1) for a policy, which Kite does not translate.
+import type { Features } from "../../features/featuregate.ts";
 import { UsageError, bool, duration, givenFlags, int, oneOf } from "../../cli/args.ts";
 import { parseDuration } from "../../util/duration.ts";
 import { type AlgorithmProvider, PROVIDERS } from "../config/plugins.ts";
@@ -31,6 +32,8 @@ export interface SchedulerOptions {
   writeConfigTo?: string;
   /** Deprecated or ignored flags that were given, one line each, for stderr. */
   warnings: string[];
+  /** --feature-gates (the plugins read some); unset: v1.21's defaults. */
+  features?: Features;
 }
 
 /** A legacy Policy was asked for; Kite does not translate Policy files into profiles. */

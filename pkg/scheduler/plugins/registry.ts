@@ -1,10 +1,11 @@
 // The plugins built into Kite's scheduler by name (upstream's NewInTreeRegistry).
+import type { Features } from "../../features/featuregate.ts";
 import type { PluginFactory, Registry } from "../framework/index.ts";
 import { newNodeVolumeLimits } from "./csi-limits.ts";
 import { newDefaultBinder } from "./default-binder.ts";
 import { newDefaultPreemption } from "./defaultpreemption/plugin.ts";
 import { newImageLocality } from "./image-locality.ts";
-import { newInterPodAffinity } from "./interpodaffinity/plugin.ts";
+import { interPodAffinityFactory } from "./interpodaffinity/plugin.ts";
 import * as names from "./names.ts";
 import { newNodeAffinity } from "./node-affinity.ts";
 import { newNodeName } from "./node-name.ts";
@@ -21,7 +22,8 @@ import { newAzureDiskLimits, newEBSLimits, newGCEPDLimits } from "./volume-limit
 import { newVolumeRestrictions } from "./volume-restrictions.ts";
 import { newVolumeZone } from "./volume-zone.ts";
 
-export function inTreeRegistry(): Registry {
+/** The plugins, with the feature gates they read (upstream passes the same gates to its plugins). */
+export function inTreeRegistry(features: Partial<Features> = {}): Registry {
   return new Map<string, PluginFactory>([
     [names.PrioritySort, newPrioritySort],
     [names.NodeUnschedulable, newNodeUnschedulable],
@@ -44,7 +46,7 @@ export function inTreeRegistry(): Registry {
     [names.AzureDiskLimits, newAzureDiskLimits],
     [names.NodeVolumeLimits, newNodeVolumeLimits],
     [names.PodTopologySpread, newPodTopologySpread],
-    [names.InterPodAffinity, newInterPodAffinity],
+    [names.InterPodAffinity, interPodAffinityFactory({ podAffinityNamespaceSelector: features.PodAffinityNamespaceSelector ?? false })],
     [names.DefaultPreemption, (args, handle) => newDefaultPreemption(args, handle)],
     [names.DefaultBinder, newDefaultBinder],
   ]);

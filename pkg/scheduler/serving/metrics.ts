@@ -2,6 +2,7 @@
 // process metrics. The scheduling loop reports each attempt with attempt(); pending pods are read from the
 // queue at scrape time, so the hot path never touches a gauge.
 import client from "prom-client";
+import { applyMetricsOptions } from "../../metrics/options.ts";
 
 export type AttemptResult = "scheduled" | "unschedulable" | "error";
 export interface PendingPods { active: number; backoff: number; unschedulable: number }
@@ -59,6 +60,6 @@ export class SchedulerMetrics {
 
   /** The Prometheus text of every metric. */
   async text(): Promise<Response> {
-    return new Response(await this.registry.metrics(), { headers: { "Content-Type": this.registry.contentType } });
+    return new Response(applyMetricsOptions(await this.registry.metrics()), { headers: { "Content-Type": this.registry.contentType } });
   }
 }

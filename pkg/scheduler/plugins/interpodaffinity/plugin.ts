@@ -36,6 +36,3 @@ export function interPodAffinityFactory(features: InterPodAffinityFeatures): Plu
     return plugin;
   };
 }
-
-/** InterPodAffinity with v1.21's default feature gates. */
-export const newInterPodAffinity = interPodAffinityFactory({ podAffinityNamespaceSelector: false });
