@@ -7,6 +7,8 @@ import { KITE, type TestServer, startServer } from "../helpers/server.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { expectCode } from "./fixtures.ts";
 import { decodeObject, encodeObject } from "../../pkg/protobuf/index.ts";
+import { SERVED } from "../../pkg/registry/served.ts";
+import { ROWS } from "../../pkg/convert/rows/index.ts";
 
 /** Runs `bin` (a kubectl build, or kite) against the server; kite takes its flags after the command. */
 async function kubectlAt(bin: string, args: string[], flagsLast = false) {
@@ -117,6 +119,19 @@ describe("the versions served", () => {
     expect(await hashOf("batch/v1beta1")).toBe(await hashOf("batch/v1"));
     const psp = (await s.call("GET", "/apis/policy/v1beta1")).body.resources.find((r: any) => r.name === "podsecuritypolicies");
     expect(psp.shortNames).toEqual(["psp"]);
+  });
+
+  test("every served row of the conversion table is in discovery and lists at its version", async () => {
+    const rows = SERVED.filter((d) => d.conversion);
+    expect(rows.length).toBe(ROWS.filter((r) => r.served).length);
+    for (const d of rows) {
+      const gv = `${d.group}/${d.version}`;
+      const names = (await s.call("GET", `/apis/${gv}`)).body.resources?.map((r: any) => r.name) ?? [];
+      expect({ gv, has: names.includes(d.plural) }).toEqual({ gv, has: true });
+      if (d.verbs && !d.verbs.includes("list")) continue;
+      const list = await s.call("GET", `/apis/${gv}/${d.plural}`);
+      expect({ gv, status: list.status, apiVersion: list.body.apiVersion }).toEqual({ gv, status: 200, apiVersion: gv });
+    }
   });
 
   test("HPA v2beta2 round-trips through its v1 hub without loss", async () => {
