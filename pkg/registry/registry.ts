@@ -70,9 +70,9 @@ export class Registry {
     return (list.items as Obj[]).filter((o) => o.metadata?.name !== obj.metadata?.name || o.metadata?.namespace !== obj.metadata?.namespace);
   }
 
-  /** The store serving a kind at an apiVersion (for owner references, which may name any served version). */
+  /** The store serving a kind at an apiVersion (for owner references). */
   byKind(apiVersion: string, kind: string): ResourceStore | undefined {
-    return this.all.find((rs) => rs.def.kind === kind && (rs.def.group ? `${rs.def.group}/${rs.def.version}` : rs.def.version) === apiVersion && (!rs.def.codec || rs.def.conversion));
+    return this.all.find((rs) => rs.def.kind === kind && (rs.def.group ? `${rs.def.group}/${rs.def.version}` : rs.def.version) === apiVersion && !rs.def.codec);
   }
 
   lookup(group: string, version: string, resource: string): ResourceStore | undefined {
