@@ -15,6 +15,7 @@ import { parseRuntimeConfig } from "../pkg/server/runtime-config.ts";
 import { SERVED } from "../pkg/registry/served.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
+import { ADMISSION_ARGS, admissionOptions } from "../pkg/admission/options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
@@ -55,6 +56,7 @@ export const args = {
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
   ...oidcFlags,
   ...SERVICE_ACCOUNT_ARGS,
+  ...ADMISSION_ARGS,
   "authorization-policy-file": { type: "string", description: "File of ABAC policies, one JSON object a line (--authorization-mode=ABAC)" },
   "authorization-webhook-config-file": { type: "string", description: "Kubeconfig-format file of the authorization webhook (--authorization-mode=Webhook)" },
   "authorization-webhook-version": { type: "string", default: "v1beta1", description: "The authorization.k8s.io version of the SubjectAccessReview sent to the webhook: v1beta1 or v1" },
@@ -131,6 +133,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     auth: authOptions(a),
     csrSigning: csrSigning(a),
     kubelet: kubeletClient(a),
+    admission: admissionOptions(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),

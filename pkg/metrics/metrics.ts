@@ -2,6 +2,7 @@
 import client from "prom-client";
 import { applyMetricsOptions } from "./options.ts";
 import { RequestMetrics } from "./requests.ts";
+import { AdmissionMetrics } from "./admission.ts";
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -43,6 +44,7 @@ export class Metrics {
     labelNames: ["group", "version", "resource", "subresource", "removed_release"],
     registers: [this.registry],
   });
+  readonly admission = new AdmissionMetrics(this.registry);
 
   constructor() {
     for (const m of this.requests.metrics()) this.registry.registerMetric(m as never);

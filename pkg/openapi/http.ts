@@ -84,10 +84,9 @@ export function openapiHandler(v3: OpenAPIV3, v2: () => OpenAPIV2): OpenAPIHandl
   };
 }
 
-const handlers = new WeakMap<ResourceDef[], OpenAPIHandler>();
-/** The handler for `defs` (the built-in types at their stable versions unless given), built once per list. */
+let built: { defs: ResourceDef[]; handler: OpenAPIHandler } | undefined;
+/** The handler for the served types (`defs`, the built-in ones by default); built again when they change. */
 export function handleOpenAPI(url: URL, headers: Headers, opts?: ServeOptions, defs: ResourceDef[] = BUILTIN): Response | undefined {
-  let h = handlers.get(defs);
-  if (!h) handlers.set(defs, (h = openapiHandler(openapiV3(defs), () => openapiV2(defs))));
-  return h(url, headers, opts);
+  if (built?.defs !== defs) built = { defs, handler: openapiHandler(openapiV3(defs), () => openapiV2(defs)) };
+  return built.handler(url, headers, opts);
 }

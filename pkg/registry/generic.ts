@@ -8,12 +8,13 @@ import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
 import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
 import { messageForKind } from "../protobuf/kinds.ts";
-import { type FieldCheck, checkFields } from "../fieldvalidation/index.ts";
+import { type FieldCheck, checkFields, reportDropped } from "../fieldvalidation/index.ts";
 import { goTypeError } from "../fieldvalidation/typeerror.ts";
 import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
 import { type Selector, everything, parseFieldSelector } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, type UpdateTarget, apiVersionOf } from "./types.ts";
 import type { UserInfo } from "../auth/user.ts";
+import type { Attributes, Operation } from "../admission/types.ts";
 import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
 import { applyDefaults } from "../defaults/index.ts";
@@ -39,8 +40,8 @@ export interface WriteOptions {
    * store's caller check (RBAC's escalation checks) on create and update; unset for the server's own writes.
    */
   user?: UserInfo;
-  /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
-  admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
+  /** Where admission's warnings (webhooks') go: the response's Warning header. */
+  warnings?: string[];
   /**
    * A write of the server's own object (pkg/server/bootstrap), or one the server composes itself (a pod's
    * binding): the kind's validation, which guards what clients may store, is skipped (the kubernetes
@@ -90,7 +91,6 @@ export interface DeletionObserver {
 export interface StoreOptions {
   /** The key prefix (--etcd-prefix). */
   etcdPrefix: string;
-  namespaceCheck?: NamespaceCheck;
   /** Type-specific admission that needs the stored objects (Services' addresses and ports); may fill fields in. */
   admit?: Admit;
   cache?: CacheConfig;
@@ -98,8 +98,11 @@ export interface StoreOptions {
   binary?: boolean;
 }
 
-/** Something the registry can ask before a write: does this namespace accept objects? (admission) */
-export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
+/** The admission chain (pkg/admission): mutating, then validating; each throws a Status to refuse. */
+export interface AdmissionHooks {
+  admit(a: Attributes): Promise<void>;
+  validate(a: Attributes): Promise<void>;
+}
 /**
  * Admits a create (old undefined) or an update of obj, filling fields in or throwing a Status; what it
  * returns is called once the write is done (stored or failed), to release what the write held.
@@ -119,9 +122,10 @@ const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join("");
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Everything of an object but metadata and status: what a generation bump watches. */
-function specPart(o: Obj): Obj {
-  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = o;
+/** What a generation bump watches: everything but metadata, and but status when status is its own subresource. */
+function specPart(o: Obj, statusApart: boolean): Obj {
+  const { metadata: _m, kind: _k, apiVersion: _a, ...rest } = o;
+  if (statusApart) delete rest.status;
   return rest;
 }
 
@@ -137,7 +141,8 @@ export class ResourceStore {
   computed?: () => Promise<Obj[]>;
 
   private cacheConfig: CacheConfig;
-  readonly namespaceCheck?: NamespaceCheck;
+  /** The server's admission chain (none: every write is admitted, as in tools that open a store directly). */
+  admission?: AdmissionHooks;
   private admit?: Admit;
   /** Checks of who writes, run after validation on the writes of clients. */
   callerCheck?: CallerCheck;
@@ -148,7 +153,6 @@ export class ResourceStore {
 
   constructor(readonly def: ResourceDef, readonly store: Store, o: StoreOptions) {
     this.cacheConfig = o.cache ?? { capacity: 100 };
-    this.namespaceCheck = o.namespaceCheck;
     this.admit = o.admit;
     this.binary = !!o.binary;
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
@@ -199,6 +203,13 @@ export class ResourceStore {
    */
   private async settle(rev: number) {
     if (this.def.readYourWrites && this.cache?.isReady) await this.cache.waitFor(rev, 2000);
+  }
+
+  /** Stops the watch cache (the type is no longer served); open watches end. */
+  close() {
+    this.cache?.close();
+    this.cache = undefined;
+    this.cacheConfig = { capacity: 0 };
   }
 
   /** Decodes a cached entry once; the object is shared, so callers must not mutate it. */
@@ -273,13 +284,26 @@ export class ResourceStore {
     return watchCollection(this, ns, rv, label, field, sink);
   }
 
+  /** What admission sees of a write. */
+  private attributes(operation: Operation, subresource: string, ns: string, object: Obj | undefined, oldObject: Obj | undefined, o: WriteOptions): Attributes {
+    const name = String((object ?? oldObject)?.metadata?.name ?? "");
+    return { operation, def: this.def, subresource, namespace: this.def.namespaced ? ns : "", name, object, oldObject, dryRun: !!o.dryRun, user: o.user, warnings: o.warnings };
+  }
+
   // ---- writes
   async create(ns: string, body: Obj, o: WriteOptions = {}): Promise<Obj> {
     const obj = this.checkBody(body, ns, o.fields);
-    const m = obj.metadata;
-    if (!m.name && m.generateName) m.name = `${m.generateName}${randomSuffix()}`;
-    // upstream defaults every object it decodes, before the strategy's hooks see it
+    // the name is generated before defaults (a Namespace's name label) and admission see the object
+    if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
+    // upstream defaults every object it decodes, before admission and the strategy's hooks see it
     this.applyDefaults(obj);
+    // the writer owns what it sent (and its defaults), not what admission adds: upstream's field manager runs first
+    const managedFields = o.fieldManager === undefined ? undefined : this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
+    const attrs = this.attributes("CREATE", "", ns, obj, undefined, o);
+    await this.admission?.admit(attrs);
+    // a webhook's patch may have replaced metadata, or put anything anywhere
+    if (attrs.patched) this.checkBody(obj, ns);
+    const m = obj.metadata;
     m.uid = randomUUID();
     m.creationTimestamp = now();
     for (const f of ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"]) delete m[f];
@@ -290,10 +314,9 @@ export class ResourceStore {
     if (o.large) await breather();
     this.validate(obj, undefined, "", o.serverOwned);
     if (o.user) await this.checkCaller(obj, undefined, o.user);
-    if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
+    await this.admission?.validate(attrs);
     if (o.large) await breather();
-    if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
-    // after the writer's fields are taken: what admission fills in is the server's, as upstream's allocators
+    if (managedFields !== undefined) obj.metadata.managedFields = managedFields;
     const release = this.admit && (await this.admit(obj, undefined, !!o.dryRun));
     if (!obj.metadata.managedFields?.length) delete obj.metadata.managedFields;
     if (o.dryRun) {
@@ -379,7 +402,7 @@ export class ResourceStore {
   private track(old: Obj | undefined, next: Obj, manager: string, sub: string): Obj {
     const hasStatus = this.def.subresources?.includes("status");
     const ignoreFields = sub === "status" || sub === "approval" ? Object.keys(next).filter((k) => !["status", "apiVersion", "kind", "metadata"].includes(k)) : hasStatus ? ["status"] : [];
-    return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields });
+    return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields, schema: this.def.custom?.schema });
   }
 
   /** Fields an apply to the main resource does not own: status, for types with a status subresource. */
@@ -400,7 +423,12 @@ export class ResourceStore {
     }
     if (sub === "status" || !sub) this.carryStatusAnnotations(sub ? obj : old, next);
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
-    if (sub !== "binding") this.applyDefaults(next);
+    const attrs = this.attributes("UPDATE", sub, ns, next, old, o);
+    if (sub !== "binding") {
+      this.applyDefaults(next);
+      await this.admission?.admit(attrs);
+      if (attrs.patched) this.checkBody(next, ns);
+    }
     if (!sub) this.def.strategy?.prepareForUpdate?.(next, old);
     else if (sub === "status" || sub === "approval") this.def.strategy?.prepareForSubresourceUpdate?.(sub, next, old);
     // Server-owned metadata never changes through an update.
@@ -411,7 +439,10 @@ export class ResourceStore {
     }
     m.generateName = om.generateName;
     if (m.generateName === undefined) delete m.generateName;
-    if (this.def.generation) m.generation = Bun.deepEquals(specPart(next), specPart(old)) ? om.generation : (om.generation ?? 0) + 1;
+    if (this.def.generation) {
+      const apart = !!this.def.subresources?.includes("status");
+      m.generation = Bun.deepEquals(specPart(next, apart), specPart(old, apart)) ? om.generation : (om.generation ?? 0) + 1;
+    }
     delete m.resourceVersion;
     if (o.large) await breather();
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
@@ -419,7 +450,7 @@ export class ResourceStore {
     if (o.large) await breather();
     this.validate(next, old, sub, o.serverOwned);
     if (!sub && o.user) await this.checkCaller(next, old, o.user);
-    await o.admit?.(next, old, sub);
+    if (sub !== "binding") await this.admission?.validate(attrs);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
@@ -467,9 +498,15 @@ export class ResourceStore {
         throw conflict(this.q, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
       }
       this.def.strategy?.validateDelete?.(obj);
+      if (this.admission) {
+        const attrs = this.attributes("DELETE", "", ns, undefined, obj, o);
+        await this.admission.admit(attrs);
+        await this.admission.validate(attrs);
+      }
       const finalizers: string[] = [...(m.finalizers ?? [])];
       const add = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
       const drop = (f: string) => { const i = finalizers.indexOf(f); if (i >= 0) finalizers.splice(i, 1); };
+      if (!m.deletionTimestamp) for (const f of this.def.strategy?.deletionFinalizers?.(obj) ?? []) add(f);
       if (o.propagationPolicy === "Orphan") { add("orphan"); drop("foregroundDeletion"); }
       if (o.propagationPolicy === "Foreground") { add("foregroundDeletion"); drop("orphan"); }
       const graceful = o.gracePeriodSeconds !== 0 && !!this.def.strategy?.deleteImmediately && !this.def.strategy.deleteImmediately(obj);
@@ -570,6 +607,9 @@ export class ResourceStore {
         throw e;
       }
       // a value of the wrong type is the error upstream's decoding reports first
+      if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
+    } else if (def.strategy?.decode) {
+      const strict = reportDropped(def.strategy.decode(body as Obj), fields);
       if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
     }
     return body as Obj;

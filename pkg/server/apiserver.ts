@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
+import { CustomResources } from "../crd/controller.ts";
 import { Health } from "../api/health.ts";
 import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
@@ -46,6 +47,9 @@ import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyu
 import { DEFAULT_KUBELET_CLIENT } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
+import { buildAdmission } from "../admission/index.ts";
+import { defaultAdmissionOptions } from "../admission/options.ts";
+import type { AdmissionOptions } from "../admission/types.ts";
 
 export interface ApiServerOptions {
   securePort: number;
@@ -88,6 +92,8 @@ export interface ApiServerOptions {
   namespaceAndGCControllers?: boolean;
   /** How pods/log reaches node agents (--kubelet-*); default: no client certificate, agents not verified. */
   kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
+  /** The admission plugins and their settings (--enable-admission-plugins, ...); default: upstream's default set. */
+  admission?: AdmissionOptions;
 }
 
 /**
@@ -111,8 +117,8 @@ const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_I
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
-const openapi = (gzip: boolean, defs: ResourceDef[]): Route => async (req, url) =>
-  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }, defs) : undefined;
+const openapi = (gzip: boolean, served: () => ResourceDef[]): Route => async (req, url) =>
+  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }, served()) : undefined;
 
 export class ApiServer {
   store!: Store;
@@ -197,6 +203,8 @@ export class ApiServer {
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac, loopbackToken: this.loopbackToken }));
     rbac.guardWrites(auth.authz);
+    const admission = await step("admission", () => buildAdmission(o.admission ?? defaultAdmissionOptions(), this.registry, auth.authz, this.metrics.admission));
+    this.registry.useAdmission(admission);
     const caFiles = clientCAFiles(o.auth);
     const k = o.kubelet;
     const kubelet = k && (await step("kubelet client files", () => ({
@@ -210,8 +218,10 @@ export class ApiServer {
     const checked = new WeakSet<Request>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
     const enabled = o.runtimeConfig ?? parseRuntimeConfig("", SERVED);
-    const servedDefs = SERVED.filter(enabled);
-    const discovery = new Discovery(servedDefs, externalAddress);
+    const discovery = new Discovery(SERVED.filter(enabled), externalAddress);
+    const customResources = new CustomResources(this.registry, discovery);
+    this.controllers.push(customResources);
+    await step("custom resources", () => customResources.start());
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
@@ -227,7 +237,7 @@ export class ApiServer {
       upgradeCheck: (req) => checked.has(req),
       kubelet,
       enabled,
-    }, [openapi(o.features.APIResponseCompression, servedDefs), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
+    }, [openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));

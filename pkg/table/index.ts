@@ -18,8 +18,8 @@ const PRINTERS: Printers = {
 };
 
 /** The printer for a resource type: its own, or the default Name / Created At table. */
-export function printerFor(def: Pick<ResourceDef, "group" | "kind">): Printer {
-  return PRINTERS[groupKind(def.group, def.kind)] ?? DEFAULT_PRINTER;
+export function printerFor(def: Pick<ResourceDef, "group" | "kind" | "printer">): Printer {
+  return def.printer ?? PRINTERS[groupKind(def.group, def.kind)] ?? DEFAULT_PRINTER;
 }
 
 /** True for the Table group versions the server answers (`as=Table;g=...;v=...`). */
@@ -49,7 +49,7 @@ const columnDefinition = (c: Column) => ({
 });
 
 /** A Table of `objs` as the printer of `def` shows them, with every column (wide ones have priority 1). */
-export function tableFor(def: Pick<ResourceDef, "group" | "kind">, objs: Obj[], opts: TableOptions): Obj {
+export function tableFor(def: Pick<ResourceDef, "group" | "kind" | "printer">, objs: Obj[], opts: TableOptions): Obj {
   const printer = printerFor(def);
   const ctx = newCtx(opts.now ?? Date.now());
   const include = opts.includeObject ?? "Metadata";

@@ -44,6 +44,26 @@ describe("a server started with --runtime-config", () => {
     expect(names).toContain("high");
   });
 
+  test("a custom resource's group joins discovery without bringing disabled versions back", async () => {
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "widgets.example.com" },
+      spec: {
+        group: "example.com", scope: "Namespaced", names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+      },
+    };
+    expectCode(await s.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd), 201, "create CRD");
+    const deadline = Date.now() + 20_000;
+    let groups: string[] = [];
+    while (!groups.includes("example.com") && Date.now() < deadline) {
+      groups = (await s.call("GET", "/apis")).body.groups.map((g: any) => g.name);
+      if (!groups.includes("example.com")) await Bun.sleep(100);
+    }
+    expect(groups).toContain("example.com");
+    expect(await versionsOf("rbac.authorization.k8s.io")).toEqual({ versions: ["v1"], preferred: "v1" });
+    expect(await versionsOf("scheduling.k8s.io")).toEqual({ versions: ["v1beta1"], preferred: "v1beta1" });
+  });
+
   test("OpenAPI describes the enabled versions only", async () => {
     const paths = Object.keys((await s.call("GET", "/openapi/v3")).body.paths);
     expect(paths).toContain("apis/batch/v1beta1");

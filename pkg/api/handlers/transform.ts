@@ -1,4 +1,5 @@
 // The representation a client asked for: the object itself, a Table, or PartialObjectMetadata(List).
+import type { Printer } from "../../table/columns.ts";
 import { partialObjectMetadata, partialObjectMetadataList, supportsTable, tableFor } from "../../table/index.ts";
 import type { Obj } from "../../registry/types.ts";
 import { badRequest, notAcceptable } from "../status.ts";
@@ -25,7 +26,7 @@ function includeObject(ctx: HandlerContext): "None" | "Metadata" | "Object" | un
 }
 
 /** Turns a got object or a list into the negotiated representation; `kind` is what a subresource serves. */
-export function represent(ctx: HandlerContext, out: Obj, kind: { group: string; kind: string } = ctx.rs.def): Obj {
+export function represent(ctx: HandlerContext, out: Obj, kind: { group: string; kind: string; printer?: Printer } = ctx.rs.def): Obj {
   const rep = ctx.rep;
   if (!rep.as) return out;
   const isList = Array.isArray(out.items);
