@@ -44,8 +44,9 @@ export class Discovery {
       verbs: d.verbs ?? ALL_VERBS,
       ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       ...(d.categories ? { categories: d.categories } : {}),
-      // only stored kinds have a storage version (upstream names none for the reviews, componentstatuses)
-      ...(d.computed ? {} : { storageVersionHash: hash(`${apiVersionOf(d)}/${d.kind}`) }),
+      // only stored kinds have a storage version (upstream names none for the reviews, componentstatuses);
+      // every version of a kind is stored at its hub, so all name the hub's
+      ...(d.computed ? {} : { storageVersionHash: storageHash(d) }),
     };
     // A subresource of another group version names it, as upstream's discovery does (deployments/scale).
     const subs = (d.subresources ?? []).map((s) => {
@@ -134,6 +135,11 @@ export class Discovery {
     return new Response(body, { headers: { "Content-Type": type, "Cache-Control": "public" } });
   }
 }
+
+const storageHash = (d: ResourceDef) => {
+  const at = d.conversion?.hub ?? d;
+  return hash(`${apiVersionOf(at)}/${at.kind}`);
+};
 
 function hash(s: string): string {
   return new Bun.CryptoHasher("sha256").update(s).digest("base64").slice(0, 11);

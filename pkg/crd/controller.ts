@@ -113,7 +113,8 @@ export class CustomResources {
   private publish() {
     const custom: ResourceDef[] = [...this.served.values()].flatMap((s) => s.stores.map((rs) => rs.def));
     custom.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : compareVersions(a.version, b.version)));
-    this.discovery.setDefs([...this.registry.all.filter((rs) => !rs.def.custom).map((rs) => rs.def), ...custom]);
+    // the built-in types stay as the server gave them (--runtime-config may hide some the registry stores)
+    this.discovery.setDefs([...this.discovery.served.filter((d) => !d.custom), ...custom]);
   }
 
   /** Deletes every object of a definition being deleted, then lets the definition go. */

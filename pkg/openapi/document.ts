@@ -133,7 +133,10 @@ export function apiSource(defs: ResourceDef[]): ApiSource {
   const byGV = new Map<string, ResourceDef[]>();
   for (const d of defs) {
     const name = schemaName(d.group, d.version, d.kind);
-    const own = SCHEMAS[name] ?? (d.custom?.schema ? customSchema(d.custom.schema) : generic(d.kind));
+    // a version with its hub's fields is described by the hub's schema
+    const c = d.conversion;
+    const own = SCHEMAS[name] ?? (c?.sameFields ? SCHEMAS[schemaName(c.hub.group, c.hub.version, c.hub.kind)] : undefined)
+      ?? (d.custom?.schema ? customSchema(d.custom.schema) : generic(d.kind));
     schemas[name] = { ...own, "x-kubernetes-group-version-kind": [{ group: d.group, kind: d.kind, version: d.version }] };
     schemas[`${name}List`] = listOf(d, name);
     const key = d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`;

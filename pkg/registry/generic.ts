@@ -21,6 +21,8 @@ import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
+import { replaceContents, upgradeStored } from "./versions.ts";
+import { rowsForHub } from "../convert/index.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -144,6 +146,8 @@ export class ResourceStore {
   private admit?: Admit;
   /** Checks of who writes, run after validation on the writes of clients. */
   callerCheck?: CallerCheck;
+  /** For a version served through the conversion table: the store of its hub, whose caller checks apply. */
+  hubStore?: ResourceStore;
   /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
   private binary: boolean;
 
@@ -166,7 +170,7 @@ export class ResourceStore {
   // Values are read in either media type, whatever the server writes now.
   decode(kv: KeyValue): Obj {
     let obj = (typeof kv.value === "string" ? JSON.parse(kv.value) : decodeProtobuf(kv.value)) as Obj;
-    if (this.def.codec) obj = this.def.codec.fromStorage(obj);
+    obj = this.def.codec ? this.def.codec.fromStorage(obj) : upgradeStored(this.def, obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
@@ -292,7 +296,7 @@ export class ResourceStore {
     // the name is generated before defaults (a Namespace's name label) and admission see the object
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
     // upstream defaults every object it decodes, before admission and the strategy's hooks see it
-    applyDefaults(this.def.group, this.def.kind, obj);
+    this.applyDefaults(obj);
     // the writer owns what it sent (and its defaults), not what admission adds: upstream's field manager runs first
     const managedFields = o.fieldManager === undefined ? undefined : this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
     const attrs = this.attributes("CREATE", "", ns, obj, undefined, o);
@@ -309,7 +313,7 @@ export class ResourceStore {
     this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
     this.validate(obj, undefined, "", o.serverOwned);
-    if (o.user) await this.callerCheck?.(obj, undefined, o.user);
+    if (o.user) await this.checkCaller(obj, undefined, o.user);
     await this.admission?.validate(attrs);
     if (o.large) await breather();
     if (managedFields !== undefined) obj.metadata.managedFields = managedFields;
@@ -417,10 +421,11 @@ export class ResourceStore {
       next = obj;
       if (this.def.subresources?.includes("status")) next.status = old.status;
     }
+    if (sub === "status" || !sub) this.carryStatusAnnotations(sub ? obj : old, next);
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
     const attrs = this.attributes("UPDATE", sub, ns, next, old, o);
     if (sub !== "binding") {
-      applyDefaults(this.def.group, this.def.kind, next);
+      this.applyDefaults(next);
       await this.admission?.admit(attrs);
       if (attrs.patched) this.checkBody(next, ns);
     }
@@ -444,7 +449,7 @@ export class ResourceStore {
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
     this.validate(next, old, sub, o.serverOwned);
-    if (!sub && o.user) await this.callerCheck?.(next, old, o.user);
+    if (!sub && o.user) await this.checkCaller(next, old, o.user);
     if (sub !== "binding") await this.admission?.validate(attrs);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
@@ -587,6 +592,11 @@ export class ResourceStore {
     // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
     // wrong type stored once would break every later protobuf read and watch of the collection.
     const plan = messageForKind(want, def.kind);
+    // a version without its own message is checked (and its unknown fields dropped) at its hub
+    const c = def.conversion;
+    if (!plan && c && messageForKind(apiVersionOf(c.hub), c.hub.kind)) {
+      return c.fromHub(this.checkBody(c.toHub(body as Obj), ns, fields, { ...def, ...c.hub, conversion: undefined }));
+    }
     if (plan) {
       // Unknown fields (at any depth) are dropped, as decoding into upstream's typed objects drops them.
       const strict = checkFields(plan, body as Obj, fields);
@@ -605,6 +615,39 @@ export class ResourceStore {
     return body as Obj;
   }
 
+  /** Annotations of this hub that carry another version's status (pkg/convert rows' statusAnnotations). */
+  private statusAnnotations?: string[];
+
+  /** Those annotations go with the status: taken from `from` (the status write, or the stored object). */
+  private carryStatusAnnotations(from: Obj, next: Obj) {
+    this.statusAnnotations ??= this.def.conversion ? [] : rowsForHub(this.def.group, this.def.version, this.def.kind).flatMap((r) => r.statusAnnotations ?? []);
+    if (!this.statusAnnotations.length) return;
+    const annotations: Record<string, string> = { ...(next.metadata.annotations ?? {}) };
+    for (const k of this.statusAnnotations) {
+      const v = from.metadata?.annotations?.[k];
+      if (v === undefined) delete annotations[k];
+      else annotations[k] = v;
+    }
+    if (Object.keys(annotations).length) next.metadata.annotations = annotations;
+    else delete next.metadata.annotations;
+  }
+
+  /** The caller checks of the kind (RBAC's escalation checks), made at the hub for other versions. */
+  private async checkCaller(obj: Obj, old: Obj | undefined, user: UserInfo) {
+    const c = this.def.conversion;
+    if (c && this.hubStore) return this.hubStore.callerCheck?.(c.toHub(obj), old && c.toHub(old), user);
+    await this.callerCheck?.(obj, old, user);
+  }
+
+  /** Upstream's defaults of the kind, applied at its hub (in place: callers hold `obj`). */
+  private applyDefaults(obj: Obj) {
+    const c = this.def.conversion;
+    if (!c) return applyDefaults(this.def.group, this.def.kind, obj);
+    const hub = c.toHub(obj);
+    applyDefaults(c.hub.group, c.hub.kind, hub);
+    replaceContents(obj, c.fromHub(hub));
+  }
+
   private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false) {
     const causes: FieldCause[] = validateMeta(this.def, obj);
     if (old?.metadata.deletionTimestamp) {
@@ -619,7 +662,11 @@ export class ResourceStore {
       }
     }
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
-    if (!serverOwned) causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    if (!serverOwned) {
+      const c = this.def.conversion;
+      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old)));
+      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    }
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }

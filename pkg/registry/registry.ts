@@ -64,6 +64,9 @@ export class Registry {
     const old = this.byPath.get(path);
     if (old) this.remove(old);
     const rs = this.storeOf(d);
+    // a version served through the conversion table makes its hub's caller checks (hubs come first)
+    const hub = d.conversion?.hub;
+    if (hub) rs.hubStore = this.all.find((h) => h.def.group === hub.group && h.def.version === hub.version && h.def.kind === hub.kind);
     this.byPath.set(path, rs);
     this.all.push(rs);
     return rs;

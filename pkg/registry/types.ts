@@ -91,8 +91,22 @@ export interface ResourceDef {
   readYourWrites?: boolean;
   strategy?: Strategy;
   codec?: Codec;
-  /** The release that deprecated this type: every request gets upstream's Warning (`v1 ComponentStatus is deprecated in v1.19+`). */
-  deprecatedIn?: string;
+  /**
+   * The releases that deprecated (and remove) this type at this version: every request gets upstream's
+   * Warning (`batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob`).
+   */
+  deprecated?: { in: string; removedIn?: string; replacement?: string };
+  /**
+   * A version served through the conversion table (pkg/convert): objects are stored at `hub`, and
+   * defaulting and validation see them there. The def's codec converts on every read and write.
+   */
+  conversion?: {
+    hub: GroupVersionKind;
+    toHub(obj: Obj): Obj;
+    fromHub(obj: Obj): Obj;
+    /** The version's fields are the hub's: the hub's protobuf message and OpenAPI schema describe it. */
+    sameFields?: boolean;
+  };
   /**
    * Objects the server computes instead of storing, never watched: on each read (componentstatuses,
    * read-only), or as the answer to a create (the review kinds, create-only).

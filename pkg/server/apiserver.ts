@@ -24,8 +24,9 @@ import type { SignerSource } from "../pki/csr-signer.ts";
 import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
-import { BUILTIN } from "../registry/builtin.ts";
+import { SERVED } from "../registry/served.ts";
 import type { ResourceDef } from "../registry/types.ts";
+import { type Enabled, parseRuntimeConfig } from "./runtime-config.ts";
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
@@ -76,6 +77,8 @@ export interface ApiServerOptions {
   countPollMs: number;
   dbPollMs: number;
   features: Features;
+  /** --runtime-config: the types served (default: every served version but alpha ones). */
+  runtimeConfig?: Enabled;
   /** --storage-media-type: application/json or a binary (protobuf) media type. */
   storageMediaType: string;
   /** Authentication and authorization (the flags of the spec's §5.1). */
@@ -170,7 +173,7 @@ export class ApiServer {
       const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
       this.store = stores.main;
       this.extraStores = [...stores.overrides.values()];
-      this.registry = new Registry(BUILTIN, this.store, {
+      this.registry = new Registry(SERVED, this.store, {
         etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
       });
       await this.registry.bootstrap();
@@ -214,7 +217,8 @@ export class ApiServer {
     const checks = new UpgradeChecks();
     const checked = new WeakSet<Request>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
-    const discovery = new Discovery(BUILTIN, externalAddress);
+    const enabled = o.runtimeConfig ?? parseRuntimeConfig("", SERVED);
+    const discovery = new Discovery(SERVED.filter(enabled), externalAddress);
     const customResources = new CustomResources(this.registry, discovery);
     this.controllers.push(customResources);
     await step("custom resources", () => customResources.start());
@@ -232,6 +236,7 @@ export class ApiServer {
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
       upgradeCheck: (req) => checked.has(req),
       kubelet,
+      enabled,
     }, [openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();

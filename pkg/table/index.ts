@@ -40,6 +40,8 @@ export interface TableOptions {
   noHeaders?: boolean;
   /** The clock for ages, in epoch milliseconds (defaults to now). */
   now?: number;
+  /** The object as the printer reads it: a version served through the conversion table is printed at its hub. */
+  atHub?: (obj: Obj) => Obj;
 }
 
 const columnDefinition = (c: Column) => ({
@@ -52,7 +54,8 @@ export function tableFor(def: Pick<ResourceDef, "group" | "kind" | "printer">, o
   const ctx = newCtx(opts.now ?? Date.now());
   const include = opts.includeObject ?? "Metadata";
   const rows = objs.map((obj) => {
-    const view = printer.normalize ? printer.normalize(obj) : obj;
+    const hubView = opts.atHub ? opts.atHub(obj) : obj;
+    const view = printer.normalize ? printer.normalize(hubView) : hubView;
     const row: Obj = { cells: printer.columns.map((c) => c.cell(view, ctx)) };
     const conditions = printer.conditions?.(view);
     if (conditions) row.conditions = conditions;

@@ -31,8 +31,10 @@ export function represent(ctx: HandlerContext, out: Obj, kind: { group: string; 
   if (!rep.as) return out;
   const isList = Array.isArray(out.items);
   if (rep.as === "Table") {
-    return tableFor(kind, isList ? out.items : [out], {
-      group: rep.group, version: rep.version, includeObject: includeObject(ctx),
+    // a version served through the conversion table prints as its hub does
+    const c = kind === ctx.rs.def ? ctx.rs.def.conversion : undefined;
+    return tableFor(c ? c.hub : kind, isList ? out.items : [out], {
+      group: rep.group, version: rep.version, includeObject: includeObject(ctx), atHub: c?.toHub,
       listMeta: isList ? out.metadata : { resourceVersion: out.metadata?.resourceVersion },
     });
   }
