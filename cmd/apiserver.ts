@@ -49,6 +49,11 @@ export const args = {
   "runtime-config": { type: "string", description: "Group versions (and resources) to serve, key[=value] comma-separated, a missing value meaning true: api/all, api/ga, api/beta, api/alpha, group/version (api/v1: core), group/version/resource (e.g. batch/v1beta1=false, api/beta=false,batch/v1beta1). Alpha versions are off by default; a disabled version answers 404 and its objects stay reachable at the others" },
   "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
+  "enable-priority-and-fairness": { type: "boolean", default: true, description: "With the APIPriorityAndFairness gate (on by default), replace the two in-flight limits by API Priority and Fairness over their sum: FlowSchemas and PriorityLevelConfigurations (flowcontrol.apiserver.k8s.io/v1beta1) classify requests and queue them fairly" },
+  "event-ttl": { type: "string", default: "1h0m0s", description: "Amount of time to retain events (after their last write)" },
+  "delete-collection-workers": { type: "string", default: "1", description: "Number of workers spawned for DeleteCollection call. These are used to speed up namespace cleanup" },
+  "goaway-chance": { type: "string", default: "0", description: "The probability (0 to 0.02) that a response closes its connection, so clients reconnect and spread over servers behind a load balancer. Upstream sends an HTTP/2 GOAWAY; Kite serves HTTP/1.1, where closing the connection after the response is the equivalent" },
+  "max-connection-bytes-per-sec": { type: "string", default: "0", description: "Accepted without effect: upstream throttles each long-running connection (exec, attach, port-forward, proxy) to this many bytes/s; Bun's sockets give Kite no per-connection pacing of the relayed streams" },
   "service-cluster-ip-range": { type: "string", default: "10.96.0.0/12", description: "IPv4 CIDR that Services' cluster IPs are handed out from" },
   "service-node-port-range": { type: "string", default: "30000-32767", description: "Inclusive N1-N2 range of node ports for NodePort and LoadBalancer Services" },
   "anonymous-auth": { type: "boolean", default: true, description: "Requests no authenticator rejected are served as system:anonymous (group system:unauthenticated)" },
@@ -119,6 +124,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     compactionIntervalMs: duration("etcd-compaction-interval", a["etcd-compaction-interval"]),
     maxRequestsInflight: int("max-requests-inflight", a["max-requests-inflight"], 0),
     maxMutatingRequestsInflight: int("max-mutating-requests-inflight", a["max-mutating-requests-inflight"], 0),
+    ...requestLimits(a),
     storage: {
       backend, etcdServers, etcdServersOverrides: overrides,
       etcdCAFile: a["etcd-cafile"], etcdCertFile: a["etcd-certfile"], etcdKeyFile: a["etcd-keyfile"],
@@ -139,6 +145,24 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
       sizes: cacheSizes(a["watch-cache-sizes"] ?? ""),
     },
+  };
+}
+
+/** --enable-priority-and-fairness and the other options of overload protection, checked as upstream checks them. */
+function requestLimits(a: Record<string, any>) {
+  const priorityAndFairness = bool("enable-priority-and-fairness", a["enable-priority-and-fairness"]);
+  const total = Number(a["max-requests-inflight"]) + Number(a["max-mutating-requests-inflight"]);
+  if (priorityAndFairness && total <= 0) {
+    throw new UsageError(`--max-requests-inflight=${a["max-requests-inflight"]} and --max-mutating-requests-inflight=${a["max-mutating-requests-inflight"]} must sum to a positive value when --enable-priority-and-fairness is true`);
+  }
+  const goawayChance = Number(a["goaway-chance"]);
+  if (!(goawayChance >= 0 && goawayChance <= 0.02)) throw new UsageError("--goaway-chance can not be less than 0 or greater than 0.02");
+  int("max-connection-bytes-per-sec", a["max-connection-bytes-per-sec"], 0);
+  return {
+    priorityAndFairness,
+    eventTtlMs: duration("event-ttl", a["event-ttl"]),
+    deleteCollectionWorkers: int("delete-collection-workers", a["delete-collection-workers"], 1),
+    goawayChance,
   };
 }
 

@@ -1,4 +1,4 @@
-// The HTTP front: filters (recovery → request info → authentication → authorization → in-flight limits →
+// The HTTP front: filters (recovery → request info → authentication → authorization → limits (limiter.ts) →
 // timeout → warnings) around the router, which sends resource requests to one generic handler per verb.
 import type { Server } from "bun";
 import type { X509Certificate } from "node:crypto";
@@ -29,6 +29,7 @@ import type { Health } from "./health.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Features } from "../features/featuregate.ts";
 import { Turns, isHeavy } from "./heavy.ts";
+import type { Admitted, Limiter } from "./limiter.ts";
 import { negotiate } from "./negotiate.ts";
 import type { RawPath } from "./rawpath.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
@@ -38,8 +39,6 @@ import { VERSION_INFO } from "../version.ts";
 export interface ServerOptions {
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
-  maxRequestsInflight: number;
-  maxMutatingRequestsInflight: number;
   features: Features;
   /** True when responses should close their connections (descriptors are running short). */
   closeConnections?: () => boolean;
@@ -55,6 +54,8 @@ export interface ServerOptions {
   kubelet?: KubeletClient;
   /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
   tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
+  /** The in-flight limits or priority and fairness (limiter.ts); none: no limit. */
+  limiter?: Limiter;
   /** The types --runtime-config leaves on (all when unset); the others answer 404, their objects stay stored. */
   enabled?: (def: ResourceDef) => boolean;
 }
@@ -64,8 +65,8 @@ export type Route = (req: Request, url: URL) => Response | undefined | Promise<R
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 /** Subresources upstream serves as long-running requests: no request timeout, no in-flight slot. */
-const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec"]);
-const longRunning = (info: RequestInfo) => info.verb === "watch" || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec", "attach", "portforward", "proxy"]);
+const longRunning = (info: RequestInfo) => info.verb === "watch" || info.verb === "proxy" || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 
 function statusResponse(e: StatusError): Response {
   const headers: Record<string, string> = { "Content-Type": "application/json", ...(e.headers ?? {}) };
@@ -125,25 +126,33 @@ export class ApiHandler {
     this.metrics!.recordRequest(verb, info.group, info.version, info.resource, info.subresource, scope, code, ms / 1000);
   }
 
-  /** In-flight limits: over the limit a request is told to retry (429), never queued without bound. */
+  /**
+   * The limit (limiter.ts): over it a request waits its turn or is told to retry (429), never queued
+   * without bound. Long-running requests (watches, logs, exec) are not counted.
+   */
   private async limited(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
-    const long = longRunning(info);
+    if (longRunning(info)) return this.route(req, url, info, user);
     const kind = MUTATING.has(info.verb) ? "mutating" : "readonly";
-    const max = kind === "mutating" ? this.opts.maxMutatingRequestsInflight : this.opts.maxRequestsInflight;
-    if (long || !info.isResourceRequest) return this.route(req, url, info, user);
-    if (max > 0 && this.inflight[kind] >= max) {
-      throw new StatusError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: 1 }, { "Retry-After": "1" });
+    let admitted: Admitted | undefined;
+    try {
+      admitted = await this.opts.limiter?.admit(info, user, kind);
+    } catch (e) {
+      this.metrics?.dropped.inc({ request_kind: kind === "mutating" ? "mutating" : "readOnly" });
+      throw e;
     }
     this.inflight[kind]++;
     this.metrics?.setInflight(kind, this.inflight[kind]);
     // The slot is held until the handler is done, even when the client was answered 504 before that.
     const work = kind === "mutating" && isHeavy(req) ? this.heavyTurn(req, url, info, user) : this.route(req, url, info, user);
     const release = () => {
+      admitted?.release();
       this.inflight[kind]--;
       this.metrics?.setInflight(kind, this.inflight[kind]);
     };
     work.then(release, release);
-    return this.withTimeout(work, url);
+    const res = await (info.isResourceRequest ? this.withTimeout(work, url) : work);
+    for (const [k, v] of admitted?.headers ?? []) res.headers.set(k, v);
+    return res;
   }
 
   private async heavyTurn(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {

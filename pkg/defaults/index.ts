@@ -10,6 +10,7 @@ import {
   defaultPodTemplateObject, defaultReplicationController,
 } from "./core.ts";
 import { child, fill, fillZero, items, sub } from "./fill.ts";
+import { defaultFlowSchema, defaultPriorityLevel } from "./flowcontrol.ts";
 import { defaultEndpointSlice, defaultNetworkPolicy } from "./networking.ts";
 import { defaultPod } from "./pod.ts";
 import { defaultBinding } from "./rbac.ts";
@@ -51,6 +52,8 @@ const BY_KIND: Record<string, Defaulter> = {
   "MutatingWebhookConfiguration.admissionregistration.k8s.io": defaultMutatingWebhooks,
   "ValidatingWebhookConfiguration.admissionregistration.k8s.io": defaultValidatingWebhooks,
   "CustomResourceDefinition.apiextensions.k8s.io": defaultCRD,
+  "FlowSchema.flowcontrol.apiserver.k8s.io": defaultFlowSchema,
+  "PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io": defaultPriorityLevel,
   // an APIService's service is reached on 443 unless it says otherwise
   "APIService.apiregistration.k8s.io": (svc) => { const ref = sub(sub(svc, "spec"), "service"); if (ref) fill(ref, { port: 443 }); },
   // a condition (an approval, a denial) holds unless it says otherwise

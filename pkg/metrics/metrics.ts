@@ -3,6 +3,7 @@ import client from "prom-client";
 import { applyMetricsOptions } from "./options.ts";
 import { RequestMetrics } from "./requests.ts";
 import { AdmissionMetrics } from "./admission.ts";
+import { FlowMetrics } from "../flowcontrol/metrics.ts";
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -45,6 +46,14 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly admission = new AdmissionMetrics(this.registry);
+  /** Requests shed with 429 (rare: prom-client's own counter). */
+  readonly dropped = new client.Counter({
+    name: "apiserver_dropped_requests_total",
+    help: "Number of requests dropped with 'Try again later' response",
+    labelNames: ["request_kind"],
+    registers: [this.registry],
+  });
+  readonly flowcontrol = new FlowMetrics(this.registry);
 
   constructor() {
     for (const m of this.requests.metrics()) this.registry.registerMetric(m as never);

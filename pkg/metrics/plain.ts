@@ -44,3 +44,23 @@ export class PlainHistogram implements PlainMetric {
 
   reset() { this.series.clear(); }
 }
+
+/** Counters (or gauges, type "gauge") by label values, added to in place. */
+export class PlainCounter implements PlainMetric {
+  private series = new Map<string, Value>();
+
+  constructor(readonly name: string, private help: string, private labelNames: string[], private type: "counter" | "gauge" = "counter") {}
+
+  add(values: string[], n = 1) {
+    const key = values.join("\u0000");
+    let s = this.series.get(key);
+    if (!s) this.series.set(key, (s = { labels: Object.fromEntries(this.labelNames.map((l, i) => [l, values[i]])), value: 0 }));
+    s.value += n;
+  }
+
+  get(): Snapshot {
+    return { name: this.name, help: this.help, type: this.type, aggregator: "sum", values: [...this.series.values()] };
+  }
+
+  reset() { this.series.clear(); }
+}

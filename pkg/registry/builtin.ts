@@ -105,6 +105,11 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("apiregistration.k8s.io", "v1", [
     { kind: "APIService", plural: "apiservices", namespaced: cluster, subresources: status, storageResource: "apiregistration.k8s.io/apiservices", categories: ["api-extensions"] },
   ]),
+  // API Priority and Fairness (pkg/flowcontrol): beta in v1.21, the version upstream serves and stores
+  ...gv("flowcontrol.apiserver.k8s.io", "v1beta1", [
+    { kind: "FlowSchema", plural: "flowschemas", namespaced: cluster, subresources: status },
+    { kind: "PriorityLevelConfiguration", plural: "prioritylevelconfigurations", namespaced: cluster, subresources: status },
+  ]),
   ...gv("admissionregistration.k8s.io", "v1", [
     { kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
     { kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },

@@ -96,6 +96,8 @@ export interface StoreOptions {
   cache?: CacheConfig;
   /** Write values in the binary media type. */
   binary?: boolean;
+  /** Deletes a delete-collection request runs at once (default 1). */
+  deleteCollectionWorkers?: number;
 }
 
 /** The admission chain (pkg/admission): mutating, then validating; each throws a Status to refuse. */
@@ -150,11 +152,13 @@ export class ResourceStore {
   hubStore?: ResourceStore;
   /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
   private binary: boolean;
+  private deleteWorkers: number;
 
   constructor(readonly def: ResourceDef, readonly store: Store, o: StoreOptions) {
     this.cacheConfig = o.cache ?? { capacity: 100 };
     this.admit = o.admit;
     this.binary = !!o.binary;
+    this.deleteWorkers = Math.max(1, o.deleteCollectionWorkers ?? 1);
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
     this.prefix = `${o.etcdPrefix.replace(/\/$/, "")}/${def.storageResource ?? def.plural}/`;
     this.fieldLabels = fieldLabelRules(def);
@@ -541,16 +545,21 @@ export class ResourceStore {
 
   async deleteCollection(ns: string, lo: ListOptions, o: DeleteOptions): Promise<Obj> {
     const list = await this.list(ns, { labelSelector: lo.labelSelector, fieldSelector: lo.fieldSelector });
-    const out: Obj[] = [];
-    for (const item of list.items) {
-      try {
-        const r = await this.delete(item.metadata.namespace ?? "", item.metadata.name, o);
-        out.push(r.obj);
-      } catch (e) {
-        if ((e as any).code !== 404) throw e;
+    const out: (Obj | undefined)[] = new Array(list.items.length);
+    // --delete-collection-workers deletes run side by side, each taking the next item; the answer keeps the list's order
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < list.items.length; i = next++) {
+        const item = list.items[i]!;
+        try {
+          out[i] = (await this.delete(item.metadata.namespace ?? "", item.metadata.name, o)).obj;
+        } catch (e) {
+          if ((e as any).code !== 404) throw e;
+        }
       }
-    }
-    return { ...list, items: out };
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deleteWorkers, list.items.length) }, worker));
+    return { ...list, items: out.filter((x) => x !== undefined) };
   }
 
   /**

@@ -26,6 +26,8 @@ export interface RegistryOptions {
   overrides?: Map<string, Store>;
   /** Write values in the binary media type. */
   binary?: boolean;
+  /** Deletes a delete-collection request runs at once (--delete-collection-workers). */
+  deleteCollectionWorkers?: number;
 }
 
 export class Registry {
@@ -45,7 +47,7 @@ export class Registry {
     this.storeOf = (d) => {
       const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
       const admit = d.custom ? undefined : admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
-      const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, admit, cache: cacheConfigFor(d, caching), binary: o.binary });
+      const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, admit, cache: cacheConfigFor(d, caching), binary: o.binary, deleteCollectionWorkers: o.deleteCollectionWorkers });
       rs.admission = this.admission;
       return rs;
     };

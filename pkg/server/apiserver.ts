@@ -49,6 +49,9 @@ import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
 import { buildAdmission } from "../admission/index.ts";
 import { defaultAdmissionOptions } from "../admission/options.ts";
+import { type Limiter, MaxInflight } from "../api/limiter.ts";
+import { PriorityAndFairness } from "../flowcontrol/apf.ts";
+import { EventExpiry } from "./eventttl.ts";
 import type { AdmissionOptions } from "../admission/types.ts";
 
 export interface ApiServerOptions {
@@ -70,6 +73,14 @@ export interface ApiServerOptions {
   compactionIntervalMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness (with the APIPriorityAndFairness gate): APF instead of the plain in-flight limits. */
+  priorityAndFairness?: boolean;
+  /** --event-ttl: Events are removed this long after their last write (0: kept). */
+  eventTtlMs?: number;
+  /** --delete-collection-workers. */
+  deleteCollectionWorkers?: number;
+  /** --goaway-chance: the probability a response closes its connection, so clients spread over servers. */
+  goawayChance?: number;
   watchCache: CacheSizing;
   storage: Omit<StorageOptions, "dataDir" | "requestTimeoutMs">;
   etcdHealthcheckTimeoutMs: number;
@@ -175,6 +186,7 @@ export class ApiServer {
       this.extraStores = [...stores.overrides.values()];
       this.registry = new Registry(SERVED, this.store, {
         etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
+        deleteCollectionWorkers: o.deleteCollectionWorkers,
       });
       await this.registry.bootstrap();
     });
@@ -223,13 +235,14 @@ export class ApiServer {
     this.controllers.push(customResources);
     await step("custom resources", () => customResources.start());
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
+    const limiter = await step("request limits", () => this.limiter());
+    const goaway = o.goawayChance ?? 0;
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
-      maxRequestsInflight: o.maxRequestsInflight,
-      maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+      limiter,
       features: o.features,
-      closeConnections: () => this.descriptors.high(),
+      closeConnections: () => this.descriptors.high() || (goaway > 0 && Math.random() < goaway),
       auth,
       reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
@@ -285,6 +298,7 @@ export class ApiServer {
       port: this.port,
       ca,
       identity: identity(o.dataDir),
+      flowControl: limiter instanceof PriorityAndFairness,
     });
     this.controllers.push(bootstrap);
     await bootstrap.start();
@@ -297,6 +311,11 @@ export class ApiServer {
     controllersStarted = true;
     await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
+    if (o.eventTtlMs) {
+      const expiry = new EventExpiry(this.registry, o.eventTtlMs);
+      await expiry.start();
+      this.controllers.push(expiry);
+    }
     this.startPolls();
     keepServingOnEscapedErrors();
     if (o.compactionIntervalMs > 0) {
@@ -323,6 +342,21 @@ export class ApiServer {
     const done = runControllers(client, names, 5, abort.signal, { ...DEFAULT_CONTROLLER_OPTIONS, signer })
       .catch((e) => consola.error(`in-server controllers: ${(e as Error).message}`));
     this.controllers.push({ stop: async () => { abort.abort(); await done; } });
+  }
+
+  /**
+   * Priority and fairness over the server's whole concurrency (both in-flight flags) when on, each
+   * request waiting at most a quarter of --request-timeout in its queue, as upstream; else the two limits.
+   */
+  private async limiter(): Promise<Limiter> {
+    const o = this.opts;
+    if (!(o.priorityAndFairness ?? true) || !o.features.APIPriorityAndFairness) {
+      return new MaxInflight({ readonly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight });
+    }
+    const apf = new PriorityAndFairness(this.registry, o.maxRequestsInflight + o.maxMutatingRequestsInflight, o.requestTimeoutMs / 4, this.metrics.flowcontrol);
+    await apf.start();
+    this.controllers.push(apf);
+    return apf;
   }
 
   /** Object counts per resource and the database size, for /metrics. */

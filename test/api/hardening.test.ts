@@ -180,7 +180,7 @@ describe("inputs that answered 500", () => {
 
 describe("in-flight limits count the work", () => {
   test("?timeout=1ms does not let writes past --max-mutating-requests-inflight", async () => {
-    const t = await startServer(["--max-mutating-requests-inflight=4"]);
+    const t = await startServer(["--max-mutating-requests-inflight=4", "--enable-priority-and-fairness=false"]);
     try {
       await createNamespace(t, "lim");
       const replies = await Promise.all(Array.from({ length: 300 }, (_, i) =>

@@ -2,9 +2,9 @@
 // the apiserver's bootstrap controller and the controller-manager's serviceaccounts and
 // root-ca-cert-publisher controllers; Kite does it all here, driven by the registry's watches, until the
 // controllers run as API clients): the `kubernetes` Service and Endpoints, the system PriorityClasses,
-// and in every namespace a `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap. The system
-// namespaces come from Registry.bootstrap. Of several servers on one store, the lease holder does it
-// (leader.ts).
+// the priority and fairness objects (flowcontrol.ts), and in every namespace a `default` ServiceAccount
+// and the `kube-root-ca.crt` ConfigMap. The system namespaces come from Registry.bootstrap. Of several
+// servers on one store, the lease holder does it (leader.ts).
 import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
 import { consola } from "consola";
@@ -12,6 +12,7 @@ import { Runner, inform } from "./informer.ts";
 import { RENEW_MS, holdLease, releaseLease } from "./leader.ts";
 import { type Endpoint, ensureEndpoints, ensureService, watchKubernetes } from "./kubernetes-service.ts";
 import { ensureSystemPriorityClasses } from "./priorityclasses.ts";
+import { ensureFlowControlObject, keepFlowControl } from "./flowcontrol.ts";
 import { ensureRootCA, watchRootCA } from "./rootca.ts";
 import { ensureServiceAccount, watchServiceAccount } from "./serviceaccounts.ts";
 
@@ -20,6 +21,8 @@ export interface BootstrapOptions extends Endpoint {
   ca: string;
   /** This server's identity in the lease (leader.ts). */
   identity: string;
+  /** Keep the priority and fairness objects (--enable-priority-and-fairness). */
+  flowControl?: boolean;
 }
 
 const active = (ns: Obj) => !ns.metadata.deletionTimestamp && ns.status?.phase !== "Terminating";
@@ -82,6 +85,11 @@ export class Bootstrap {
     await watch("configmaps", "", watchRootCA(rootCA));
     await watch("services", "default", watchKubernetes(kubernetes, "service"));
     await watch("endpoints", "default", watchKubernetes(kubernetes, "endpoints"));
+    if (o.flowControl) {
+      const flowControl = new Runner((key) => ensureFlowControlObject(r, key));
+      this.runners.push(flowControl);
+      this.stops.push(...(await keepFlowControl(r, flowControl)));
+    }
     await Promise.all(this.runners.map((x) => x.idle()));
   }
 
