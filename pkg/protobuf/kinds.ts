@@ -16,6 +16,7 @@ const GROUP_PACKAGES: Record<string, string> = {
   "scheduling.k8s.io": "k8s.io.api.scheduling",
   "storage.k8s.io": "k8s.io.api.storage",
   "events.k8s.io": "k8s.io.api.events",
+  "flowcontrol.apiserver.k8s.io": "k8s.io.api.flowcontrol",
   "discovery.k8s.io": "k8s.io.api.discovery",
   "node.k8s.io": "k8s.io.api.node",
   "certificates.k8s.io": "k8s.io.api.certificates",

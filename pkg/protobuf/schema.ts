@@ -14,6 +14,7 @@ import coordinationV1 from "../../proto/api/coordination_v1.proto" with { type: 
 import coreV1 from "../../proto/api/core_v1.proto" with { type: "text" };
 import discoveryV1 from "../../proto/api/discovery_v1.proto" with { type: "text" };
 import eventsV1 from "../../proto/api/events_v1.proto" with { type: "text" };
+import flowcontrolV1beta1 from "../../proto/api/flowcontrol_v1beta1.proto" with { type: "text" };
 import networkingV1 from "../../proto/api/networking_v1.proto" with { type: "text" };
 import nodeV1 from "../../proto/api/node_v1.proto" with { type: "text" };
 import policyV1 from "../../proto/api/policy_v1.proto" with { type: "text" };
@@ -52,6 +53,7 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/scheduling_v1.proto": schedulingV1,
   "api/storage_v1.proto": storageV1,
   "api/events_v1.proto": eventsV1,
+  "api/flowcontrol_v1beta1.proto": flowcontrolV1beta1,
   "api/discovery_v1.proto": discoveryV1,
   "api/node_v1.proto": nodeV1,
   "api/certificates_v1.proto": certificatesV1,

@@ -3,6 +3,7 @@ import type { KindValidator } from "./index.ts";
 import * as cfg from "./configdata.ts";
 import * as ev from "./events.ts";
 import * as ext from "./extensions.ts";
+import * as fc from "./flowcontrol.ts";
 import { apiService } from "./apiservice.ts";
 import * as net from "./networking.ts";
 import * as nn from "./namespace-node.ts";
@@ -37,6 +38,8 @@ export const OTHER_KINDS: Record<string, KindValidator> = {
   [`RoleBinding.${RBAC}`]: rbac.roleBinding,
   [`ClusterRoleBinding.${RBAC}`]: rbac.clusterRoleBinding,
   "StorageClass.storage.k8s.io": st.storageClass,
+  "FlowSchema.flowcontrol.apiserver.k8s.io": fc.flowSchema,
+  "PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io": fc.priorityLevelConfiguration,
   "CSIDriver.storage.k8s.io": st.csiDriver,
   "CSINode.storage.k8s.io": st.csiNode,
   "VolumeAttachment.storage.k8s.io": st.volumeAttachment,

@@ -52,6 +52,14 @@ describe("bootstrap configuration", () => {
     }
   });
 
+  test("the mandatory objects' specs are fixed", async () => {
+    const pl = (await s.call("GET", `${FC}/prioritylevelconfigurations/catch-all`, undefined, as("test"))).body;
+    pl.spec.limited.assuredConcurrencyShares = 50;
+    const r = await s.call("PUT", `${FC}/prioritylevelconfigurations/catch-all`, pl, as("test"));
+    const st = expectStatus(r, 422, "Invalid", "change catch-all's shares");
+    expect(st.details.causes).toContainEqual(expect.objectContaining({ field: "spec", message: expect.stringContaining("spec of 'catch-all' must equal the fixed value") }));
+  });
+
   test("a deleted mandatory FlowSchema is made again", async () => {
     const before = await uidOf("flowschemas", "catch-all");
     expectCode(await s.call("DELETE", `${FC}/flowschemas/catch-all`, undefined, as("test")), 200, "delete catch-all");

@@ -162,6 +162,8 @@ export function minimalBody(d: ResourceDef, name: string, ns = ""): any {
     },
     "policy/PodDisruptionBudget": () => ({ spec: { minAvailable: 1, selector: { matchLabels: app } } }),
     "scheduling.k8s.io/PriorityClass": () => ({ value: 1000, description: "test" }),
+    "flowcontrol.apiserver.k8s.io/FlowSchema": () => ({ spec: { priorityLevelConfiguration: { name: "global-default" } } }),
+    "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": () => ({ spec: { type: "Limited", limited: { limitResponse: { type: "Reject" } } } }),
     "storage.k8s.io/StorageClass": () => ({ provisioner: "example.com/provisioner" }),
     "storage.k8s.io/CSIDriver": () => ({ spec: { attachRequired: true } }),
     "storage.k8s.io/CSINode": () => ({ spec: { drivers: [] } }),

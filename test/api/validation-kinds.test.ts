@@ -34,6 +34,9 @@ const ingressRule = (r: object) => (o: any) => {
 };
 const netpolIngress = (rule: object) => (o: any) => { o.spec.ingress = [rule]; };
 const limit = (l: object) => (o: any) => { o.spec.limits = [l]; };
+const FC = "flowcontrol.apiserver.k8s.io";
+const fsRule = (rule: object) => (o: any) => { o.spec.rules = [{ subjects: [{ kind: "User", user: { name: "alice" } }], ...rule }]; };
+const limited = (l: object) => (o: any) => { o.spec = { type: "Limited", limited: l }; };
 const crdName = (o: any) => { o.metadata.name = `${o.spec.names.plural}.${o.spec.group}`; };
 
 const TABLES: Table[] = [
@@ -446,6 +449,36 @@ const TABLES: Table[] = [
       ["a name twice", (o) => { withHook({})(o); o.webhooks.push(o.webhooks[0]); }, "webhooks[1].name", D],
     ],
   })),
+  {
+    kind: "FlowSchema", group: FC,
+    good: [["a rule for a user and the health paths", fsRule({ resourceRules: [{ verbs: ["get", "list"], apiGroups: [""], resources: ["pods", "pods/log"], namespaces: ["*"] }], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/healthz/*"] }] })]],
+    bad: [
+      ["matchingPrecedence 20000", (o) => { o.spec.matchingPrecedence = 20000; }, "spec.matchingPrecedence", I, "must not be greater than 10000"],
+      ["matchingPrecedence 1", (o) => { o.spec.matchingPrecedence = 1; }, "spec.matchingPrecedence", I, "only the schema named 'exempt' may have matchingPrecedence 1"],
+      ["distinguisher ByColor", (o) => { o.spec.distinguisherMethod = { type: "ByColor" }; }, "spec.distinguisherMethod.type", NS_, `"ByNamespace", "ByUser"`],
+      ["no priority level", (o) => { o.spec.priorityLevelConfiguration = { name: "" }; }, "spec.priorityLevelConfiguration.name", R, "must reference a priority level"],
+      ["a rule without subjects", fsRule({ subjects: [], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }] }), "spec.rules[0].subjects", R, "subjects must contain at least one value"],
+      ["a rule matching nothing", fsRule({}), "spec.rules[0]", R, "at least one of resourceRules and nonResourceRules has to be non-empty"],
+      ["subject kind Robot", fsRule({ subjects: [{ kind: "Robot" }], nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }] }), "spec.rules[0].subjects[0].kind", NS_, `"Group", "ServiceAccount", "User"`],
+      ["a namespaced rule without namespaces", fsRule({ resourceRules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] }), "spec.rules[0].resourceRules[0].namespaces", R, "resource rules that are not cluster scoped must supply at least one namespace"],
+      ["verb fly", fsRule({ resourceRules: [{ verbs: ["fly"], apiGroups: [""], resources: ["pods"], clusterScope: true }] }), "spec.rules[0].resourceRules[0].verbs", NS_],
+      ["a wildcard mid-path", fsRule({ nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/a*/b"] }] }), "spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", I, "wildcard can only do suffix matching"],
+    ],
+  },
+  {
+    kind: "PriorityLevelConfiguration", group: FC,
+    good: [["queued", limited({ assuredConcurrencyShares: 5, limitResponse: { type: "Queue", queuing: { queues: 16, handSize: 4, queueLengthLimit: 10 } } })]],
+    bad: [
+      ["type Sometimes", (o) => { o.spec.type = "Sometimes"; }, "spec.type", NS_, `"Exempt", "Limited"`],
+      ["Exempt but not named exempt", (o) => { o.spec = { type: "Exempt" }; }, "spec.type", I, "type must be 'Exempt' if and only if name is 'exempt'"],
+      ["Limited without limits", (o) => { o.spec = { type: "Limited" }; }, "spec.limited", R, "must not be empty when type is Limited"],
+      ["negative shares", limited({ assuredConcurrencyShares: -1, limitResponse: { type: "Reject" } }), "spec.limited.assuredConcurrencyShares", I, "must be positive"],
+      ["Queue without queues", limited({ limitResponse: { type: "Queue" } }), "spec.limited.limitResponse.queuing", R, "must not be empty if limited.limitResponse.type is Limited"],
+      ["Reject with queues", limited({ limitResponse: { type: "Reject", queuing: { queues: 4 } } }), "spec.limited.limitResponse.queuing", F, "must be nil if limited.limitResponse.type is not Limited"],
+      ["a hand larger than the deck", limited({ limitResponse: { type: "Queue", queuing: { queues: 4, handSize: 8, queueLengthLimit: 10 } } }), "spec.limited.limitResponse.queuing.handSize", I, "should not be greater than queues (4)"],
+      ["a hand needing 70 bits", limited({ limitResponse: { type: "Queue", queuing: { queues: 128, handSize: 10, queueLengthLimit: 10 } } }), "spec.limited.limitResponse.queuing.handSize", I, "required entropy bits of deckSize 128 and handSize 10 should not be greater than 60"],
+    ],
+  },
   {
     kind: "CustomResourceDefinition", group: "apiextensions.k8s.io",
     bad: [
