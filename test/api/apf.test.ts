@@ -60,6 +60,15 @@ describe("bootstrap configuration", () => {
     expect(st.details.causes).toContainEqual(expect.objectContaining({ field: "spec", message: expect.stringContaining("spec of 'catch-all' must equal the fixed value") }));
   });
 
+  test("each FlowSchema's Dangling condition says whether its priority level exists", async () => {
+    expectCode(await s.call("POST", `${FC}/flowschemas`, {
+      metadata: { name: "test-dangling" }, spec: { priorityLevelConfiguration: { name: "nowhere" }, matchingPrecedence: 9000 },
+    }, as("test")), 201, "create a schema naming no level");
+    const condition = (name: string) => until(async () => (await s.call("GET", `${FC}/flowschemas/${name}`, undefined, as("test"))).body.status?.conditions?.find((c: any) => c.type === "Dangling"), `${name} Dangling`);
+    expect(await condition("test-dangling")).toMatchObject({ status: "True", reason: "NotFound", message: `This FlowSchema references the PriorityLevelConfiguration object named "nowhere" but there is no such object` });
+    expect(await condition("test-noisy")).toMatchObject({ status: "False", reason: "Found" });
+  });
+
   test("a deleted mandatory FlowSchema is made again", async () => {
     const before = await uidOf("flowschemas", "catch-all");
     expectCode(await s.call("DELETE", `${FC}/flowschemas/catch-all`, undefined, as("test")), 200, "delete catch-all");

@@ -1,5 +1,6 @@
 // Priority and fairness configuration, as upstream's config producer keeps it: the suggested objects
-// are made once when missing, the mandatory ones (exempt, catch-all) are made again whenever deleted.
+// are made once when missing, the mandatory ones (exempt, catch-all) are made again whenever deleted,
+// and each FlowSchema's Dangling condition says whether its priority level exists.
 import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
 import { GROUP } from "../../flowcontrol/apf.ts";
@@ -25,11 +26,44 @@ async function ensure(registry: Registry, obj: Obj): Promise<void> {
   await rs.create("", structuredClone(obj), { fieldManager: MANAGER }).catch((e) => { if (!settled(e)) throw e; });
 }
 
-/** Makes every missing object; then watches for a mandatory one deleted. Returns the watches' stops. */
-export async function keepFlowControl(registry: Registry, runner: Runner): Promise<(() => void)[]> {
+/** The Dangling condition a FlowSchema should carry, in upstream's words. */
+function dangling(level: string, exists: boolean): Obj {
+  return exists
+    ? { type: "Dangling", status: "False", reason: "Found", message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists` }
+    : { type: "Dangling", status: "True", reason: "NotFound", message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object` };
+}
+
+/** Job of a Runner, keyed by FlowSchema name: writes its Dangling condition when it changed. */
+export async function markDangling(registry: Registry, name: string): Promise<void> {
+  const fs = await current(store(registry, "FlowSchema"), "", name);
+  if (!fs) return;
+  const level = fs.spec?.priorityLevelConfiguration?.name ?? "";
+  const want = dangling(level, !!(await current(store(registry, "PriorityLevelConfiguration"), "", level)));
+  const conditions: Obj[] = fs.status?.conditions ?? [];
+  const had = conditions.find((c) => c.type === "Dangling");
+  if (had && had.status === want.status && had.message === want.message) return;
+  const next = structuredClone(fs);
+  next.status = { ...fs.status, conditions: [...conditions.filter((c) => c.type !== "Dangling"), { ...want, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, "Z") }] };
+  await store(registry, "FlowSchema").update("", name, next, "status", { fieldManager: MANAGER }).catch((e) => { if (!settled(e)) throw e; });
+}
+
+/**
+ * Makes every missing object; then watches both kinds: a mandatory object deleted is made again, and a
+ * FlowSchema's Dangling condition follows its level. Returns the watches' stops.
+ */
+export async function keepFlowControl(registry: Registry, runner: Runner, conditions: Runner): Promise<(() => void)[]> {
   for (const o of ALL) runner.run(`${o.kind}/${o.metadata.name}`);
+  /** FlowSchema name → the level it names. */
+  const levelOf = new Map<string, string>();
   return Promise.all(Object.keys(RESOURCES).map((kind) => inform(store(registry, kind), "", (type, obj) => {
-    const key = `${kind}/${obj.metadata.name}`;
-    if (type === "DELETED" && MANDATORY.has(key)) runner.run(key);
+    const name = obj.metadata.name;
+    if (type === "DELETED" && MANDATORY.has(`${kind}/${name}`)) runner.run(`${kind}/${name}`);
+    if (kind === "FlowSchema") {
+      if (type === "DELETED") levelOf.delete(name);
+      else { levelOf.set(name, obj.spec?.priorityLevelConfiguration?.name); conditions.run(name); }
+    } else if (type !== "MODIFIED") {
+      for (const [fs, level] of levelOf) if (level === name) conditions.run(fs);
+    }
   })));
 }
+

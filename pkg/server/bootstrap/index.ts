@@ -12,7 +12,7 @@ import { Runner, inform } from "./informer.ts";
 import { RENEW_MS, holdLease, releaseLease } from "./leader.ts";
 import { type Endpoint, ensureEndpoints, ensureService, watchKubernetes } from "./kubernetes-service.ts";
 import { ensureSystemPriorityClasses } from "./priorityclasses.ts";
-import { ensureFlowControlObject, keepFlowControl } from "./flowcontrol.ts";
+import { ensureFlowControlObject, keepFlowControl, markDangling } from "./flowcontrol.ts";
 import { ensureRootCA, watchRootCA } from "./rootca.ts";
 import { ensureServiceAccount, watchServiceAccount } from "./serviceaccounts.ts";
 
@@ -87,8 +87,9 @@ export class Bootstrap {
     await watch("endpoints", "default", watchKubernetes(kubernetes, "endpoints"));
     if (o.flowControl) {
       const flowControl = new Runner((key) => ensureFlowControlObject(r, key));
-      this.runners.push(flowControl);
-      this.stops.push(...(await keepFlowControl(r, flowControl)));
+      const dangling = new Runner((name) => markDangling(r, name));
+      this.runners.push(flowControl, dangling);
+      this.stops.push(...(await keepFlowControl(r, flowControl, dangling)));
     }
     await Promise.all(this.runners.map((x) => x.idle()));
   }
