@@ -18,6 +18,7 @@ const FS_HEADER = "X-Kubernetes-PF-FlowSchema-UID";
 const PL_HEADER = "X-Kubernetes-PF-PriorityLevel-UID";
 
 interface Level { obj: Obj; exempt: boolean; set?: QueueSet }
+interface Classification { labels: string[]; executed: string[]; turnedAway: string[]; headers: [string, string][] }
 
 export class PriorityAndFairness implements Limiter {
   private schemaObjs = new Map<string, Obj>();
@@ -25,6 +26,7 @@ export class PriorityAndFairness implements Limiter {
   private schemas: Obj[] = [];
   private levels = new Map<string, Level>();
   private stops: (() => void)[] = [];
+  private classified = new WeakMap<Obj, WeakMap<Obj, Classification>>();
 
   /**
    * `concurrency` is the server's total (--max-requests-inflight + --max-mutating-requests-inflight);
@@ -81,35 +83,47 @@ export class PriorityAndFairness implements Limiter {
     const who = user ?? ANONYMOUS;
     const fs = this.schemas.find((s) => schemaMatches(s, info, who)) ?? this.schemas[this.schemas.length - 1]!;
     const level = this.levels.get(fs.spec.priorityLevelConfiguration.name)!;
-    const labels = [fs.metadata.name, level.obj.metadata.name];
-    const headers: [string, string][] = [];
-    if (fs.metadata.uid) headers.push([FS_HEADER, fs.metadata.uid]);
-    if (level.obj.metadata.uid) headers.push([PL_HEADER, level.obj.metadata.uid]);
+    const c = this.classification(fs, level);
     const m = this.metrics;
     const running = (release: () => void): Admitted => {
-      m.dispatched.add(labels);
-      m.executing.add(labels);
-      return { headers, release: () => { m.executing.add(labels, -1); release(); } };
+      m.dispatched.add(c.labels);
+      m.executing.add(c.labels);
+      return { headers: c.headers, release: () => { m.executing.add(c.labels, -1); release(); } };
     };
     if (level.exempt) return running(() => {});
     const t0 = performance.now();
     const entered = level.set!.enter(flowKey(fs, info, who), this.waitLimitMs);
     if (!(entered instanceof Promise)) {
-      if (entered.outcome === "dispatched") { m.wait.observe([...labels, "true"], 0); return running(entered.release); }
-      return this.rejected(labels, entered.outcome, headers, t0);
+      if (entered.outcome === "dispatched") { m.wait.observe(c.executed, 0); return running(entered.release); }
+      return this.rejected(c, entered.outcome, t0);
     }
-    m.inQueue.add(labels);
+    m.inQueue.add(c.labels);
     return entered.then(({ outcome, release }) => {
-      m.inQueue.add(labels, -1);
-      if (outcome !== "dispatched") return this.rejected(labels, outcome, headers, t0);
-      m.wait.observe([...labels, "true"], (performance.now() - t0) / 1000);
+      m.inQueue.add(c.labels, -1);
+      if (outcome !== "dispatched") return this.rejected(c, outcome, t0);
+      m.wait.observe(c.executed, (performance.now() - t0) / 1000);
       return running(release);
     });
   }
 
-  private rejected(labels: string[], reason: string, headers: [string, string][], t0: number): never {
-    this.metrics.rejected.add([...labels, reason]);
-    this.metrics.wait.observe([...labels, "false"], (performance.now() - t0) / 1000);
-    throw tooManyRequests(Object.fromEntries(headers));
+  /** A schema and level's metric labels and response headers, made once per pair of objects. */
+  private classification(fs: Obj, level: Level): Classification {
+    let byLevel = this.classified.get(fs);
+    if (!byLevel) this.classified.set(fs, (byLevel = new WeakMap()));
+    let c = byLevel.get(level.obj);
+    if (!c) {
+      const labels = [fs.metadata.name, level.obj.metadata.name];
+      const headers: [string, string][] = [];
+      if (fs.metadata.uid) headers.push([FS_HEADER, fs.metadata.uid]);
+      if (level.obj.metadata.uid) headers.push([PL_HEADER, level.obj.metadata.uid]);
+      byLevel.set(level.obj, (c = { labels, executed: [...labels, "true"], turnedAway: [...labels, "false"], headers }));
+    }
+    return c;
+  }
+
+  private rejected(c: Classification, reason: string, t0: number): never {
+    this.metrics.rejected.add([...c.labels, reason]);
+    this.metrics.wait.observe(c.turnedAway, (performance.now() - t0) / 1000);
+    throw tooManyRequests(Object.fromEntries(c.headers));
   }
 }

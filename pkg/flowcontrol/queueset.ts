@@ -1,8 +1,13 @@
-// Fair queuing for one limited priority level. Each flow is dealt a hand of queues (shuffle sharding:
-// a noisy flow shares its hand's queues with few others) and waits in the shortest of them; a freed
-// seat goes to the non-empty queue with the fewest requests executing, so every busy queue gets an
-// equal share of the level's concurrency whatever the depth of the others. (Upstream orders queues by
-// virtual finish time; with requests of unknown cost this is the same equal-share rule.)
+// Fair queuing for one limited priority level, on one JavaScript thread. Each flow is dealt a hand of
+// queues (shuffle sharding: a noisy flow shares its hand's queues with few others) and waits in the
+// shortest of them; a free seat goes to the busy queue that has been served least so far (start-time
+// fair queuing: a queue that was idle starts level with the busy ones, not ahead of them).
+//
+// A request handled without awaiting anything holds its seat for no time at all, so seats alone would
+// never queue: a burst is simply run in arrival order, the last arrival waiting for all the others. So
+// limited requests also take a place in the event loop's current turn (TURN_BUDGET of them); the others
+// wait, and are started one per level per turn in fair order, with the event loop free to read new
+// requests (a quiet flow's among them) in between.
 
 export interface LevelShape {
   /** Seats: the level's share of the server's concurrency. */
@@ -15,18 +20,42 @@ export interface LevelShape {
 }
 
 export type Outcome = "dispatched" | "queue-full" | "concurrency-limit" | "time-out";
+export interface Entered { outcome: Outcome; release: () => void }
+
+/** Limited requests started in one turn of the event loop before the rest wait for a later turn. */
+const TURN_BUDGET = 4;
+const turn = {
+  used: 0,
+  resetting: false,
+  take(): boolean {
+    if (!this.resetting) {
+      this.resetting = true;
+      setImmediate(() => { this.used = 0; this.resetting = false; });
+    }
+    return this.used < TURN_BUDGET && ++this.used > 0;
+  },
+};
 
 interface Waiter { flow: string; queue: Queue; done: (o: Outcome) => void; timer?: Timer }
 class Queue {
   waiting: Waiter[] = [];
   executing = 0;
+  /** Milliseconds of service its requests have had (virtual: an idle queue is brought level on waking). */
+  served = 0;
 }
+
+/** Hands are cached per flow (a hash and a partial shuffle each); bounded, cleared when full. */
+const MAX_HANDS = 10_000;
 
 export class QueueSet {
   executing = 0;
   waiting = 0;
   private queues: Queue[] = [];
   private busy = new Set<Queue>();
+  private hands = new Map<string, number[]>();
+  private pumping = false;
+  /** The least service among busy queues when last looked: where a waking queue starts. */
+  private now = 0;
 
   constructor(private shape: LevelShape) {
     this.configure(shape);
@@ -37,32 +66,36 @@ export class QueueSet {
     const waiters = this.queues.flatMap((q) => q.waiting);
     this.shape = shape;
     this.queues = Array.from({ length: Math.max(1, shape.queues) }, () => new Queue());
+    this.hands.clear();
     this.busy.clear();
-    for (const w of waiters) {
-      w.queue = this.pick(w.flow);
-      w.queue.waiting.push(w);
-      this.busy.add(w.queue);
-    }
-    this.dispatch();
+    for (const w of waiters) this.park(w, this.pick(w.flow));
+    this.pump();
   }
 
-  /** Resolves when the request may run (then `release` must follow once) or was turned away. */
-  enter(flow: string, waitLimitMs: number): Promise<{ outcome: Outcome; release: () => void }> | { outcome: Outcome; release: () => void } {
+  /** The request may run now (then `release` must follow once), after a wait, or not at all. */
+  enter(flow: string, waitLimitMs: number): Entered | Promise<Entered> {
     const queue = this.pick(flow);
-    const release = () => this.leave(queue);
-    if (this.executing < this.shape.limit && this.waiting === 0) {
-      this.start(queue);
-      return { outcome: "dispatched", release };
+    if (this.executing < this.shape.limit && this.waiting === 0 && (this.shape.reject || turn.take())) {
+      return { outcome: "dispatched", release: this.start(queue) };
     }
-    if (this.shape.reject) return { outcome: "concurrency-limit", release };
-    if (queue.waiting.length >= this.shape.queueLengthLimit) return { outcome: "queue-full", release };
+    if (this.shape.reject) return { outcome: "concurrency-limit", release: () => {} };
+    if (queue.waiting.length >= this.shape.queueLengthLimit) return { outcome: "queue-full", release: () => {} };
     return new Promise((resolve) => {
-      const w: Waiter = { flow, queue, done: (outcome) => resolve({ outcome, release: () => this.leave(w.queue) }) };
+      const w: Waiter = { flow, queue, done: (outcome) => resolve({ outcome, release: outcome === "dispatched" ? this.started(w.queue) : () => {} }) };
       w.timer = setTimeout(() => this.expire(w), waitLimitMs);
-      w.queue.waiting.push(w);
-      this.busy.add(w.queue);
-      this.waiting++;
+      this.park(w, queue);
+      this.pump();
     });
+  }
+
+  private park(w: Waiter, queue: Queue) {
+    w.queue = queue;
+    if (!queue.waiting.length) {
+      queue.served = Math.max(queue.served, this.now);
+      this.busy.add(queue);
+    }
+    queue.waiting.push(w);
+    this.waiting++;
   }
 
   private expire(w: Waiter) {
@@ -74,49 +107,74 @@ export class QueueSet {
     w.done("time-out");
   }
 
-  private start(queue: Queue) {
+  /** Counts a request as running from `queue`; returns its release, which charges the queue its service time. */
+  private start(queue: Queue): () => void {
     queue.executing++;
     this.executing++;
+    const t0 = performance.now();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      queue.served += performance.now() - t0;
+      queue.executing--;
+      this.executing--;
+      this.pump();
+    };
   }
 
-  private leave(queue: Queue) {
-    queue.executing--;
-    this.executing--;
-    this.dispatch();
+  private started = (queue: Queue) => this.start(queue);
+
+  /** Starts waiting requests in a later turn of the event loop, as many as the turn has places for. */
+  private pump() {
+    if (this.pumping || !this.waiting || this.executing >= this.shape.limit) return;
+    this.pumping = true;
+    setImmediate(() => {
+      this.pumping = false;
+      while (this.waiting && this.executing < this.shape.limit && turn.take()) this.dispatchOne();
+      this.pump();
+    });
   }
 
-  private dispatch() {
-    while (this.executing < this.shape.limit && this.busy.size) {
-      let next: Queue | undefined;
-      for (const q of this.busy) if (!next || q.executing < next.executing) next = q;
-      const w = next!.waiting.shift()!;
-      // the queue goes to the back of the turn order: equal executing counts take turns
-      this.busy.delete(next!);
-      if (next!.waiting.length) this.busy.add(next!);
-      this.waiting--;
-      clearTimeout(w.timer);
-      this.start(next!);
-      w.done("dispatched");
-    }
+  private dispatchOne() {
+    let next: Queue | undefined;
+    for (const q of this.busy) if (!next || q.served < next.served) next = q;
+    const q = next!;
+    this.now = q.served;
+    const w = q.waiting.shift()!;
+    if (!q.waiting.length) this.busy.delete(q);
+    this.waiting--;
+    clearTimeout(w.timer);
+    w.done("dispatched");
   }
 
   /** The shortest queue of the flow's hand: handSize distinct queues chosen by the flow's hash. */
   private pick(flow: string): Queue {
-    const n = this.queues.length;
-    const hand = Math.min(this.shape.handSize, n);
-    let h = BigInt.asUintN(64, BigInt(Bun.hash(flow)));
-    const dealt: number[] = [];
-    let best: Queue | undefined;
-    for (let i = 0; i < hand; i++) {
-      const left = BigInt(n - i);
-      let idx = Number(h % left);
-      h /= left;
-      // the idx-th queue not yet dealt
-      for (const d of [...dealt].sort((a, b) => a - b)) if (d <= idx) idx++;
-      dealt.push(idx);
-      const q = this.queues[idx]!;
-      if (!best || q.waiting.length + q.executing < best.waiting.length + best.executing) best = q;
+    let hand = this.hands.get(flow);
+    if (!hand) {
+      if (this.hands.size >= MAX_HANDS) this.hands.clear();
+      this.hands.set(flow, (hand = deal(flow, this.queues.length, Math.min(this.shape.handSize, this.queues.length))));
     }
-    return best!;
+    let best = this.queues[hand[0]!]!;
+    for (const i of hand) {
+      const q = this.queues[i]!;
+      if (q.waiting.length + q.executing < best.waiting.length + best.executing) best = q;
+    }
+    return best;
   }
+}
+
+/** Deals `size` distinct cards of a `deck`, the flow's hash read as a number in a falling-factorial base. */
+function deal(flow: string, deck: number, size: number): number[] {
+  let h = BigInt.asUintN(64, BigInt(Bun.hash(flow)));
+  const dealt: number[] = [];
+  for (let i = 0; i < size; i++) {
+    const left = BigInt(deck - i);
+    let idx = Number(h % left);
+    h /= left;
+    // the idx-th card not yet dealt
+    for (const d of [...dealt].sort((a, b) => a - b)) if (d <= idx) idx++;
+    dealt.push(idx);
+  }
+  return dealt;
 }
