@@ -36,8 +36,9 @@ describe("lifecycle of every built-in type", () => {
       expect(st.details.name).toBe(name);
       expect(st.details.kind).toBe(d.plural);
 
-      // the server writes a definition's status (accepted names, conditions) right after its create, as upstream
-      const settled = d.kind === "CustomResourceDefinition";
+      // the server writes a definition's status (accepted names, conditions) and a FlowSchema's (Dangling)
+      // right after its create, as upstream
+      const settled = d.kind === "CustomResourceDefinition" || d.kind === "FlowSchema";
       if (settled) await until(async () => (await s.call("GET", pathFor(d, NS, name))).body.status?.conditions, `${label}/${name} status`);
 
       // get
