@@ -1,5 +1,5 @@
-// Printers for rbac, coordination, scheduling, policy, autoscaling, node, certificates and admission
-// registration, after upstream's pkg/printers/internalversion (v1.21).
+// Printers for rbac, coordination, scheduling, flowcontrol, policy, autoscaling, node, certificates and
+// admission registration, after upstream's pkg/printers/internalversion (v1.21).
 import type { Obj } from "../registry/types.ts";
 import { ageColumn, bool, int, intOrString, nameColumn, str, wide, type Column, type Printers } from "./columns.ts";
 
@@ -96,6 +96,27 @@ export const CLUSTER: Printers = {
       nameColumn,
       int("Value", "Priority of pods using the class.", (o) => o.value ?? 0),
       bool("Global-Default", "Whether the class is the default for pods without one.", (o) => o.globalDefault ?? false),
+      ageColumn,
+    ],
+  },
+  "FlowSchema.flowcontrol.apiserver.k8s.io": {
+    columns: [
+      nameColumn,
+      str("PriorityLevel", "The priority level its requests are served at.", (o) => o.spec?.priorityLevelConfiguration?.name ?? ""),
+      int("MatchingPrecedence", "Order among schemas, lowest first.", (o) => o.spec?.matchingPrecedence ?? 0),
+      str("DistinguisherMethod", "How its requests are told apart into flows.", (o) => o.spec?.distinguisherMethod?.type ?? "<none>"),
+      ageColumn,
+      str("MissingPL", "Whether its priority level is missing (the Dangling condition).", (o) => (o.status?.conditions ?? []).find((c: Obj) => c.type === "Dangling")?.status ?? "?"),
+    ],
+  },
+  "PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io": {
+    columns: [
+      nameColumn,
+      str("Type", "Exempt or Limited.", (o) => o.spec?.type ?? ""),
+      str("AssuredConcurrencyShares", "Its share of the server's concurrency.", (o) => String(o.spec?.limited?.assuredConcurrencyShares ?? "<none>")),
+      str("Queues", "Number of queues.", (o) => String(o.spec?.limited?.limitResponse?.queuing?.queues ?? "<none>")),
+      str("HandSize", "Queues dealt to each flow.", (o) => String(o.spec?.limited?.limitResponse?.queuing?.handSize ?? "<none>")),
+      str("QueueLengthLimit", "Requests one queue holds.", (o) => String(o.spec?.limited?.limitResponse?.queuing?.queueLengthLimit ?? "<none>")),
       ageColumn,
     ],
   },

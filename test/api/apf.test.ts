@@ -47,6 +47,9 @@ describe("bootstrap configuration", () => {
       "system-nodes=system/500", "kube-controller-manager=workload-high/800", "kube-scheduler=workload-high/800", "kube-system-service-accounts=workload-high/900",
       "service-accounts=workload-low/9000", "global-default=global-default/9900", "catch-all=catch-all/10000"]) expect(fs).toContain(want);
     const pl = await kubectl(s, ["get", "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io", "-o", "jsonpath={range .items[*]}{.metadata.name}={.spec.type}/{.spec.limited.assuredConcurrencyShares} {end}"]);
+    const table = await kubectl(s, ["get", "flowschemas", "exempt"]);
+    expect(table.out).toMatch(/^NAME\s+PRIORITYLEVEL\s+MATCHINGPRECEDENCE\s+DISTINGUISHERMETHOD\s+AGE\s+MISSINGPL\n/);
+    expect(table.out).toMatch(/\nexempt\s+exempt\s+1\s+<none>\s+\S+\s+(False|\?)\n/);
     for (const want of ["exempt=Exempt/", "catch-all=Limited/5", "system=Limited/30", "leader-election=Limited/10", "workload-high=Limited/40", "workload-low=Limited/100", "global-default=Limited/20"]) {
       expect(pl.out).toContain(want);
     }
