@@ -1,0 +1,60 @@
+// One priority level's fair queuing: hands of distinct queues, a quiet flow started ahead of a noisy
+// flow's backlog, the queue length limit, the wait limit, and Reject levels.
+import { describe, expect, test } from "bun:test";
+import { QueueSet } from "../../pkg/flowcontrol/queueset.ts";
+
+const shape = { limit: 1, reject: false, queues: 16, handSize: 4, queueLengthLimit: 50 };
+/** Waits for every pending immediate (the turns in which waiting requests start). */
+const turns = async (n = 50) => { for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r)); };
+
+describe("QueueSet", () => {
+  test("a quiet flow's request starts ahead of a noisy flow's backlog", async () => {
+    const set = new QueueSet(shape);
+    const order: string[] = [];
+    // the noisy flow holds the seat and queues 30 more behind it
+    const first = set.enter("noisy", 10_000);
+    if (first instanceof Promise) throw new Error("the first request should start at once");
+    const noisy = Array.from({ length: 30 }, (_, i) => Promise.resolve(set.enter("noisy", 10_000)).then((e) => { order.push(`noisy-${i}`); return e; }));
+    const quiet = Promise.resolve(set.enter("quiet", 10_000)).then((e) => { order.push("quiet"); return e; });
+    // requests run one at a time: each releases its seat a turn after it started
+    first.release();
+    for (const p of [...noisy, quiet]) void p.then(async (e) => { await turns(1); e.release(); });
+    await Promise.all([...noisy, quiet]);
+    // the noisy flow spreads over its hand's queues, each as entitled as the quiet flow's one queue: the
+    // quiet request starts within one round of them, not after the backlog of 30
+    expect(order.indexOf("quiet")).toBeLessThanOrEqual(shape.handSize);
+    expect(order.length).toBe(31);
+  });
+
+  test("a full queue and a wait past the limit turn requests away; Reject levels never queue", async () => {
+    const set = new QueueSet({ ...shape, queues: 1, handSize: 1, queueLengthLimit: 2 });
+    const held = set.enter("a", 10_000);
+    if (held instanceof Promise) throw new Error("the first request should start at once");
+    const waiting = [set.enter("a", 50), set.enter("a", 50)];
+    expect(await set.enter("a", 50)).toMatchObject({ outcome: "queue-full" });
+    expect((await Promise.all(waiting)).map((e) => e.outcome)).toEqual(["time-out", "time-out"]);
+    held.release();
+    const reject = new QueueSet({ ...shape, reject: true });
+    const r1 = reject.enter("a", 10_000);
+    expect(r1).toMatchObject({ outcome: "dispatched" });
+    expect(reject.enter("b", 10_000)).toMatchObject({ outcome: "concurrency-limit" });
+    (r1 as { release(): void }).release();
+    expect(reject.enter("b", 10_000)).toMatchObject({ outcome: "dispatched" });
+  });
+
+  test("flows are dealt distinct queues, the same each time", async () => {
+    const set = new QueueSet({ ...shape, limit: 100, queues: 64, handSize: 6 });
+    // hold one seat per request so each pick sees the queues the earlier ones filled
+    const picks = new Set<unknown>();
+    for (let i = 0; i < 6; i++) {
+      const e = set.enter("flow-x", 10_000);
+      await turns(2);
+      picks.add((set as any).hands.get("flow-x").join(","));
+      expect(e).not.toBeInstanceOf(Promise);
+    }
+    const hand: number[] = (set as any).hands.get("flow-x");
+    expect(new Set(hand).size).toBe(6);
+    expect(hand.every((i) => i >= 0 && i < 64)).toBe(true);
+    expect(picks.size).toBe(1);
+  });
+});
