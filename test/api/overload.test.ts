@@ -1,7 +1,7 @@
 // Overload protection without priority and fairness (--enable-priority-and-fairness=false): the plain
 // in-flight limits answer 429 with Retry-After, long-running requests and system:masters are not
-// limited, --request-timeout answers 504, --delete-collection-workers deletes side by side, and the
-// options' bad values are refused.
+// limited, --request-timeout answers 504, --delete-collection-workers deletes side by side,
+// --goaway-chance closes some connections, and the options' bad values are refused.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +20,7 @@ let s: TestServer;
 let hook: SlowHook;
 useServer(NS, (started) => (s = started), [
   `--token-auth-file=${tokens}`, "--enable-priority-and-fairness=false", "--max-requests-inflight=1", "--max-mutating-requests-inflight=1",
-  "--request-timeout=2s", "--delete-collection-workers=4",
+  "--request-timeout=2s", "--delete-collection-workers=4", "--goaway-chance=0.02",
 ]);
 beforeAll(async () => {
   hook = await installSlowHook(s);
@@ -72,6 +72,16 @@ describe("--delete-collection-workers", () => {
     expectCode(r, 200, "delete the collection");
     expect(r.body.items.map((o: any) => o.metadata.name).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `many-${i}`).sort());
     expect((await s.call("GET", `${CMS}?labelSelector=many%3Dyes`, undefined, as("test"))).body.items).toEqual([]);
+  });
+});
+
+describe("--goaway-chance", () => {
+  test("about that share of responses close their connections", async () => {
+    const replies = await Promise.all(Array.from({ length: 600 }, () => s.req("/readyz")));
+    const closing = replies.filter((r) => r.headers.get("connection") === "close").length;
+    // 2 % of 600 is 12; none at all would happen once in ~180,000 runs
+    expect(closing).toBeGreaterThan(0);
+    expect(closing).toBeLessThan(60);
   });
 });
 
