@@ -1,7 +1,8 @@
-// Overload protection measured: one noisy user runs 10× --max-requests-inflight clients in a closed loop
-// (LISTs; a 429 retried after its Retry-After, as client-go does) while a quiet user's GETs and /readyz are timed, first on the idle
-// server, then under the noise; with priority and fairness on (the two users are different flows of
-// global-default) and off (plain in-flight limits). Also what APF costs a GET at default limits.
+// Overload protection measured: one noisy user runs 10× --max-requests-inflight clients in a closed
+// loop (LISTs; a 429 retried after its Retry-After, as client-go does) while a quiet user's GETs and
+// /readyz are timed, first on the idle server, then under the noise; with priority and fairness on (the
+// two users are different flows of global-default) and off (plain in-flight limits). Also what APF costs
+// a GET at default limits.
 // Run: bun test/bench/overload.bench.ts   (SECONDS=8 INFLIGHT=40 OBJECTS=300 N_GET=4000 by default;
 // COST_ONLY=1 runs only the cost part, COST_USER=test times it for system:masters, the exempt level)
 import { writeFileSync } from "node:fs";
