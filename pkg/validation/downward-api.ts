@@ -4,7 +4,7 @@ import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
 import { str } from "./decode.ts";
 import { qualifiedName } from "./names.ts";
-import { quantityText } from "./quantity.ts";
+import { quantity, quantityText } from "./quantity.ts";
 
 /** Pod fields the v1 downward API knows at all (ConvertDownwardAPIFieldLabel). */
 const KNOWN_FIELDS = new Set([
@@ -56,8 +56,8 @@ export function resourceFieldSelector(errs: Errs, s: Obj, path: string, volume: 
   else if (!resource) errs.required(`${path}.resource`);
   else if (!RESOURCES.includes(resource) && !/^(limits|requests)\.hugepages-/.test(resource)) errs.notSupported(`${path}.resource`, resource, RESOURCES);
   if (s.divisor === undefined || s.divisor === null) return;
+  if (quantity(s.divisor) === 0) return; // a divisor that is no quantity fails the decode (400)
   const divisor = quantityText(s.divisor);
-  if (divisor === "0") return;
   for (const [re, allowed, message] of DIVISORS) {
     if (re.test(resource) && !allowed.includes(divisor)) errs.invalid(`${path}.divisor`, resource, message);
   }

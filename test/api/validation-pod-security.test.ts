@@ -173,6 +173,10 @@ describe("pod spec rules", () => {
   for (const [what, change, field, reason, message] of invalid) {
     test(`invalid: ${what}`, async () => expectCause(await s.call("POST", PODS, pod(change)), field, reason, message, what));
   }
+  test("a divisor that is no quantity fails the decode, as upstream's", async () => {
+    const r = await s.call("POST", PODS, pod((p) => { p.volumes = [{ name: "v", downwardAPI: { items: [{ path: "x", resourceFieldRef: { containerName: "c", resource: "limits.cpu", divisor: "lots" } }] } }]; }));
+    expect(expectStatus(r, 400, "BadRequest", "divisor lots").message).toContain("quantities must match the regular expression");
+  });
   test("a pod template carries the same rules under its own path", async () => {
     const d = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "sec" }, spec: { selector: { matchLabels: { app: "a" } }, template: { metadata: { labels: { app: "a" } }, spec: pod((p) => { p.securityContext = { runAsUser: -1 }; }).spec } } };
     expectCause(await s.call("POST", `/apis/apps/v1/namespaces/${NS}/deployments`, d), "spec.template.spec.securityContext.runAsUser", "FieldValueInvalid", `Invalid value: -1: ${RANGE}`, "deployment");
