@@ -94,7 +94,10 @@ function windowsOptions(errs: Errs, v: unknown, path: string) {
 
 const FS_GROUP_POLICIES = ["Always", "OnRootMismatch"];
 
-/** spec.securityContext; shareProcessNamespace lives in the spec in v1 but upstream reports it under securityContext. */
+/**
+ * spec.securityContext and the host namespaces beside it (upstream keeps them in the internal security
+ * context, so shareProcessNamespace is reported under securityContext).
+ */
 export function validatePodSecurityContext(errs: Errs, spec: Obj, path: string) {
   const p = `${path}.securityContext`;
   const sc = obj(spec.securityContext, p);
@@ -102,6 +105,12 @@ export function validatePodSecurityContext(errs: Errs, spec: Obj, path: string) 
   errs.each<unknown>(`${p}.supplementalGroups`, list(sc.supplementalGroups, `${p}.supplementalGroups`), (g, gp) => id(errs, g, gp));
   if (spec.hostPID === true && spec.shareProcessNamespace === true) {
     errs.invalid(`${p}.shareProcessNamespace`, true, "ShareProcessNamespace and HostPID cannot both be enabled");
+  }
+  // on the host's network a container's port is the host's (the defaulter fills an unset hostPort)
+  if (spec.hostNetwork === true) {
+    errs.each<Obj>(`${path}.containers`, list(spec.containers, `${path}.containers`), (c, cp) => errs.each<Obj>(`${cp}.ports`, list(c?.ports, `${cp}.ports`), (port, pp) => {
+      if ((port?.hostPort ?? 0) !== (port?.containerPort ?? 0)) errs.invalid(`${pp}.containerPort`, port?.containerPort ?? 0, "must match `hostPort` when `hostNetwork` is true");
+    }));
   }
   sysctls(errs, sc.sysctls, `${p}.sysctls`);
   const policy = str(sc.fsGroupChangePolicy, `${p}.fsGroupChangePolicy`);

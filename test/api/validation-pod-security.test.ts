@@ -58,6 +58,7 @@ const valid: [string, (p: any) => void][] = [
       { maxSkew: 2, topologyKey: "zone", whenUnsatisfiable: "ScheduleAnyway" },
     ];
   }],
+  ["hostNetwork with a containerPort only (its hostPort is defaulted to match)", (p) => { p.hostNetwork = true; p.containers[0].ports = [{ containerPort: 9100 }]; }],
   ["dnsPolicy None with a full dnsConfig", (p) => {
     p.dnsPolicy = "None";
     p.dnsConfig = { nameservers: ["10.0.0.10", "2001:db8::1"], searches: ["ns.svc.cluster.local", "example.com."], options: [{ name: "ndots", value: "2" }, { name: "edns0" }] };
@@ -82,6 +83,7 @@ const invalid: Case[] = [
   ["a negative supplemental group", (p) => { p.securityContext = { supplementalGroups: [1, -5] }; }, "spec.securityContext.supplementalGroups[1]", "FieldValueInvalid", `Invalid value: -5: ${RANGE}`],
   ["a container's runAsGroup -2", (p) => { p.containers[0].securityContext = { runAsGroup: -2 }; }, `${c0}.securityContext.runAsGroup`, "FieldValueInvalid", `Invalid value: -2: ${RANGE}`],
   ["shareProcessNamespace with hostPID", (p) => { p.hostPID = true; p.shareProcessNamespace = true; }, "spec.securityContext.shareProcessNamespace", "FieldValueInvalid", "Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled"],
+  ["hostNetwork with a hostPort other than the containerPort", (p) => { p.hostNetwork = true; p.containers[0].ports = [{ containerPort: 80, hostPort: 8080 }]; }, `${c0}.ports[0].containerPort`, "FieldValueInvalid", "Invalid value: 80: must match `hostPort` when `hostNetwork` is true"],
   ["a sysctl name with capitals", (p) => { p.securityContext = { sysctls: [{ name: "Net.Core", value: "1" }] }; }, "spec.securityContext.sysctls[0].name", "FieldValueInvalid", `Invalid value: "Net.Core": must have at most 253 characters and match regex ${SYSCTL_RE}`],
   ["a sysctl twice", (p) => { p.securityContext = { sysctls: [{ name: "kernel.msgmax", value: "1" }, { name: "kernel.msgmax", value: "2" }] }; }, "spec.securityContext.sysctls[1].name", "FieldValueDuplicate", `Duplicate value: "kernel.msgmax"`],
   ["a sysctl without a name", (p) => { p.securityContext = { sysctls: [{ value: "1" }] }; }, "spec.securityContext.sysctls[0].name", "FieldValueRequired", "Required value"],
