@@ -171,6 +171,8 @@ export class ResourceStore {
   decode(kv: KeyValue): Obj {
     let obj = (typeof kv.value === "string" ? JSON.parse(kv.value) : decodeProtobuf(kv.value)) as Obj;
     obj = this.def.codec ? this.def.codec.fromStorage(obj) : upgradeStored(this.def, obj);
+    // as upstream defaults every object it decodes: one stored before a default existed reads with it
+    applyDefaults(this.def.group, this.def.kind, obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
