@@ -24,6 +24,7 @@ export const CONTROLLER_ACCOUNTS: Record<string, string> = {
   "pvc-protection": "pvc-protection-controller",
   replicaset: "replicaset-controller",
   replicationcontroller: "replication-controller",
+  resourcequota: "resourcequota-controller",
   serviceaccount: "service-account-controller",
   statefulset: "statefulset-controller",
   "ttl-after-finished": "ttl-after-finished-controller",

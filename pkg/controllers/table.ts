@@ -16,6 +16,7 @@ import { initPodGCController } from "./podgc.ts";
 import { initPvcProtectionController } from "./pvcprotection.ts";
 import { initPvProtectionController } from "./pvprotection.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
+import { initResourceQuotaController } from "./resourcequota.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
 import { startServiceAccountTokenController } from "./serviceaccounttoken.ts";
 import { initStatefulSetController } from "./statefulset.ts";
@@ -41,6 +42,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   "pvc-protection": { init: initPvcProtectionController, enabledByDefault: true },
   replicaset: { init: replicaSetController, enabledByDefault: true },
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
+  resourcequota: { init: initResourceQuotaController, enabledByDefault: true },
   serviceaccount: { init: startServiceAccountController, enabledByDefault: true },
   "serviceaccount-token": { init: startServiceAccountTokenController, enabledByDefault: true },
   statefulset: { init: initStatefulSetController, enabledByDefault: true },
