@@ -1,0 +1,75 @@
+// A table that renders only the rows in view (fixed row height), so a list of thousands of objects costs
+// as much as one screenful; arrow keys (or j/k) move the selection, Enter opens it.
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Column, Row } from "./live.ts";
+
+const ROW_HEIGHT = 30;
+const OVERSCAN = 8;
+
+export interface VTableProps {
+  columns: Column[];
+  rows: Row[];
+  onOpen: (row: Row) => void;
+  /** Whether the keyboard moves this table's selection (the page's main table only). */
+  keys?: boolean;
+}
+
+export function VTable({ columns, rows, onOpen, keys = true }: VTableProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const [scroll, setScroll] = useState(0);
+  const [height, setHeight] = useState(600);
+  const [selected, setSelected] = useState(0);
+  useEffect(() => {
+    const el = box.current!;
+    const ro = new ResizeObserver(() => setHeight(el.clientHeight));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  useEffect(() => {
+    if (!keys) return;
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.target as HTMLElement).closest("input, textarea, select")) return;
+      const step = e.key === "ArrowDown" || e.key === "j" ? 1 : e.key === "ArrowUp" || e.key === "k" ? -1 : 0;
+      if (step) {
+        e.preventDefault();
+        setSelected((s) => {
+          const next = Math.max(0, Math.min(rows.length - 1, s + step));
+          const el = box.current!;
+          const top = (next + 1) * ROW_HEIGHT;
+          if (top < el.scrollTop + ROW_HEIGHT * 2) el.scrollTop = top - ROW_HEIGHT * 2;
+          else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
+          return next;
+        });
+      } else if (e.key === "Enter" && rows[selected]) onOpen(rows[selected]);
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [rows, selected, onOpen, keys]);
+  const first = Math.max(0, Math.floor(scroll / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((scroll + height) / ROW_HEIGHT) + OVERSCAN);
+  const shown = columns.map((c, i) => [c, i] as const).filter(([c]) => !c.priority);
+  return (
+    <div class="vtable" ref={box} onScroll={(e) => setScroll((e.target as HTMLElement).scrollTop)} role="grid" aria-rowcount={rows.length}>
+      <table>
+        <thead>
+          <tr>{shown.map(([c]) => <th key={c.name} title={c.description}>{c.name.toUpperCase()}</th>)}</tr>
+        </thead>
+        <tbody>
+          <tr style={{ height: `${first * ROW_HEIGHT}px` }} aria-hidden="true" />
+          {rows.slice(first, last).map((r, i) => (
+            <tr key={r.key} class={first + i === selected ? "row selected" : "row"} data-name={r.object?.metadata?.name}
+              onClick={() => { setSelected(first + i); onOpen(r); }}>
+              {shown.map(([c, ci]) => <td key={c.name}>{cell(r.cells[ci])}</td>)}
+            </tr>
+          ))}
+          <tr style={{ height: `${(rows.length - last) * ROW_HEIGHT}px` }} aria-hidden="true" />
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return "";
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
+}
