@@ -1,7 +1,7 @@
 // The page's frame: the cluster's resources in a sidebar (from discovery), the namespace picker and the
 // search box on top, and the list or object page of the address.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, getJSON, resKey } from "./api.ts";
+import { ApiError, type Res, getJSON, resKey } from "./api.ts";
 import { DetailView } from "./detail.tsx";
 import { type Discovery, SECTIONS, discover } from "./discovery.ts";
 import { ListView, plural, useLiveTable } from "./list.tsx";
@@ -12,7 +12,7 @@ export function App() {
   const [d, setD] = useState<Discovery | ApiError | undefined>();
   const [version, setVersion] = useState("");
   useEffect(() => {
-    discover().then(setD, (e) => setD(e instanceof ApiError ? e : new ApiError({ code: 0, message: String(e) })));
+    discover(setD).catch((e) => setD(e instanceof ApiError ? e : new ApiError({ code: 0, message: String(e) })));
     getJSON("/version").then((v) => setVersion(v.gitVersion), () => {});
   }, []);
   if (!d) return <Loading />;
@@ -25,7 +25,8 @@ function Shell({ d, version }: { d: Discovery; version: string }) {
   const [search, setSearch] = useState("");
   const searchBox = useRef<HTMLInputElement>(null);
   const ns = route.ns ?? localStorage.getItem("kite-console-ns") ?? "default";
-  const res = d.byKey.get(route.res ?? "") ?? d.find("", "pods")!;
+  // an address naming a group not read yet waits for it; an unknown one shows pods
+  const res = d.byKey.get(route.res ?? "") ?? (route.res && !d.complete ? undefined : d.find("", "pods")!);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const typing = (e.target as HTMLElement).closest("input, textarea, select");
@@ -42,10 +43,10 @@ function Shell({ d, version }: { d: Discovery; version: string }) {
   }, [route]);
   const pick = (next: string) => {
     localStorage.setItem("kite-console-ns", next);
-    go({ res: resKey(res), ns: next });
+    go({ res: route.res, ns: next });
   };
-  const link = (r: typeof res) => (
-    <li key={resKey(r)}><a href={href({ res: resKey(r), ns })} class={r === res ? "active" : ""}>{plural(r.kind)}</a></li>
+  const link = (r: Res) => (
+    <li key={resKey(r)}><a href={href({ res: resKey(r), ns })} class={res && resKey(r) === resKey(res) ? "active" : ""}>{plural(r.kind)}</a></li>
   );
   return (
     <div class="shell">
@@ -63,7 +64,7 @@ function Shell({ d, version }: { d: Discovery; version: string }) {
         {d.custom.length > 0 && <div><h4>Custom resources</h4><ul>{d.custom.map(link)}</ul></div>}
       </nav>
       <main>
-        {route.name
+        {!res ? <Loading /> : route.name
           ? <DetailView key={`${resKey(res)}/${ns}/${route.name}`} d={d} res={res} ns={res.namespaced ? ns : undefined} name={route.name} tab={route.tab} />
           : <ListView key={`${resKey(res)}/${ns}`} res={res} ns={res.namespaced ? ns : ""} search={search} />}
       </main>

@@ -25,19 +25,43 @@ export interface Discovery {
   custom: Res[];
   /** Whether metrics.k8s.io is served (node and pod charts). */
   metrics: boolean;
+  /** False while some groups' resources are still being read. */
+  complete: boolean;
 }
 
 interface ResourceList { groupVersion: string; resources: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[] }
 
-export async function discover(): Promise<Discovery> {
-  const groups: { name: string; preferredVersion: { groupVersion: string } }[] = (await getJSON("/apis")).groups ?? [];
-  const lists = await Promise.all([
-    getJSON<ResourceList>("/api/v1"),
-    ...groups.map((g) => getJSON<ResourceList>(`/apis/${g.preferredVersion.groupVersion}`).catch(() => undefined)),
-  ]);
+/**
+ * Reads discovery, handing on what is known as it grows: the core group and the list of groups first (the
+ * page can show core lists at once), then each group's resources as they arrive.
+ */
+export async function discover(onChange: (d: Discovery) => void): Promise<void> {
+  const lists: ResourceList[] = [];
+  let groups: string[] = [];
+  let pending = 0;
+  const update = () => onChange(build(lists, groups, pending === 0));
+  const [core, apis] = await Promise.all([getJSON<ResourceList>("/api/v1"), getJSON("/apis")]);
+  const versions: string[] = (apis.groups ?? []).map((g: any) => g.preferredVersion.groupVersion);
+  groups = (apis.groups ?? []).map((g: any) => g.name);
+  lists.push(core);
+  pending = versions.length;
+  update();
+  // Two at a time: a browser opens six connections to a host, and the first list and its watch must not
+  // queue behind twenty discovery reads.
+  let next = 0;
+  await Promise.all([0, 1].map(async () => {
+    while (next < versions.length) {
+      const l = await getJSON<ResourceList>(`/apis/${versions[next++]}`).catch(() => undefined);
+      if (l) lists.push(l);
+      pending--;
+      update();
+    }
+  }));
+}
+
+function build(lists: ResourceList[], groups: string[], complete: boolean): Discovery {
   const all: Res[] = [];
   for (const l of lists) {
-    if (!l) continue;
     const [group, version] = l.groupVersion.includes("/") ? l.groupVersion.split("/") : ["", l.groupVersion];
     for (const r of l.resources ?? []) {
       if (r.name.includes("/") || !(r.verbs ?? []).includes("list")) continue;
@@ -48,9 +72,9 @@ export async function discover(): Promise<Discovery> {
   const byKind = new Map(all.map((r) => [`${r.group ? `${r.group}/` : ""}${r.version}/${r.kind}`, r]));
   const find = (group: string, resource: string) => all.find((r) => r.group === group && r.resource === resource);
   return {
-    all, byKey, byKind, find,
+    all, byKey, byKind, find, complete,
     custom: all.filter((r) => !BUILT_IN_GROUPS.has(r.group)).sort((a, b) => a.kind.localeCompare(b.kind)),
-    metrics: groups.some((g) => g.name === "metrics.k8s.io"),
+    metrics: groups.includes("metrics.k8s.io"),
   };
 }
 

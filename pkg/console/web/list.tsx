@@ -27,6 +27,11 @@ export function ListView({ res, ns, search }: { res: Res; ns: string; search: st
     const s = search.trim().toLowerCase();
     return s ? all.filter((r) => r.cells.some((c) => String(c).toLowerCase().includes(s))) : all;
   }, [state, search]);
+  const live = state.phase !== "loading";
+  useEffect(() => {
+    // a User Timing mark for measurements (test/bench/console.bench.ts): when this list first shows data
+    if (live) performance.mark("kite-console:list", { detail: res.resource });
+  }, [live]);
   if (state.phase === "loading") return <Loading />;
   const columns = state.columns ?? [];
   return (

@@ -44,6 +44,6 @@ export function useLiveObject(res: Res, ns: string | undefined, name: string): O
     setState({ phase: "loading" });
     void run();
     return () => abort.abort();
-  }, [res, ns, name]);
+  }, [objectPath(res, ns, name)]);
   return state;
 }

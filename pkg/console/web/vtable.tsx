@@ -1,6 +1,8 @@
 // A table that renders only the rows in view (fixed row height), so a list of thousands of objects costs
-// as much as one screenful; arrow keys (or j/k) move the selection, Enter opens it.
+// as much as one screenful; arrow keys (or j/k) move the selection, Enter opens it. Ages count on between
+// the server's updates, from each object's creationTimestamp, as kubectl prints them.
 import { useEffect, useRef, useState } from "preact/hooks";
+import { humanDuration } from "../../table/duration.ts";
 import type { Column, Row } from "./live.ts";
 
 const ROW_HEIGHT = 30;
@@ -19,6 +21,11 @@ export function VTable({ columns, rows, onOpen, keys = true }: VTableProps) {
   const [scroll, setScroll] = useState(0);
   const [height, setHeight] = useState(600);
   const [selected, setSelected] = useState(0);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
   useEffect(() => {
     const el = box.current!;
     const ro = new ResizeObserver(() => setHeight(el.clientHeight));
@@ -48,6 +55,11 @@ export function VTable({ columns, rows, onOpen, keys = true }: VTableProps) {
   const first = Math.max(0, Math.floor(scroll / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((scroll + height) / ROW_HEIGHT) + OVERSCAN);
   const shown = columns.map((c, i) => [c, i] as const).filter(([c]) => !c.priority);
+  const age = columns.findIndex((c) => c.name === "Age");
+  const text = (r: Row, ci: number) => {
+    const created = ci === age && r.object?.metadata?.creationTimestamp;
+    return created ? humanDuration(now - Date.parse(created)) : cell(r.cells[ci]);
+  };
   return (
     <div class="vtable" ref={box} onScroll={(e) => setScroll((e.target as HTMLElement).scrollTop)} role="grid" aria-rowcount={rows.length}>
       <table>
@@ -59,7 +71,7 @@ export function VTable({ columns, rows, onOpen, keys = true }: VTableProps) {
           {rows.slice(first, last).map((r, i) => (
             <tr key={r.key} class={first + i === selected ? "row selected" : "row"} data-name={r.object?.metadata?.name}
               onClick={() => { setSelected(first + i); onOpen(r); }}>
-              {shown.map(([c, ci]) => <td key={c.name}>{cell(r.cells[ci])}</td>)}
+              {shown.map(([c, ci]) => <td key={c.name}>{text(r, ci)}</td>)}
             </tr>
           ))}
           <tr style={{ height: `${(rows.length - last) * ROW_HEIGHT}px` }} aria-hidden="true" />
