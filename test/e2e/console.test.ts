@@ -11,7 +11,8 @@ import { KITE, freePort } from "../helpers/server.ts";
 import { tempDir, track } from "../helpers/processes.ts";
 
 /** The page's document, in functions that run in the browser. */
-declare const document: { querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): { length: number } };
+declare const document: { body: unknown; querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): { length: number } };
+declare function getComputedStyle(e: unknown): { backgroundColor: string };
 
 const dir = tempDir("kite-console-");
 const kubeconfig = join(dir, "kubeconfig.yaml");
@@ -115,9 +116,9 @@ test("a ConfigMap is edited with a diff preview and saved by server-side apply; 
   expect(kubectl(["get", "configmap", "settings", "-o", "jsonpath={.data.a}"]).out).toBe("3");
 });
 
-test("a Deployment is scaled from its page and its owned objects follow", async () => {
+test("a Deployment is scaled and restarted from its page, and its owned objects follow", async () => {
   await page.goto(`${origin}/#res=apps/v1/deployments&ns=default&name=web&tab=related`);
-  await page.locator(".chain", { hasText: "No owner" }).or(page.locator("p.muted", { hasText: "No owner" })).waitFor();
+  await page.locator("p.muted", { hasText: "No owner" }).waitFor();
   await page.click("button:has-text('Scale')");
   await page.fill("input[name=replicas]", "2");
   await page.click(".dialog button[type=submit]");
@@ -129,6 +130,69 @@ test("a Deployment is scaled from its page and its owned objects follow", async 
   await page.locator(".chain a", { hasText: "Deployment/web" }).waitFor();
   await page.waitForFunction(() => document.querySelectorAll("[data-owned=pods] tr.row").length === 2, undefined, { timeout: 20_000 });
   await shot("related");
+
+  await page.click(".chain a:has-text('Deployment/web')");
+  await page.click("button:has-text('Restart')");
+  await page.click(".dialog button[type=submit]");
+  await page.waitForFunction(() => document.querySelector(".dialog") === null);
+  const restartedAt = kubectl(["get", "deployment", "web", "-o", "jsonpath={.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}"]).out;
+  expect(Date.now() - Date.parse(restartedAt)).toBeLessThan(60_000);
+});
+
+test("the keyboard and the search box: / filters, j and Enter open a row, Escape goes back", async () => {
+  expect(kubectl(["create", "configmap", "alpha"]).code).toBe(0);
+  expect(kubectl(["create", "configmap", "beta"]).code).toBe(0);
+  await page.goto(`${origin}/#res=v1/configmaps&ns=default`);
+  await page.locator("tr.row", { hasText: "beta" }).waitFor();
+  await page.keyboard.press("/");
+  await page.keyboard.type("alp");
+  await page.waitForFunction(() => document.querySelectorAll("tr.row").length === 1);
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => document.querySelectorAll("tr.row").length > 2);
+  await page.keyboard.press("j"); // the second row: beta (rows are sorted by name)
+  await page.keyboard.press("Enter");
+  await page.locator("h1", { hasText: "ConfigMap beta" }).waitFor();
+  await page.keyboard.press("Escape");
+  await page.locator("section.list[data-resource=configmaps]").waitFor();
+});
+
+test("a Secret's values stay hidden until asked for", async () => {
+  expect(kubectl(["create", "secret", "generic", "login", "--from-literal=password=s3cr3t"]).code).toBe(0);
+  await page.goto(`${origin}/#res=v1/secrets&ns=default&name=login`);
+  const yaml = page.locator("pre.yaml");
+  await yaml.waitFor();
+  expect(await yaml.textContent()).toContain("password: (hidden, 6 bytes)");
+  expect(await yaml.textContent()).not.toContain(btoa("s3cr3t"));
+  await page.click("text=Show values");
+  await page.locator("pre.yaml", { hasText: btoa("s3cr3t") }).waitFor();
+});
+
+test("delete asks first; an object deleted elsewhere while viewed is shown as deleted", async () => {
+  expect(kubectl(["create", "configmap", "doomed"]).code).toBe(0);
+  await page.goto(`${origin}/#res=v1/configmaps&ns=default&name=doomed`);
+  await page.click("button:has-text('Delete')");
+  await page.click(".dialog button:has-text('Cancel')");
+  expect(kubectl(["get", "configmap", "doomed"]).code).toBe(0);
+  await page.click("button:has-text('Delete')");
+  await page.click(".dialog button[type=submit]");
+  await page.locator("section.list[data-resource=configmaps]").waitFor();
+  expect(kubectl(["get", "configmap", "doomed"]).err).toContain("NotFound");
+
+  expect(kubectl(["create", "configmap", "fleeting"]).code).toBe(0);
+  await page.goto(`${origin}/#res=v1/configmaps&ns=default&name=fleeting`);
+  await page.locator("pre.yaml", { hasText: "fleeting" }).waitFor();
+  expect(kubectl(["delete", "configmap", "fleeting"]).code).toBe(0);
+  await page.locator(".banner.gone").waitFor();
+});
+
+test("dark mode follows the system's preference", async () => {
+  const dark = await browser.newPage({ colorScheme: "dark", viewport: { width: 1280, height: 760 } });
+  await dark.goto(consoleUrl);
+  await dark.goto(`${origin}/#res=apps/v1/deployments&ns=default`);
+  await dark.locator("tr.row", { hasText: "web" }).waitFor();
+  expect(await dark.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(20, 23, 28)");
+  await dark.screenshot({ path: join(shots, "deployments-dark.png") });
+  await dark.close();
 });
 
 test("a user without rights sees what is forbidden", async () => {

@@ -32,26 +32,30 @@ export function VTable({ columns, rows, onOpen, keys = true }: VTableProps) {
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
+  // The key handler reads what the last render showed (effects run only after paint, later than a fast
+  // key press), and a step is seen by the next key at once.
+  const latest = useRef({ rows, onOpen, selected });
+  latest.current = { rows, onOpen, selected };
   useEffect(() => {
     if (!keys) return;
     const onKey = (e: KeyboardEvent) => {
       if ((e.target as HTMLElement).closest("input, textarea, select")) return;
+      const cur = latest.current;
       const step = e.key === "ArrowDown" || e.key === "j" ? 1 : e.key === "ArrowUp" || e.key === "k" ? -1 : 0;
       if (step) {
         e.preventDefault();
-        setSelected((s) => {
-          const next = Math.max(0, Math.min(rows.length - 1, s + step));
-          const el = box.current!;
-          const top = (next + 1) * ROW_HEIGHT;
-          if (top < el.scrollTop + ROW_HEIGHT * 2) el.scrollTop = top - ROW_HEIGHT * 2;
-          else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
-          return next;
-        });
-      } else if (e.key === "Enter" && rows[selected]) onOpen(rows[selected]);
+        const next = Math.max(0, Math.min(cur.rows.length - 1, cur.selected + step));
+        cur.selected = next;
+        setSelected(next);
+        const el = box.current!;
+        const top = (next + 1) * ROW_HEIGHT;
+        if (top < el.scrollTop + ROW_HEIGHT * 2) el.scrollTop = top - ROW_HEIGHT * 2;
+        else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight;
+      } else if (e.key === "Enter" && cur.rows[cur.selected]) cur.onOpen(cur.rows[cur.selected]);
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [rows, selected, onOpen, keys]);
+  }, [keys]);
   const first = Math.max(0, Math.floor(scroll / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((scroll + height) / ROW_HEIGHT) + OVERSCAN);
   const shown = columns.map((c, i) => [c, i] as const).filter(([c]) => !c.priority);
