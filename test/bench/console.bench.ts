@@ -45,7 +45,9 @@ try {
 
   // 5,000 pods: time to the live list, then the page's heap after a garbage collection.
   await page.goto(`${new URL(web.url).origin}/?big#res=v1/pods&ns=${NS}`);
-  await page.waitForFunction((n) => document.querySelector(".list .count")?.textContent === String(n), PODS, { timeout: 60_000 });
+  // the first chunk's rows, then all of them (waitForFunction polls once per frame)
+  const allShown = await page.waitForFunction((n) => document.querySelector(".list .count")?.textContent === String(n) && window.performance.now(), PODS, { timeout: 60_000, polling: "raf" });
+  const bigAll = (await allShown.jsonValue()) as number;
   const bigList = await page.evaluate(() => window.performance.getEntriesByName("kite-console:list")[0].startTime);
   const rendered = await page.evaluate(() => document.querySelectorAll("tr.row").length);
   await cdp.send("HeapProfiler.collectGarbage");
@@ -84,7 +86,7 @@ try {
 |---|---|
 | first contentful paint (empty namespace, best of 5) | ${ms(best("paint"))} |
 | live pod list shown (empty namespace, best of 5) | ${ms(best("list"))} |
-| live list of ${PODS} pods shown | ${ms(bigList)} (${rendered} rows in the DOM) |
+| list of ${PODS} pods: first rows shown, all ${PODS} counted | ${ms(bigList)}, ${ms(bigAll)} (${rendered} rows in the DOM) |
 | page JS heap with ${PODS} pods (after GC) | ${(metrics.JSHeapUsedSize / 2 ** 20).toFixed(1)} MiB |
 | DOM nodes with ${PODS} pods | ${metrics.Nodes} |
 | frames while ${RATE} events/s arrive (${frames.length} frames) | p50 ${pct(0.5).toFixed(1)} ms, p95 ${pct(0.95).toFixed(1)} ms, p99 ${pct(0.99).toFixed(1)} ms, max ${frames[frames.length - 1].toFixed(1)} ms |

@@ -38,13 +38,18 @@ export function watchTable(path: string, q: Record<string, string | undefined>, 
       else rows.set(key, { key, cells: r.cells, object: r.object });
     }
   };
+  // In chunks of 500 (one consistent snapshot): the first screenful shows while the rest is read.
   const list = async () => {
-    const table = await (await fetch(path + query({ ...q, includeObject: "Metadata" }), { headers: { accept: TABLE }, signal: abort.signal })).json();
-    if (table.kind === "Status") throw new ApiError(table);
     rows.clear();
-    take(table, "ADDED");
-    resourceVersion = table.metadata?.resourceVersion ?? "";
-    flush();
+    let cont = "";
+    do {
+      const table = await (await fetch(path + query({ ...q, includeObject: "Metadata", limit: 500, continue: cont }), { headers: { accept: TABLE }, signal: abort.signal })).json();
+      if (table.kind === "Status") throw new ApiError(table);
+      take(table, "ADDED");
+      resourceVersion = table.metadata?.resourceVersion ?? "";
+      cont = table.metadata?.continue ?? "";
+      flush();
+    } while (cont);
   };
   const watch = () => stream(path + query({ ...q, watch: "1", resourceVersion, allowWatchBookmarks: "true", includeObject: "Metadata" }), TABLE, abort.signal, (line) => {
     const ev = JSON.parse(line);
