@@ -62,6 +62,13 @@ test("the console refuses requests without this start's token, from a foreign or
   expect(foreign.status).toBe(403);
   expect(((await foreign.json()) as { message: string }).message).toContain("origin http://evil.example is not this console");
   expect((await fetch(`${origin}/api/v1/namespaces`, { headers: { ...session, host: "evil.example" } })).status).toBe(403);
+  const socket = (headers: Record<string, string>) => new Promise<string>((resolve) => {
+    const ws = new WebSocket(`${origin.replace(/^http/, "ws")}/api/v1/namespaces/default/pods/none/exec?command=sh&stdin=1&stdout=1`, { protocols: ["v4.channel.k8s.io"], headers } as never);
+    ws.onopen = () => { resolve("open"); ws.close(); };
+    ws.onerror = () => resolve("refused");
+  });
+  expect(await socket({ origin: "http://evil.example", ...session })).toBe("refused");
+  expect(await socket({ origin })).toBe("refused");
   // only the public API is proxied
   expect((await fetch(`${origin}/metrics`, { headers: session })).status).toBe(404);
 });
@@ -87,6 +94,19 @@ test("a pod's log streams while the container writes it", async () => {
   await page.fill("input.log-search", "tick 2");
   await page.waitForFunction(() => document.querySelector("pre.log")?.textContent?.trim() === "tick 2");
   await shot("logs");
+});
+
+test("a command runs in a pod's terminal (exec through the console's WebSocket relay)", async () => {
+  await page.goto(`${origin}/#res=v1/pods&ns=default`);
+  await page.locator("tr.row", { hasText: "web-" }).first().click();
+  await page.locator("a.tab", { hasText: "terminal" }).click();
+  await page.locator("[data-state=open]").waitFor();
+  await page.keyboard.type("echo $((6*7))\n");
+  await page.waitForFunction(() => /\n?42/.test(document.querySelector(".xterm-rows")?.textContent?.replace(/echo \$\(\(6\*7\)\)/, "") ?? ""));
+  await shot("terminal");
+  await page.keyboard.type("exit 3\n");
+  await page.locator("[data-state=closed]").waitFor();
+  expect(await page.locator(".xterm-rows").textContent()).toContain("command terminated with non-zero exit code");
 });
 
 test("a ConfigMap is edited with a diff preview and saved by server-side apply; a conflict names the field and its manager", async () => {

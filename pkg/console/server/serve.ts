@@ -5,6 +5,10 @@ import page from "../web/index.html";
 import type { Transport } from "../../client/transport.ts";
 import { Guard, isLoopback } from "./guard.ts";
 import { PROXIED, proxy, status } from "./proxy.ts";
+import { type Relay, relayHandler } from "./wsproxy.ts";
+
+/** The page's terminal asks for this subprotocol; the API server speaks it too (and v5, which the page does not need). */
+const EXEC_PROTOCOL = "v4.channel.k8s.io";
 
 export interface ConsoleOptions {
   transport: Transport;
@@ -25,7 +29,7 @@ export function startConsole(o: ConsoleOptions): RunningConsole {
   if (!isLoopback(o.address)) consola.warn(`the console serves on ${o.address}, which is not a loopback address: other machines can reach it (each request still needs the token)`);
   const token = o.token ?? Guard.newToken();
   let guard: Guard;
-  const server = Bun.serve({
+  const server = Bun.serve<Relay>({
     hostname: o.address,
     port: o.port,
     development: false,
@@ -33,19 +37,27 @@ export function startConsole(o: ConsoleOptions): RunningConsole {
     idleTimeout: 0,
     routes: {
       "/": page,
-      "/login": (req) => {
+      "/login": (req: Request) => {
         const why = guard.refuse(req);
         if (why) return status(403, "Forbidden", why);
         if (!guard.matches(new URL(req.url).searchParams.get("token") ?? undefined)) return status(401, "Unauthorized", "this is not the token of this console: open the address it printed");
         return new Response(null, { status: 303, headers: { location: "/", "set-cookie": guard.sessionCookie(), "cache-control": "no-store" } });
       },
     },
-    fetch(req) {
+    websocket: relayHandler(o.transport),
+    fetch(req, srv) {
       const path = new URL(req.url).pathname;
       if (!PROXIED.test(path)) return status(404, "NotFound", `the console serves no ${path}`);
       const why = guard.refuse(req);
       if (why) return status(403, "Forbidden", `refused by kite console: ${why}`);
       if (!guard.hasSession(req)) return status(401, "Unauthorized", "no console session: open the address the console printed (it carries its token)");
+      if (req.headers.get("upgrade")?.toLowerCase() === "websocket") {
+        const offered = (req.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+        if (!offered.includes(EXEC_PROTOCOL)) return status(400, "BadRequest", `the console relays WebSockets of subprotocol ${EXEC_PROTOCOL} only`);
+        const url = new URL(req.url);
+        if (srv.upgrade(req, { data: { path: url.pathname + url.search, protocol: EXEC_PROTOCOL, pending: [] }, headers: { "Sec-WebSocket-Protocol": EXEC_PROTOCOL } })) return undefined;
+        return status(400, "BadRequest", "Upgrade request required");
+      }
       return proxy(o.transport, req);
     },
   });
