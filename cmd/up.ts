@@ -87,6 +87,8 @@ export default defineCommand({
       proxyCert = await step(`service proxy certificate in ${pki}`, () => ensureClientCert(pki, "kube-proxy", "system:kube-proxy", []));
       nodeCert = await step(`node certificate in ${pki}`, () => ensureClientCert(pki, `node-${a["node-name"]}`, `system:node:${a["node-name"]}`, ["system:nodes"]));
     });
+    // the console starts while the other parts do; the banner waits for its address
+    const consoleStart = disabled.includes("console") ? undefined : startEmbeddedConsole(kubeconfig, a["bind-address"], consolePort);
     // the scheduler, a client of the API as `kite scheduler` is, with its own identity
     const components = new AbortController();
     const running: Promise<void>[] = [];
@@ -117,7 +119,7 @@ export default defineCommand({
     run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal, {
       proxy: { server: server.url, ca: server.caPem, ...proxyCert! }, onPodNetwork,
     }));
-    const webConsole = disabled.includes("console") ? undefined : await startEmbeddedConsole(kubeconfig, a["bind-address"], consolePort);
+    const webConsole = await consoleStart;
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.
     const stop = async () => {

@@ -3,10 +3,11 @@
 import { consola } from "consola";
 import { loadClientConfig } from "../../client/kubeconfig.ts";
 import { Transport } from "../../client/transport.ts";
-import { type RunningConsole, startConsole } from "./serve.ts";
+import type { RunningConsole } from "./serve.ts";
 
 export async function startEmbeddedConsole(kubeconfig: string, address: string, port: number): Promise<RunningConsole | undefined> {
-  const config = await loadClientConfig({ kubeconfig });
+  // loaded here, not with kite up's own code: a cluster started with --disable=console never reads it
+  const [{ startConsole }, config] = await Promise.all([import("./serve.ts"), loadClientConfig({ kubeconfig })]);
   try {
     return startConsole({ transport: new Transport(config), address, port });
   } catch (e) {

@@ -7,7 +7,7 @@ import { type Res, getJSON, resKey } from "./api.ts";
 const BUILT_IN_GROUPS = new Set(["", "apps", "batch", "autoscaling", "policy", "extensions", "apiregistration.k8s.io", "authentication.k8s.io",
   "authorization.k8s.io", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "networking.k8s.io", "node.k8s.io",
   "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "flowcontrol.apiserver.k8s.io",
-  "internal.apiserver.k8s.io", "metrics.k8s.io"]);
+  "internal.apiserver.k8s.io"]);
 
 export const SECTIONS: { title: string; kinds: [group: string, resource: string][] }[] = [
   { title: "Workloads", kinds: [["apps", "deployments"], ["apps", "statefulsets"], ["apps", "daemonsets"], ["batch", "jobs"], ["batch", "cronjobs"], ["", "pods"], ["apps", "replicasets"]] },
@@ -23,8 +23,6 @@ export interface Discovery {
   byKind: Map<string, Res>;
   find(group: string, resource: string): Res | undefined;
   custom: Res[];
-  /** Whether metrics.k8s.io is served (node and pod charts). */
-  metrics: boolean;
   /** False while some groups' resources are still being read. */
   complete: boolean;
 }
@@ -37,12 +35,10 @@ interface ResourceList { groupVersion: string; resources: { name: string; kind: 
  */
 export async function discover(onChange: (d: Discovery) => void): Promise<void> {
   const lists: ResourceList[] = [];
-  let groups: string[] = [];
   let pending = 0;
-  const update = () => onChange(build(lists, groups, pending === 0));
+  const update = () => onChange(build(lists, pending === 0));
   const [core, apis] = await Promise.all([getJSON<ResourceList>("/api/v1"), getJSON("/apis")]);
   const versions: string[] = (apis.groups ?? []).map((g: any) => g.preferredVersion.groupVersion);
-  groups = (apis.groups ?? []).map((g: any) => g.name);
   lists.push(core);
   pending = versions.length;
   update();
@@ -59,7 +55,7 @@ export async function discover(onChange: (d: Discovery) => void): Promise<void> 
   }));
 }
 
-function build(lists: ResourceList[], groups: string[], complete: boolean): Discovery {
+function build(lists: ResourceList[], complete: boolean): Discovery {
   const all: Res[] = [];
   for (const l of lists) {
     const [group, version] = l.groupVersion.includes("/") ? l.groupVersion.split("/") : ["", l.groupVersion];
@@ -74,7 +70,6 @@ function build(lists: ResourceList[], groups: string[], complete: boolean): Disc
   return {
     all, byKey, byKind, find, complete,
     custom: all.filter((r) => !BUILT_IN_GROUPS.has(r.group)).sort((a, b) => a.kind.localeCompare(b.kind)),
-    metrics: groups.includes("metrics.k8s.io"),
   };
 }
 
