@@ -17,7 +17,7 @@ const args = {
 export default defineCommand({
   meta: {
     name: "console",
-    description: "Serve a live web view of the cluster of the current kubeconfig context (or --kubeconfig/--context): workloads, pods, logs, events, custom resources, YAML editing. The page calls the API with the kubeconfig's credentials through this process, as kubectl proxy does; only a browser that opened the printed address (it carries a token made for this start) gets an answer.",
+    description: "Serve a live web view of the cluster of the current kubeconfig context (or --kubeconfig/--context): workloads, pods, logs, a terminal into containers, events, custom resources, YAML editing. It opens in the context's namespace (or -n's). The page calls the API with the kubeconfig's credentials through this process, as kubectl proxy does; only a browser that opened the printed address (it carries a token made for this start) gets an answer.",
   },
   args,
   run: clientCommand("console", args, async ({ values: v }) => {
@@ -25,7 +25,7 @@ export default defineCommand({
     const config = await loadClientConfig(clientFlags(v));
     let running;
     try {
-      running = startConsole({ transport: new Transport(config), address: v.address, port });
+      running = startConsole({ transport: new Transport(config), address: v.address, port, namespace: config.namespace });
     } catch (e) {
       console.error(`error: cannot serve the console on ${v.address}:${port}: ${(e as Error).message}`);
       return 1;

@@ -53,6 +53,7 @@ test("the console refuses requests without this start's token, from a foreign or
   expect((await fetch(`${origin}/login?token=wrong`, { redirect: "manual" })).status).toBe(401);
   const login = await fetch(consoleUrl, { redirect: "manual" });
   expect(login.status).toBe(303);
+  expect(login.headers.get("location")).toBe("/#ns=default"); // the kubeconfig context's namespace
   const cookie = login.headers.get("set-cookie")!;
   expect(cookie).toContain("HttpOnly");
   expect(cookie).toContain("SameSite=Strict");
@@ -144,6 +145,8 @@ test("a Deployment is scaled and restarted from its page, and its owned objects 
   await page.click(".dialog button[type=submit]");
   await page.waitForFunction(() => document.querySelector(".dialog") === null);
   expect(kubectl(["get", "deployment", "web", "-o", "jsonpath={.spec.replicas}"]).out).toBe("2");
+  await page.locator("a.tab", { hasText: "events" }).click();
+  await page.locator("tr.row", { hasText: "ScalingReplicaSet" }).first().waitFor();
   await page.goto(`${origin}/#res=apps/v1/replicasets&ns=default`);
   await page.locator("tr.row", { hasText: "web-" }).click();
   await page.locator("a.tab", { hasText: "related" }).click();
@@ -174,6 +177,15 @@ test("the keyboard and the search box: / filters, j and Enter open a row, Escape
   await page.locator("h1", { hasText: "ConfigMap beta" }).waitFor();
   await page.keyboard.press("Escape");
   await page.locator("section.list[data-resource=configmaps]").waitFor();
+});
+
+test("the namespace picker switches the lists to another namespace", async () => {
+  await page.goto(`${origin}/#res=v1/serviceaccounts&ns=default`);
+  await page.locator("tr.row", { hasText: "default" }).waitFor();
+  await page.selectOption("select.ns", "kube-system");
+  await page.locator("tr.row", { hasText: "deployment-controller" }).waitFor();
+  expect(await page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash)).toContain("ns=kube-system");
+  await page.selectOption("select.ns", "default");
 });
 
 test("a Secret's values stay hidden until asked for", async () => {

@@ -9,7 +9,7 @@ export async function startEmbeddedConsole(kubeconfig: string, address: string, 
   // loaded here, not with kite up's own code: a cluster started with --disable=console never reads it
   const [{ startConsole }, config] = await Promise.all([import("./serve.ts"), loadClientConfig({ kubeconfig })]);
   try {
-    return startConsole({ transport: new Transport(config), address, port });
+    return startConsole({ transport: new Transport(config), address, port, namespace: config.namespace });
   } catch (e) {
     consola.warn(`console not started: ${address}:${port}: ${(e as Error).message} (choose another --console-port, or run 'kite console --port N' later)`);
     return undefined;

@@ -16,6 +16,8 @@ export interface ConsoleOptions {
   port: number;
   /** The per-start token; a fresh random one when unset. */
   token?: string;
+  /** The namespace the page opens in (the kubeconfig context's, or -n). */
+  namespace?: string;
 }
 
 export interface RunningConsole {
@@ -41,7 +43,8 @@ export function startConsole(o: ConsoleOptions): RunningConsole {
         const why = guard.refuse(req);
         if (why) return status(403, "Forbidden", why);
         if (!guard.matches(new URL(req.url).searchParams.get("token") ?? undefined)) return status(401, "Unauthorized", "this is not the token of this console: open the address it printed");
-        return new Response(null, { status: 303, headers: { location: "/", "set-cookie": guard.sessionCookie(), "cache-control": "no-store" } });
+        const location = o.namespace ? `/#${new URLSearchParams({ ns: o.namespace })}` : "/";
+        return new Response(null, { status: 303, headers: { location, "set-cookie": guard.sessionCookie(), "cache-control": "no-store" } });
       },
     },
     websocket: relayHandler(o.transport),
