@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { ensureClientCert } from "../../pkg/pki/certs.ts";
 import { writeKubeconfig } from "../../pkg/server/kubeconfig.ts";
-import { launchBrowser, readUntil, screenshotDir, startConsoleProcess } from "../helpers/browser.ts";
+import { launchBrowser, readUntil, screenshotDir, startConsoleProcess, tcpRelay } from "../helpers/browser.ts";
 import { KITE, freePort } from "../helpers/server.ts";
 import { tempDir, track } from "../helpers/processes.ts";
 
@@ -244,5 +244,29 @@ test("a user without rights sees what is forbidden", async () => {
     await p.close();
   } finally {
     expect(await restricted.stop()).toBe(0);
+  }
+});
+
+test("when the cluster cannot be reached the page says it is disconnected, and it reconnects by itself", async () => {
+  // a console of its own, reaching the API server through a relay this test can cut
+  const server = new URL(/server: (\S+)/.exec(await Bun.file(kubeconfig).text())![1]);
+  const relay = await tcpRelay(Number(server.port));
+  const standalone = await startConsoleProcess(kubeconfig, [`--server=https://127.0.0.1:${relay.port}`]);
+  try {
+    const p = await browser.newPage();
+    await p.goto(standalone.url);
+    await p.locator("tr.row", { hasText: "web-" }).first().waitFor();
+    relay.cut();
+    await p.locator(".banner.disconnected").waitFor();
+    expect(await p.locator(".banner.disconnected").textContent()).toContain("reconnecting");
+    await relay.resume();
+    await p.locator(".banner.disconnected").waitFor({ state: "detached" });
+    expect(kubectl(["create", "configmap", "after-reconnect"]).code).toBe(0);
+    await p.goto(`${new URL(standalone.url).origin}/#res=v1/configmaps&ns=default`);
+    await p.locator("tr.row", { hasText: "after-reconnect" }).waitFor();
+    await p.close();
+  } finally {
+    relay.cut();
+    await standalone.stop();
   }
 });

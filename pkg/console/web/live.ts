@@ -1,7 +1,8 @@
 // A live list: the server's Table of a resource (kubectl's columns), kept current by a watch of the same
 // Table representation. Changes are gathered and handed on at most once per animation frame, so a burst of
-// events costs one render; a broken watch is resumed from the last version seen (after a pause that grows),
-// an expired one (410) starts over with a fresh list.
+// events costs one render. A watch the server ends is resumed from the last version seen; an expired one
+// (410) starts over with a fresh list, and so does a lost connection, after a pause (1 s, growing to 5 s)
+// during which the page says it is disconnected.
 import { ApiError, TABLE, query, stream } from "./api.ts";
 
 export interface Column { name: string; type: string; format?: string; priority?: number; description?: string }
@@ -75,7 +76,7 @@ export function watchTable(path: string, q: Record<string, string | undefined>, 
           onState({ phase: "error", error: err });
           return;
         }
-        const retryIn = Math.min(30, 2 ** failures++);
+        const retryIn = Math.min(5, 1 + failures++);
         onState({ phase: "error", error: err, columns, rows: [...rows.values()], retryIn });
         await new Promise((r) => setTimeout(r, retryIn * 1000));
         resourceVersion = "";

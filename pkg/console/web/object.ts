@@ -33,7 +33,7 @@ export function useLiveObject(res: Res, ns: string | undefined, name: string): O
           if (err.code === 404 && object) return setState({ phase: "live", object, deleted: true });
           if (err.code === 404 || err.code === 403 || err.code === 401) return setState({ phase: "error", error: err });
           if (err.code !== 410 && err.status.reason !== "Expired") {
-            const retryIn = Math.min(30, 2 ** failures++);
+            const retryIn = Math.min(5, 1 + failures++);
             if (object) setState({ phase: "live", object, retryIn });
             else setState({ phase: "error", error: err });
             await new Promise((r) => setTimeout(r, retryIn * 1000));
