@@ -9,11 +9,21 @@ export const COOKIE = "kite-console";
 export class Guard {
   /** The hosts this server answers to: the bound address, and localhost names for a loopback bind. */
   private readonly hosts: Set<string>;
+  /** Bound to every address: any IP literal of this machine may be in Host, but no name (DNS rebinding uses names). */
+  private readonly wildcard: boolean;
 
-  constructor(readonly token: string, address: string, port: number) {
+  constructor(readonly token: string, address: string, private readonly port: number) {
     const names = [address.includes(":") ? `[${address}]` : address];
     if (isLoopback(address)) names.push("localhost", "127.0.0.1", "[::1]");
     this.hosts = new Set(names.map((h) => `${h}:${port}`));
+    this.wildcard = isWildcard(address);
+  }
+
+  private isThis(host: string): boolean {
+    if (this.hosts.has(host)) return true;
+    if (!this.wildcard || !host.endsWith(`:${this.port}`)) return false;
+    const name = host.slice(0, -`:${this.port}`.length);
+    return name === "localhost" || /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || /^\[[0-9a-f:.]+\]$/i.test(name);
   }
 
   /** A fresh random token for one start of the console. */
@@ -24,9 +34,9 @@ export class Guard {
   /** Why the request is refused (a short sentence), or undefined when it may pass. */
   refuse(req: Request): string | undefined {
     const host = req.headers.get("host") ?? "";
-    if (!this.hosts.has(host)) return `host ${JSON.stringify(host)} is not this console`;
+    if (!this.isThis(host)) return `host ${JSON.stringify(host)} is not this console`;
     const origin = req.headers.get("origin");
-    if (origin !== null && !this.hosts.has(origin.replace(/^https?:\/\//, ""))) return `origin ${origin} is not this console`;
+    if (origin !== null && origin !== `http://${host}`) return `origin ${origin} is not this console`;
     if (req.headers.get("sec-fetch-site") === "cross-site") return "cross-site request";
     return undefined;
   }
@@ -47,6 +57,8 @@ export class Guard {
     return `${COOKIE}=${this.token}; Path=/; HttpOnly; SameSite=Strict`;
   }
 }
+
+export const isWildcard = (address: string) => address === "0.0.0.0" || address === "::";
 
 export function isLoopback(address: string): boolean {
   return address === "localhost" || address === "::1" || /^127\./.test(address);

@@ -3,7 +3,7 @@
 import { consola } from "consola";
 import page from "../web/index.html";
 import type { Transport } from "../../client/transport.ts";
-import { Guard, isLoopback } from "./guard.ts";
+import { Guard, isLoopback, isWildcard } from "./guard.ts";
 import { PROXIED, proxy, status } from "./proxy.ts";
 import { type Relay, relayHandler } from "./wsproxy.ts";
 
@@ -35,6 +35,8 @@ export function startConsole(o: ConsoleOptions): RunningConsole {
     hostname: o.address,
     port: o.port,
     development: false,
+    // a port in use is an error, not shared with the process that has it
+    reusePort: false,
     // watches and log streams stay open for as long as the page looks at them
     idleTimeout: 0,
     routes: {
@@ -65,7 +67,8 @@ export function startConsole(o: ConsoleOptions): RunningConsole {
     },
   });
   guard = new Guard(token, o.address, server.port!);
-  const host = o.address.includes(":") ? `[${o.address}]` : o.address;
+  // bound to every address, the address printed is loopback's (other machines use one of this machine's)
+  const host = isWildcard(o.address) ? "127.0.0.1" : o.address.includes(":") ? `[${o.address}]` : o.address;
   return {
     url: `http://${host}:${server.port}/login?token=${token}`,
     stop: () => server.stop(true),
