@@ -92,7 +92,7 @@ export interface ResourceDef {
   computed?: boolean;
 }
 
-export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log" | "exec";
+export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log" | "exec" | "proxy";
 
 /** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
 export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
