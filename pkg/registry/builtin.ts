@@ -104,4 +104,9 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
     { kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
   ]),
+  // resource metrics, as metrics-server serves them, computed from the node agents (pkg/server/resourcemetrics/)
+  ...gv("metrics.k8s.io", "v1beta1", [
+    { kind: "NodeMetrics", plural: "nodes", namespaced: cluster, verbs: ["get", "list"], computed: true },
+    { kind: "PodMetrics", plural: "pods", namespaced: ns, verbs: ["get", "list"], computed: true },
+  ]),
 ];
