@@ -10,7 +10,6 @@ import { until } from "../helpers/component.ts";
 import { IN_OWN_NETNS, ownNetnsSkipReason, runInOwnNetns } from "../helpers/netns.ts";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir, track } from "../helpers/processes.ts";
-import { ok } from "../helpers/scheduler.ts";
 import { TEST_TOKEN, freePort, startServer, type TestServer } from "../helpers/server.ts";
 
 const KUBECTLS = ["/opt/kubernetes-client-1.20/usr/bin/kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"].filter(existsSync);
@@ -39,6 +38,13 @@ if (!IN_OWN_NETNS) {
 
 function tests() {
   let s: TestServer, agent: TestNodeAgent, echo: ReturnType<typeof Bun.serve>;
+  /** The server runs RBAC: requests of this test carry the admin's token. */
+  const ADMIN = { Authorization: `Bearer ${TEST_TOKEN}` };
+  async function ok(method: string, path: string, body: unknown) {
+    const r = await s.call(method, path, body, ADMIN);
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
 
   /** This test's own upstream for pods/proxy: echoes what it was sent, redirects, and echoes WebSocket messages. */
   function startEcho() {
@@ -55,33 +61,33 @@ function tests() {
   }
 
   beforeAll(async () => {
-    s = await startServer(["--kubelet-preferred-address-types=InternalIP,Hostname"]);
+    s = await startServer(["--kubelet-preferred-address-types=InternalIP,Hostname", "--authorization-mode=RBAC"]);
     echo = startEcho();
     agent = await startNodeAgent(s, ["--pod-network=bridge", "--pod-cidr=10.98.0.0/24"]);
     const site = tempDir("kite-proxy-site-");
     writeFileSync(join(site, "hello.txt"), "hello through the proxy\n");
-    await ok(s, "POST", `/api/v1/namespaces/${NS}/pods`, {
+    await ok("POST", `/api/v1/namespaces/${NS}/pods`, {
       apiVersion: "v1", kind: "Pod", metadata: { name: "web", labels: { app: "web" } },
       spec: { nodeName: agent.name, containers: [{ name: "web", image: "python", command: ["python3", "-c", SERVE_DIR, String(WEB_PORT), site], ports: [{ name: "http", containerPort: WEB_PORT }] }] },
     });
     // on the host's network: its address is the node's, where this test's own server listens
-    await ok(s, "POST", `/api/v1/namespaces/${NS}/pods`, {
+    await ok("POST", `/api/v1/namespaces/${NS}/pods`, {
       apiVersion: "v1", kind: "Pod", metadata: { name: "host" },
       spec: { nodeName: agent.name, hostNetwork: true, containers: [{ name: "idle", image: "busybox", command: ["sleep", "3600"] }] },
     });
     for (const name of ["web", "empty"]) {
-      await ok(s, "POST", `/api/v1/namespaces/${NS}/services`, { apiVersion: "v1", kind: "Service", metadata: { name }, spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: WEB_PORT }] } });
+      await ok("POST", `/api/v1/namespaces/${NS}/services`, { apiVersion: "v1", kind: "Service", metadata: { name }, spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: WEB_PORT }] } });
     }
     const web = await until(async () => {
-      const p = (await s.call("GET", `/api/v1/namespaces/${NS}/pods/web`)).body;
+      const p = (await s.call("GET", `/api/v1/namespaces/${NS}/pods/web`, undefined, ADMIN)).body;
       return p?.status?.podIP && (await fetch(`http://${p.status.podIP}:${WEB_PORT}/hello.txt`).then((r) => r.ok, () => false)) ? p : undefined;
     }, "the web pod serving", 20_000);
     // the endpoints controller's work, by hand: the pod's address, ready
-    await ok(s, "POST", `/api/v1/namespaces/${NS}/endpoints`, {
+    await ok("POST", `/api/v1/namespaces/${NS}/endpoints`, {
       apiVersion: "v1", kind: "Endpoints", metadata: { name: "web" },
       subsets: [{ addresses: [{ ip: web.status.podIP, targetRef: { kind: "Pod", namespace: NS, name: "web", uid: web.metadata.uid } }], ports: [{ name: "http", port: WEB_PORT }] }],
     });
-    await ok(s, "POST", `/api/v1/namespaces/${NS}/endpoints`, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "empty" }, subsets: [{ notReadyAddresses: [{ ip: web.status.podIP }], ports: [{ name: "http", port: WEB_PORT }] }] });
+    await ok("POST", `/api/v1/namespaces/${NS}/endpoints`, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "empty" }, subsets: [{ notReadyAddresses: [{ ip: web.status.podIP }], ports: [{ name: "http", port: WEB_PORT }] }] });
   });
   afterAll(async () => {
     echo?.stop(true);
@@ -140,13 +146,13 @@ function tests() {
   }
 
   test("the Service proxy's errors in upstream's words", async () => {
-    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/empty/proxy/`)).body).toMatchObject({ code: 503, reason: "ServiceUnavailable", message: `no endpoints available for service "empty"` });
-    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/web:81/proxy/`)).body).toMatchObject({ code: 503, message: `no service port 81 found for service "web"` });
-    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/ftp:web:80/proxy/`)).body).toMatchObject({ code: 400, reason: "BadRequest", message: `invalid service request "ftp:web:80"` });
+    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/empty/proxy/`, undefined, ADMIN)).body).toMatchObject({ code: 503, reason: "ServiceUnavailable", message: `no endpoints available for service "empty"` });
+    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/web:81/proxy/`, undefined, ADMIN)).body).toMatchObject({ code: 503, message: `no service port 81 found for service "web"` });
+    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/ftp:web:80/proxy/`, undefined, ADMIN)).body).toMatchObject({ code: 400, reason: "BadRequest", message: `invalid service request "ftp:web:80"` });
     // no port number: the Service itself is not read, as upstream (its Endpoints are)
-    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/none/proxy/`)).body).toMatchObject({ code: 404, message: `endpoints "none" not found` });
+    expect((await s.call("GET", `/api/v1/namespaces/${NS}/services/none/proxy/`, undefined, ADMIN)).body).toMatchObject({ code: 404, message: `endpoints "none" not found` });
     const dead = await freePort();
-    expect((await s.call("GET", `/api/v1/namespaces/${NS}/pods/host:${dead}/proxy/`)).body).toMatchObject({
+    expect((await s.call("GET", `/api/v1/namespaces/${NS}/pods/host:${dead}/proxy/`, undefined, ADMIN)).body).toMatchObject({
       code: 503, reason: "ServiceUnavailable", message: `error trying to reach service: dial tcp 127.0.0.1:${dead}: connect: connection refused`,
     });
   });
@@ -155,7 +161,7 @@ function tests() {
     const base = `/api/v1/namespaces/${NS}/pods/host:${echo.port}/proxy`;
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
       const body = method === "GET" ? undefined : `a ${method} body`;
-      const r = await s.req(`${base}/deep/a/b/c/d/e/?q=1`, { method, body, headers: { "X-Test": "passed", "Content-Type": "text/plain" } });
+      const r = await s.req(`${base}/deep/a/b/c/d/e/?q=1`, { method, body, headers: { ...ADMIN, "X-Test": "passed", "Content-Type": "text/plain" } });
       expect(r.headers.get("x-upstream")).toBe("echo");
       expect(await r.json()).toEqual({ method, path: "/deep/a/b/c/d/e/", query: "?q=1", body: body ?? "", header: "passed", auth: null });
     }
@@ -163,9 +169,9 @@ function tests() {
 
   test("a bare proxy path is redirected to its slash; the upstream's redirects point back through the proxy", async () => {
     const base = `/api/v1/namespaces/${NS}/pods/host:${echo.port}/proxy`;
-    const bare = await s.req(base, { redirect: "manual" });
+    const bare = await s.req(base, { redirect: "manual", headers: ADMIN });
     expect([bare.status, bare.headers.get("location")]).toEqual([301, `${base}/`]);
-    const moved = await s.req(`${base}/redirect`, { redirect: "manual" });
+    const moved = await s.req(`${base}/redirect`, { redirect: "manual", headers: ADMIN });
     expect([moved.status, moved.headers.get("location")]).toEqual([302, `${base}/landed?x=1`]);
   });
 
@@ -183,8 +189,19 @@ function tests() {
     ws.close();
   });
 
+  test("RBAC: the proxy subresources by the verb of the HTTP method", async () => {
+    const rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/default";
+    await ok("POST", `${rbac}/roles`, { metadata: { name: "proxy-get" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods", "pods/proxy"] }] });
+    await ok("POST", `${rbac}/rolebindings`, { metadata: { name: "alice-proxy-get" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "proxy-get" }, subjects: [{ kind: "User", name: "alice" }] });
+    const as = (method: string, who: string) => s.req(`/api/v1/namespaces/${NS}/pods/host:${echo.port}/proxy/x`, { method, headers: { ...ADMIN, "Impersonate-User": who } });
+    expect((await as("GET", "alice")).status).toBe(200);
+    const post = await as("POST", "alice");
+    expect([post.status, ((await post.json()) as { message: string }).message]).toEqual([403, `pods "host:${echo.port}" is forbidden: User "alice" cannot create resource "pods/proxy" in API group "" in the namespace "default"`]);
+    expect(((await (await as("GET", "bob")).json()) as { message: string }).message).toContain(`User "bob" cannot get resource "pods/proxy"`);
+  });
+
   test("discovery names the proxy subresources", async () => {
-    const r = (await s.call("GET", "/api/v1")).body.resources;
+    const r = (await s.call("GET", "/api/v1", undefined, ADMIN)).body.resources;
     for (const [name, kind] of [["pods/proxy", "PodProxyOptions"], ["services/proxy", "ServiceProxyOptions"], ["nodes/proxy", "NodeProxyOptions"]]) {
       expect(r.find((x: { name: string }) => x.name === name)).toMatchObject({ kind, verbs: ["create", "delete", "get", "patch", "update"] });
     }
