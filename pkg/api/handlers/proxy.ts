@@ -50,10 +50,13 @@ export async function proxy(ctx: HandlerContext, registry: Registry, kubelet: Ku
     const handlers = websocketProxy(upstream.replace(/^http/, "ws"), headers, protocols, tls);
     if (upgrade(server, req, handlers, protocols[0])) return new Response(null);
   }
+  // a body of known length goes out with it (many servers take no chunked request); one without streams
+  const length = req.headers.get("content-length");
+  const body = length !== null ? await req.arrayBuffer() : req.body;
   let res: Response;
   try {
     res = await fetch(upstream, {
-      method: req.method, headers, body: req.body, redirect: "manual", signal: req.signal, decompress: false, tls,
+      method: req.method, headers, body, redirect: "manual", signal: req.signal, decompress: false, tls,
     } as RequestInit);
   } catch (e) {
     throw serviceUnavailable(`error trying to reach service: ${dialError(e, new URL(upstream).host)}`);
