@@ -3,7 +3,7 @@
 // its pods' usage from metrics.k8s.io, asks hpa-replicas.ts for a replica count (cpu utilization from
 // targetCPUUtilizationPercentage, or the resource metrics of the `autoscaling.alpha.kubernetes.io/metrics`
 // annotation that carries v2beta2's), writes the scale, and reports status, conditions (in the annotation
-// upstream's v1 uses) and events in upstream's words.
+// upstream's v1 uses, written with the status) and events in upstream's words.
 import type { Obj } from "../client/client.ts";
 import type { EventRecorder } from "../client/events.ts";
 import type { ResourceRef } from "../client/resources.ts";
@@ -196,21 +196,19 @@ export class HorizontalPodAutoscalerController extends KeyedController {
     return best;
   }
 
-  /** status (and the conditions and current metrics annotations v1 carries them in), written when they changed. */
+  /**
+   * status, and the conditions and current metrics in the annotations v1 carries them in (the server takes
+   * those with a status write, as upstream's conversion does), written when they changed.
+   */
   private async writeStatus(hpa: Obj, conditions: Conditions, current: number, desired: number, utilization: number | undefined, currentMetrics: Obj[], scaledAt?: string) {
-    const client = this.ctx.client, ns = hpa.metadata.namespace;
-    const annotations = { [CONDITIONS_ANNOTATION]: JSON.stringify(conditions), [CURRENT_METRICS_ANNOTATION]: JSON.stringify(currentMetrics) };
-    const have = hpa.metadata.annotations ?? {};
-    if (Object.entries(annotations).some(([k, v]) => have[k] !== v)) {
-      hpa = await client.patch(HPA, hpa.metadata.name, { metadata: { annotations } }, "merge", { namespace: ns });
-    }
+    const annotations = { ...(hpa.metadata.annotations ?? {}), [CONDITIONS_ANNOTATION]: JSON.stringify(conditions), [CURRENT_METRICS_ANNOTATION]: JSON.stringify(currentMetrics) };
     const status: Obj = {
       observedGeneration: hpa.metadata.generation, currentReplicas: current, desiredReplicas: desired,
       ...(hpa.status?.lastScaleTime || scaledAt ? { lastScaleTime: scaledAt ?? hpa.status.lastScaleTime } : {}),
       ...(utilization !== undefined ? { currentCPUUtilizationPercentage: utilization } : {}),
     };
-    if (Bun.deepEquals(status, hpa.status ?? {})) return;
-    await client.update(HPA, { ...hpa, status }, { namespace: ns, subresource: "status" });
+    if (Bun.deepEquals(status, hpa.status ?? {}) && Bun.deepEquals(annotations, hpa.metadata.annotations ?? {})) return;
+    await this.ctx.client.update(HPA, { ...hpa, metadata: { ...hpa.metadata, annotations }, status }, { namespace: hpa.metadata.namespace, subresource: "status" });
   }
 }
 

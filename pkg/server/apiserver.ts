@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
+import { CustomResources } from "../crd/controller.ts";
 import { Health } from "../api/health.ts";
 import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
@@ -23,7 +24,9 @@ import type { SignerSource } from "../pki/csr-signer.ts";
 import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
-import { BUILTIN } from "../registry/builtin.ts";
+import { SERVED } from "../registry/served.ts";
+import type { ResourceDef } from "../registry/types.ts";
+import { type Enabled, parseRuntimeConfig } from "./runtime-config.ts";
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
@@ -45,6 +48,9 @@ import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyu
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
+import { buildAdmission } from "../admission/index.ts";
+import { defaultAdmissionOptions } from "../admission/options.ts";
+import type { AdmissionOptions } from "../admission/types.ts";
 
 export interface ApiServerOptions {
   securePort: number;
@@ -72,6 +78,8 @@ export interface ApiServerOptions {
   countPollMs: number;
   dbPollMs: number;
   features: Features;
+  /** --runtime-config: the types served (default: every served version but alpha ones). */
+  runtimeConfig?: Enabled;
   /** --storage-media-type: application/json or a binary (protobuf) media type. */
   storageMediaType: string;
   /** Authentication and authorization (the flags of the spec's §5.1). */
@@ -85,6 +93,8 @@ export interface ApiServerOptions {
   namespaceAndGCControllers?: boolean;
   /** How pods/log reaches node agents (--kubelet-*); default: no client certificate, agents not verified. */
   kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
+  /** The admission plugins and their settings (--enable-admission-plugins, ...); default: upstream's default set. */
+  admission?: AdmissionOptions;
 }
 
 /**
@@ -108,8 +118,8 @@ const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_I
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
-const openapi = (gzip: boolean): Route => async (req, url) =>
-  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }) : undefined;
+const openapi = (gzip: boolean, served: () => ResourceDef[]): Route => async (req, url) =>
+  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }, served()) : undefined;
 
 export class ApiServer {
   store!: Store;
@@ -164,7 +174,7 @@ export class ApiServer {
       const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
       this.store = stores.main;
       this.extraStores = [...stores.overrides.values()];
-      this.registry = new Registry(BUILTIN, this.store, {
+      this.registry = new Registry(SERVED, this.store, {
         etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
       });
       await this.registry.bootstrap();
@@ -194,6 +204,8 @@ export class ApiServer {
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac, loopbackToken: this.loopbackToken }));
     rbac.guardWrites(auth.authz);
+    const admission = await step("admission", () => buildAdmission(o.admission ?? defaultAdmissionOptions(), this.registry, auth.authz, this.metrics.admission));
+    this.registry.useAdmission(admission);
     const caFiles = clientCAFiles(o.auth);
     const k = o.kubelet;
     const kubelet = k && (await step("kubelet client files", () => ({
@@ -207,7 +219,11 @@ export class ApiServer {
     const checks = new UpgradeChecks();
     const checked = new WeakSet<Request>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
-    const discovery = new Discovery(BUILTIN, externalAddress);
+    const enabled = o.runtimeConfig ?? parseRuntimeConfig("", SERVED);
+    const discovery = new Discovery(SERVED.filter(enabled), externalAddress);
+    const customResources = new CustomResources(this.registry, discovery);
+    this.controllers.push(customResources);
+    await step("custom resources", () => customResources.start());
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
@@ -222,7 +238,8 @@ export class ApiServer {
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
       upgradeCheck: (req) => checked.has(req),
       kubelet,
-    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
+      enabled,
+    }, [openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));

@@ -63,6 +63,11 @@ test("scales up under cpu load, and back down once the load stops", async () => 
   const conditions = JSON.parse(up.metadata.annotations["autoscaling.alpha.kubernetes.io/conditions"]);
   expect(conditions.find((c: { type: string }) => c.type === "ScalingActive")).toMatchObject({ status: "True", reason: "ValidMetricFound", message: "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)" });
 
+  // the same conditions at autoscaling/v2beta2, as its status
+  const v2 = (await s.call("GET", `/apis/autoscaling/v2beta2/namespaces/${NS}/horizontalpodautoscalers/burner`)).body;
+  expect(v2.status.conditions.map((c: { type: string }) => c.type).sort()).toEqual(["AbleToScale", "ScalingActive", "ScalingLimited"]);
+  expect(v2.status.currentMetrics[0]).toMatchObject({ type: "Resource", resource: { name: "cpu", current: { averageUtilization: expect.any(Number) } } });
+
   writeFileSync(stopFile, "");
   const down = await until(async () => { const h = await hpa(); return h.status?.desiredReplicas === 1 && h.status.currentReplicas <= 3 ? h : undefined; }, "the scale down", 30_000);
   expect(down.status.currentCPUUtilizationPercentage).toBeLessThan(50);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { until } from "../helpers/component.ts";
-import { IN_OWN_NETNS, ownNetnsSkipReason, runInOwnNetns } from "../helpers/netns.ts";
+import { inOwnNetns } from "../helpers/netns.ts";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir, track } from "../helpers/processes.ts";
 import { TEST_TOKEN, freePort, startServer, type TestServer } from "../helpers/server.ts";
@@ -24,17 +24,7 @@ const SERVE_DIR = [
   "S(('', int(sys.argv[1])), functools.partial(h.SimpleHTTPRequestHandler, directory=sys.argv[2])).serve_forever()",
 ].join("\n");
 
-if (!IN_OWN_NETNS) {
-  const why = ownNetnsSkipReason();
-  if (why) console.warn(`proxy-subresources.test.ts skipped: ${why}`);
-  test.skipIf(why !== undefined)(`the proxy subresources, tested inside a network namespace of the test's own${why ? ` (skipped: ${why})` : ""}`, async () => {
-    const r = await runInOwnNetns(import.meta.path);
-    console.error(r.output);
-    expect(r.code).toBe(0);
-  }, 150_000);
-} else {
-  tests();
-}
+inOwnNetns(import.meta.path, "the proxy subresources", tests);
 
 function tests() {
   let s: TestServer, agent: TestNodeAgent, echo: ReturnType<typeof Bun.serve>;
