@@ -30,18 +30,20 @@ export interface HpaOptions extends HpaTimings {
 /** One resource metric an HPA targets: a utilization of requests, or an average value per pod. */
 interface ResourceTarget { resource: string; utilization?: number; averageValue?: number }
 
-/** The targets of a v1 HPA: its annotation's resource metrics (v2beta2's, as v1 carries them), else cpu. */
+/**
+ * The targets of a v1 HPA: its targetCPUUtilizationPercentage and the resource metrics of its annotation
+ * (v2beta2's others, as v1 carries them); cpu at 80 % when it names none.
+ */
 export function resourceTargets(hpa: Obj): ResourceTarget[] {
   const text = hpa.metadata.annotations?.[METRICS_ANNOTATION];
-  if (text) {
-    const specs: Obj[] = JSON.parse(text);
-    return specs.filter((m) => m.type === "Resource" && m.resource).map((m) => ({
-      resource: m.resource.name,
-      utilization: m.resource.targetAverageUtilization,
-      averageValue: m.resource.targetAverageValue === undefined ? undefined : m.resource.name === "cpu" ? milli(m.resource.targetAverageValue) : parseQuantity(m.resource.targetAverageValue),
-    }));
-  }
-  return [{ resource: "cpu", utilization: hpa.spec.targetCPUUtilizationPercentage ?? DEFAULT_CPU_UTILIZATION }];
+  const others: ResourceTarget[] = (text ? JSON.parse(text) as Obj[] : []).filter((m) => m.type === "Resource" && m.resource).map((m) => ({
+    resource: m.resource.name,
+    utilization: m.resource.targetAverageUtilization,
+    averageValue: m.resource.targetAverageValue === undefined ? undefined : m.resource.name === "cpu" ? milli(m.resource.targetAverageValue) : parseQuantity(m.resource.targetAverageValue),
+  }));
+  const cpu = hpa.spec.targetCPUUtilizationPercentage;
+  if (cpu !== undefined) return [{ resource: "cpu", utilization: cpu }, ...others];
+  return others.length ? others : [{ resource: "cpu", utilization: DEFAULT_CPU_UTILIZATION }];
 }
 
 /** How a metric is named in events and conditions. */

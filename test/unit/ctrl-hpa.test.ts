@@ -57,6 +57,7 @@ test("a v1 object's targets: its cpu percentage (80 when unset), or the resource
   expect(resourceTargets({ metadata: {}, spec: {} })).toEqual([{ resource: "cpu", utilization: 80 }]);
   const annotations = { "autoscaling.alpha.kubernetes.io/metrics": JSON.stringify([{ type: "Resource", resource: { name: "memory", targetAverageValue: "100Mi" } }]) };
   expect(resourceTargets({ metadata: { annotations }, spec: {} })).toEqual([{ resource: "memory", utilization: undefined, averageValue: 100 * 2 ** 20 }]);
+  expect(resourceTargets({ metadata: { annotations }, spec: { targetCPUUtilizationPercentage: 60 } }).map((t) => t.resource)).toEqual(["cpu", "memory"]);
   expect(milli("123456n")).toBe(1);
   expect(milli("1.5")).toBe(1500);
 });
