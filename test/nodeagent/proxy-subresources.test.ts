@@ -188,6 +188,13 @@ function tests() {
     const post = await as("POST", "alice");
     expect([post.status, ((await post.json()) as { message: string }).message]).toEqual([403, `pods "host:${echo.port}" is forbidden: User "alice" cannot create resource "pods/proxy" in API group "" in the namespace "default"`]);
     expect(((await (await as("GET", "bob")).json()) as { message: string }).message).toContain(`User "bob" cannot get resource "pods/proxy"`);
+    // view may read the resource metrics too (metrics-server's aggregated role is part of the bootstrap policy)
+    await ok("POST", `${rbac}/rolebindings`, { metadata: { name: "carol-views" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" }, subjects: [{ kind: "User", name: "carol" }] });
+    const top = await until(async () => {
+      const r = await s.req(`/apis/metrics.k8s.io/v1beta1/namespaces/${NS}/pods`, { headers: { ...ADMIN, "Impersonate-User": "carol" } });
+      return r.status === 200 ? r : undefined;
+    }, "view to cover PodMetrics (roles aggregate as they are written)", 10_000);
+    expect(((await top.json()) as { kind: string }).kind).toBe("PodMetricsList");
   });
 
   test("discovery names the proxy subresources", async () => {
