@@ -17,6 +17,7 @@ import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient, podLog } from "./handlers/podlog.ts";
 import { podExec } from "./handlers/podexec.ts";
+import { proxy } from "./handlers/proxy.ts";
 import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
@@ -64,7 +65,7 @@ export type Route = (req: Request, url: URL) => Response | undefined | Promise<R
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 /** Subresources upstream serves as long-running requests: no request timeout, no in-flight slot. */
-const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec"]);
+const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec", "proxy"]);
 const longRunning = (info: RequestInfo) => info.verb === "watch" || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 
 function statusResponse(e: StatusError): Response {
@@ -188,7 +189,7 @@ export class ApiHandler {
 
   private async resource(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
     const rs = this.registry.lookup(info.group, info.version, info.resource);
-    if (!rs || (this.opts.enabled && !this.opts.enabled(rs.def)) || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
+    if (!rs || (this.opts.enabled && !this.opts.enabled(rs.def)) || (info.parts.length > 3 && info.subresource !== "proxy") || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as Subresource)) {
@@ -197,7 +198,8 @@ export class ApiHandler {
     if (rs.def.namespaced && !info.namespace && info.name) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
-    const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
+    // a proxied answer is the upstream's: the Accept header is its business (errors still come as JSON)
+    const rep = negotiate(info.subresource === "proxy" ? null : req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
     const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features, user, authz: this.opts.auth?.authz };
     // Across all namespaces a namespaced collection is only listed and watched, as upstream registers it.
     if (rs.def.namespaced && !info.namespace && !info.name && info.verb !== "list" && info.verb !== "watch") {
@@ -215,6 +217,7 @@ export class ApiHandler {
     if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (info.subresource) {
       if (info.subresource === "log") return podLog(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT);
+      if (info.subresource === "proxy") return proxy(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, this.servers.get(req));
       if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, { server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });
       if (info.subresource === "token") {
         if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});

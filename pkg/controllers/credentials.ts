@@ -16,6 +16,7 @@ export const CONTROLLER_ACCOUNTS: Record<string, string> = {
   endpoint: "endpoint-controller",
   endpointslice: "endpointslice-controller",
   garbagecollector: "generic-garbage-collector",
+  horizontalpodautoscaling: "horizontal-pod-autoscaler",
   job: "job-controller",
   namespace: "namespace-controller",
   nodelifecycle: "node-controller",

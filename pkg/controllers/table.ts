@@ -9,6 +9,7 @@ import { startEndpointController } from "./endpoints.ts";
 import { startEndpointSliceController } from "./endpointslice.ts";
 import type { ControllerInit } from "./framework.ts";
 import { initGarbageCollector } from "./garbagecollector.ts";
+import { initHorizontalPodAutoscalerController } from "./horizontalpodautoscaling.ts";
 import { initJobController } from "./job.ts";
 import { initNamespaceController } from "./namespace-deleter.ts";
 import { initNodeLifecycleController } from "./nodelifecycle.ts";
@@ -34,6 +35,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   endpoint: { init: startEndpointController, enabledByDefault: true },
   endpointslice: { init: startEndpointSliceController, enabledByDefault: true },
   garbagecollector: { init: initGarbageCollector, enabledByDefault: true },
+  horizontalpodautoscaling: { init: initHorizontalPodAutoscalerController, enabledByDefault: true },
   job: { init: initJobController, enabledByDefault: true },
   namespace: { init: initNamespaceController, enabledByDefault: true },
   nodelifecycle: { init: initNodeLifecycleController, enabledByDefault: true },

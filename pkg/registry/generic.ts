@@ -137,8 +137,8 @@ export class ResourceStore {
   private cache?: WatchCache;
   observer?: DeletionObserver;
 
-  /** For a computed type (def.computed): its objects, made on each read. */
-  computed?: () => Promise<Obj[]>;
+  /** For a computed type (def.computed): its objects (of namespace ns, "" for all), made on each read. */
+  computed?: (ns: string) => Promise<Obj[]>;
 
   private cacheConfig: CacheConfig;
   /** The server's admission chain (none: every write is admitted, as in tools that open a store directly). */
@@ -242,7 +242,7 @@ export class ResourceStore {
   // ---- reads
   async get(ns: string, name: string, resourceVersion?: string): Promise<Obj> {
     if (this.computed) {
-      const found = (await this.computed()).find((o) => o.metadata.name === name);
+      const found = (await this.computed(ns)).find((o) => o.metadata.name === name);
       if (!found) throw notFound(this.q, name);
       return found;
     }
@@ -271,13 +271,13 @@ export class ResourceStore {
 
   /** A list of the collection under ns (selectors, chunking, resourceVersion rules: ./list.ts). */
   list(ns: string, o: ListOptions = {}): Promise<Obj> {
-    if (this.computed) return this.listComputed(o);
+    if (this.computed) return this.listComputed(ns, o);
     return listCollection(this, ns, o);
   }
 
   /** A computed type's list carries no resourceVersion: its objects are not stored. */
-  private async listComputed(o: ListOptions): Promise<Obj> {
-    const items = (await this.computed!()).filter((x) => this.matches(x, o.labelSelector ?? everything, o.fieldSelector ?? everything));
+  private async listComputed(ns: string, o: ListOptions): Promise<Obj> {
+    const items = (await this.computed!(ns)).filter((x) => this.matches(x, o.labelSelector ?? everything, o.fieldSelector ?? everything));
     return { kind: `${this.def.kind}List`, apiVersion: apiVersionOf(this.def), metadata: {}, items };
   }
 

@@ -130,7 +130,7 @@ export interface CustomInfo {
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
 
-export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log" | "exec";
+export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log" | "exec" | "proxy";
 
 /** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
 export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {

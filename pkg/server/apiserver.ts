@@ -37,6 +37,7 @@ import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
 import { Bootstrap } from "./bootstrap/index.ts";
 import { identity } from "./bootstrap/leader.ts";
 import { componentStatuses } from "./componentstatus.ts";
+import { ResourceMetrics } from "./resourcemetrics/objects.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "../features/featuregate.ts";
@@ -44,7 +45,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
 import { websocketDispatch } from "../serving/websocket.ts";
 import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
-import { DEFAULT_KUBELET_CLIENT } from "../api/handlers/podlog.ts";
+import { DEFAULT_KUBELET_CLIENT, type KubeletClient } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import type { Server } from "bun";
 import { buildAdmission } from "../admission/index.ts";
@@ -211,6 +212,7 @@ export class ApiServer {
       cert: k.certFile && readFileSync(k.certFile, "utf8"), key: k.keyFile && readFileSync(k.keyFile, "utf8"), ca: k.caFile && readFileSync(k.caFile, "utf8"),
       timeoutMs: k.timeoutMs, preferredAddressTypes: k.preferredAddressTypes,
     })));
+    this.serveResourceMetrics(kubelet || DEFAULT_KUBELET_CLIENT);
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
     /** SPDY upgrades the front keeps, checked through the filter chain first (spdyupgrade.ts). */
@@ -344,6 +346,14 @@ export class ApiServer {
         this.metrics.dbSize.set({ endpoint: file }, size);
       }, o.dbPollMs));
     }
+  }
+
+  /** metrics.k8s.io NodeMetrics and PodMetrics, computed from the node agents on each read. */
+  private serveResourceMetrics(kubelet: KubeletClient) {
+    const store = (r: string) => this.registry.lookup("", "v1", r)!;
+    const metrics = new ResourceMetrics(store("nodes"), store("pods"), kubelet);
+    this.registry.lookup("metrics.k8s.io", "v1beta1", "nodes")!.computed = () => metrics.nodeMetrics();
+    this.registry.lookup("metrics.k8s.io", "v1beta1", "pods")!.computed = (ns) => metrics.podMetrics(ns);
   }
 
   private async tls() {
