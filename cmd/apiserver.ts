@@ -76,6 +76,7 @@ export const args = {
   "kubelet-timeout": { type: "string", default: "5s", description: "Timeout for kubelet operations (how long a node agent may take to answer)" },
   "kubelet-preferred-address-types": { type: "string", default: "Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP", description: "List of the preferred NodeAddressTypes to use for kubelet connections" },
   "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
+  "encryption-provider-config": { type: "string", description: "The file of an EncryptionConfiguration (apiserver.config.k8s.io/v1): which resources are encrypted at rest, by which providers (aescbc, aesgcm, secretbox, kms, identity); the first provider writes, all read" },
   ...COMPONENT_ARGS,
 } as const;
 
@@ -127,6 +128,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     auth: authOptions(a),
     csrSigning: csrSigning(a),
     kubelet: kubeletClient(a),
+    encryptionProviderConfig: a["encryption-provider-config"] || undefined,
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),

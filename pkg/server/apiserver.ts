@@ -43,6 +43,7 @@ import { websocketDispatch } from "../serving/websocket.ts";
 import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
 import { DEFAULT_KUBELET_CLIENT } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
+import { Encryption } from "../storage/encryption/index.ts";
 import type { Server } from "bun";
 
 export interface ApiServerOptions {
@@ -84,6 +85,8 @@ export interface ApiServerOptions {
   namespaceAndGCControllers?: boolean;
   /** How pods/log reaches node agents (--kubelet-*); default: no client certificate, agents not verified. */
   kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
+  /** --encryption-provider-config: encryption at rest of the resources it names. */
+  encryptionProviderConfig?: string;
 }
 
 /**
@@ -158,13 +161,23 @@ export class ApiServer {
       ensureDataDir(o.dataDir);
       if (o.storage.backend === "sqlite") this.lock = DataDirLock.acquire(o.dataDir);
     });
+    const file = o.encryptionProviderConfig;
+    const encryption = file ? await step("encryption provider config", async () => {
+      const e = new Encryption(file, o.etcdPrefix, BUILTIN.map((d) => ({ group: d.group, plural: d.plural, segment: d.storageResource ?? d.plural })), this.metrics.registry);
+      this.controllers.push({ stop: () => e.close() });
+      await e.check();
+      return e;
+    }) : undefined;
     const etcd = o.storage.backend === "etcd3";
     await step(etcd ? "etcd" : `store ${join(o.dataDir, "state.db")}`, async () => {
       const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
       this.store = stores.main;
       this.extraStores = [...stores.overrides.values()];
-      this.registry = new Registry(BUILTIN, this.store, {
-        etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
+      // the registry reads and writes through encryption; health, metrics and compaction use the stores as they are
+      const wrap = (st: Store) => encryption?.wrap(st) ?? st;
+      this.registry = new Registry(BUILTIN, wrap(this.store), {
+        etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, binary: o.storageMediaType !== "application/json",
+        overrides: new Map([...stores.overrides].map(([k, st]) => [k, wrap(st)])),
       });
       await this.registry.bootstrap();
     });
