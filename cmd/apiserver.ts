@@ -13,6 +13,7 @@ import { COMPONENT_ARGS, componentFlags, parseGates } from "../pkg/cli/component
 import type { Features } from "../pkg/features/featuregate.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
+import { AUDIT_ARGS, auditOptions } from "../pkg/audit/options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
@@ -77,6 +78,7 @@ export const args = {
   "kubelet-preferred-address-types": { type: "string", default: "Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP", description: "List of the preferred NodeAddressTypes to use for kubelet connections" },
   "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
   "encryption-provider-config": { type: "string", description: "The file of an EncryptionConfiguration (apiserver.config.k8s.io/v1): which resources are encrypted at rest, by which providers (aescbc, aesgcm, secretbox, kms, identity); the first provider writes, all read" },
+  ...AUDIT_ARGS,
   ...COMPONENT_ARGS,
 } as const;
 
@@ -129,6 +131,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     csrSigning: csrSigning(a),
     kubelet: kubeletClient(a),
     encryptionProviderConfig: a["encryption-provider-config"] || undefined,
+    audit: auditOptions(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),

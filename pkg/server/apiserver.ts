@@ -44,6 +44,7 @@ import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyu
 import { DEFAULT_KUBELET_CLIENT } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import { Encryption } from "../storage/encryption/index.ts";
+import { type AuditOptions, buildAuditor } from "../audit/options.ts";
 import type { Server } from "bun";
 
 export interface ApiServerOptions {
@@ -87,6 +88,8 @@ export interface ApiServerOptions {
   kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
   /** --encryption-provider-config: encryption at rest of the resources it names. */
   encryptionProviderConfig?: string;
+  /** --audit-policy-file and the backends' flags; absent, nothing is audited. */
+  audit?: AuditOptions;
 }
 
 /**
@@ -220,6 +223,9 @@ export class ApiServer {
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
     const discovery = new Discovery(BUILTIN, externalAddress);
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
+    const auditOptions = o.audit;
+    const audit = auditOptions && (await step("audit", () => buildAuditor(auditOptions, this.metrics.registry, (info) => !!this.registry.lookup(info.group, info.version, info.resource)?.def.deprecatedIn)));
+    if (audit) this.controllers.push({ stop: () => audit.close() });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
@@ -233,6 +239,7 @@ export class ApiServer {
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
       upgradeCheck: (req) => checked.has(req),
       kubelet,
+      audit,
     }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
