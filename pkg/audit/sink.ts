@@ -66,14 +66,15 @@ export class Sink {
     }
   }
 
+  /** A full batch goes now; what is left waits for max-wait. */
   private flushSoon(ms: number) {
-    if (ms === 0) { clearTimeout(this.timer); this.timer = undefined; this.sending = this.sending.then(() => this.drain()); return; }
-    this.timer ??= setTimeout(() => { this.timer = undefined; this.sending = this.sending.then(() => this.drain()); }, ms);
+    if (ms === 0) { this.sending = this.sending.then(() => this.drain(false)); return; }
+    this.timer ??= setTimeout(() => { this.timer = undefined; this.sending = this.sending.then(() => this.drain(true)); }, ms);
   }
 
-  /** Sends what is queued, in batches of at most maxSize events, each after the throttle allows it. */
-  private async drain() {
-    while (this.queue.length) {
+  /** Sends full batches (with `all`, the last partial one too), each after the throttle allows it. */
+  private async drain(all: boolean) {
+    while (this.queue.length >= this.o.batch.maxSize || (all && this.queue.length)) {
       const batch = this.queue.splice(0, this.o.batch.maxSize);
       await this.throttle?.take();
       await this.deliver(batch).catch(() => {});
@@ -110,7 +111,7 @@ export class Sink {
   /** Sends what is still queued (shutdown). */
   async close() {
     clearTimeout(this.timer);
-    this.sending = this.sending.then(() => this.drain());
+    this.sending = this.sending.then(() => this.drain(true));
     await this.sending;
     this.backend.close?.();
   }
