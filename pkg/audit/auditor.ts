@@ -67,11 +67,12 @@ export class AuditRecord {
     const forwarded = (req.headers.get("x-forwarded-for") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
     const real = req.headers.get("x-real-ip");
     const ips = [...forwarded, ...(real ? [real] : []), ...(sourceIP ? [sourceIP] : [])];
-    const url = new URL(req.url, "https://localhost");
+    // the path and query as sent (req.url is absolute, or only a path for an HTTP/1.0 request without Host)
+    const uri = req.url.startsWith("/") ? req.url : req.url.slice(req.url.indexOf("/", req.url.indexOf("//") + 2));
     const received = microTime(performance.timeOrigin + receivedMs);
     this.ev = {
       kind: "Event", apiVersion: "audit.k8s.io/v1", level: d.level, auditID: this.id, stage: "RequestReceived",
-      requestURI: url.pathname + url.search, verb: info.verb, user: eventUser(user), sourceIPs: [...new Set(ips)],
+      requestURI: uri, verb: info.verb, user: eventUser(user), sourceIPs: [...new Set(ips)],
       userAgent: req.headers.get("user-agent") ?? undefined, objectRef: objectRef(info),
       requestReceivedTimestamp: received, stageTimestamp: received,
     };

@@ -103,7 +103,7 @@ export function buildAuditor(o: AuditOptions, registry: client.Registry, depreca
   const add = (backend: Backend, sink: SinkOptions) => sinks.push(new Sink(backend, sink, metrics));
   if (o.log) {
     let backend: LogBackend;
-    try { backend = new LogBackend({ ...o.log.file, version: o.log.version }); } catch (e) { throw new Error(`--audit-log-path ${o.log.file.path}: ${(e as Error).message}`); }
+    try { backend = new LogBackend({ ...o.log.file, version: o.log.version, coalesce: o.log.sink.mode !== "blocking-strict" }); } catch (e) { throw new Error(`--audit-log-path ${o.log.file.path}: ${(e as Error).message}`); }
     add(backend, o.log.sink);
   }
   if (o.webhook) {
