@@ -33,12 +33,13 @@ const variants = {
 };
 type Name = keyof typeof variants;
 
-progress("starting four servers");
-const servers = await Promise.all(Object.entries(variants).map(async ([name, v]) => {
+const servers = [];
+for (const [name, v] of Object.entries(variants)) {
+  progress(`starting: ${name}`);
   const s = await startServer(["--etcd-compaction-interval=0", ...v.args]);
   await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
-  return { name: name as Name, s, http: await LeanHttps.open(s.port, s.ca, CONC) };
-}));
+  servers.push({ name: name as Name, s, http: await LeanHttps.open(s.port, s.ca, CONC) });
+}
 
 const rates: Record<string, number[]> = {};
 const cpu: Record<string, number[]> = {};
