@@ -27,7 +27,9 @@ ${secretProviders}
   - resources: [configmaps]
     providers:
       - kms: {name: testkms, endpoint: "unix://${kms.socket}", cachesize: 10, timeout: 3s}
-`);
+  - resources: [serviceaccounts]
+    providers:
+${aesgcm("key3", 3)}`);
   return file;
 };
 const aescbc = (k: string, b: number) => `      - aescbc: {keys: [{name: ${k}, secret: "${key(b)}"}]}\n`;
@@ -87,7 +89,7 @@ test("a bad config stops the server with one line naming the file and the proble
   expect(lines[0]).toContain("secret is not of the expected length, got 7");
 });
 
-test("Secrets (aescbc) and ConfigMaps (kms envelope) are stored encrypted, read back in the clear", async () => {
+test("Secrets (aescbc), ConfigMaps (kms envelope) and ServiceAccounts (aesgcm) are stored encrypted, read back in the clear", async () => {
   await restart(config(aescbc("key1", 1) + identity, "one"));
   expect((await createSecret("s1")).status).toBe(201);
   const cm = await s.call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "cm1" }, data: { value: SECRET } });
@@ -104,6 +106,11 @@ test("Secrets (aescbc) and ConfigMaps (kms envelope) are stored encrypted, read 
   const cms = await raw("/registry/configmaps/default/cm1");
   expect(cms.get("/registry/configmaps/default/cm1")!.subarray(0, 23).toString()).toBe("k8s:enc:kms:v1:testkms:");
   expect(cms.get("/registry/configmaps/default/cm1")!.includes(SECRET)).toBe(false);
+  expect((await s.call("POST", "/api/v1/namespaces/default/serviceaccounts", { metadata: { name: "sa1" } })).status).toBe(201);
+  const sa = (await raw("/registry/serviceaccounts/default/sa1")).get("/registry/serviceaccounts/default/sa1")!;
+  expect(sa.subarray(0, 23).toString()).toBe("k8s:enc:aesgcm:v1:key3:");
+  expect(sa.includes("sa1")).toBe(false);
+  expect((await s.call("GET", "/api/v1/namespaces/default/serviceaccounts/sa1")).body.metadata.name).toBe("sa1");
   // other resources stay as they were
   const ns = await raw("/registry/namespaces/default");
   expect(ns.get("/registry/namespaces/default")!.includes("k8s:enc:")).toBe(false);
@@ -130,14 +137,10 @@ test("rotation: new key first, re-write every Secret, old key dropped; identity 
   expect(metrics.find((f) => f.name === "apiserver_storage_transformation_duration_seconds")?.type).toBe("HISTOGRAM");
   expect(Number(metrics.find((f) => f.name === "apiserver_storage_envelope_transformation_cache_misses_total")!.metrics[0]!.value)).toBeGreaterThanOrEqual(1);
 
-  // the old key is gone: everything still reads; aesgcm now writes
-  await restart(config(aesgcm("key3", 3) + secretbox("key2", 2), "three"));
-  expect(await secretData("s1")).toBe(`${SECRET}-s1`);
   expect((await createSecret("s2")).status).toBe(201);
-  expect((await raw("/registry/secrets/default/s2")).get("/registry/secrets/default/s2")!.subarray(0, 23).toString()).toBe("k8s:enc:aesgcm:v1:key3:");
 
-  // identity first: new writes are plaintext, old ones still read
-  await restart(config(identity + aesgcm("key3", 3) + secretbox("key2", 2), "four"));
+  // the old key is gone and identity comes first: new writes are plaintext, everything else still reads
+  await restart(config(identity + secretbox("key2", 2), "three"));
   expect((await createSecret("s3")).status).toBe(201);
   const s3 = (await raw("/registry/secrets/default/s3")).get("/registry/secrets/default/s3")!;
   expect(s3.includes("k8s:enc:")).toBe(false);

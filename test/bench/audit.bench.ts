@@ -33,13 +33,14 @@ const variants = {
 };
 type Name = keyof typeof variants;
 
-const servers = [];
+const started = [];
 for (const [name, v] of Object.entries(variants)) {
   progress(`starting: ${name}`);
   const s = await startServer(["--etcd-compaction-interval=0", ...v.args]);
   await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
-  servers.push({ name: name as Name, s, http: await LeanHttps.open(s.port, s.ca, CONC) });
+  started.push({ name: name as Name, s });
 }
+const servers = await Promise.all(started.map(async (x) => ({ ...x, http: await LeanHttps.open(x.s.port, x.s.ca, CONC) })));
 
 const rates: Record<string, number[]> = {};
 const cpu: Record<string, number[]> = {};

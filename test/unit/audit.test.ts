@@ -105,3 +105,20 @@ describe("batch sink", () => {
     expect(batches.flat()).toHaveLength(4);
   });
 });
+
+describe("blocking modes", () => {
+  const failing = (mode: "blocking" | "blocking-strict") => {
+    const registry = new client.Registry();
+    const s = new Sink({ name: "webhook", send: async () => { throw new Error("receiver down"); } }, { mode, batch: { bufferSize: 1, maxSize: 1, maxWaitMs: 0 } }, new AuditMetrics(registry));
+    return { s, errors: async () => (await registry.getSingleMetric("apiserver_audit_error_total")!.get()).values };
+  };
+  test("blocking: a failure is counted, the request goes on", async () => {
+    const { s, errors } = failing("blocking");
+    await s.emit(event(1));
+    expect(await errors()).toEqual([expect.objectContaining({ labels: { plugin: "webhook" }, value: 1 })]);
+  });
+  test("blocking-strict: the failure reaches the request", async () => {
+    const { s } = failing("blocking-strict");
+    await expect(s.emit(event(1))).rejects.toThrow("receiver down");
+  });
+});
