@@ -77,16 +77,22 @@ beforeAll(async () => {
 });
 afterAll(async () => { await s?.stop(); kms.close(); });
 
-test("a bad config stops the server with one line naming the file and the problem", async () => {
-  const file = join(dir, "bad.yaml");
-  writeFileSync(file, `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: k, secret: "${Buffer.alloc(7).toString("base64")}"}]}\n`);
-  const p = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", "--secure-port=1", `--data-dir=${join(dir, "bad")}`, `--encryption-provider-config=${file}`], { stdout: "pipe", stderr: "pipe" });
-  const [code, err] = await Promise.all([p.exited, new Response(p.stderr).text()]);
-  expect(code).toBe(1);
-  const lines = err.trim().split("\n");
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toContain(file);
-  expect(lines[0]).toContain("secret is not of the expected length, got 7");
+test("a bad config, or a KMS plugin not there, stops the server with one line saying why", async () => {
+  const start = async (providers: string) => {
+    const file = join(dir, `bad-${Math.random()}.yaml`);
+    writeFileSync(file, `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n${providers}`);
+    const p = Bun.spawn([...KITE, "apiserver", "--bind-address=127.0.0.1", "--secure-port=1", `--data-dir=${join(dir, "bad")}`, `--encryption-provider-config=${file}`], { stdout: "pipe", stderr: "pipe" });
+    const [code, err] = await Promise.all([p.exited, new Response(p.stderr).text()]);
+    expect(code).toBe(1);
+    const lines = err.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    return { file, line: lines[0]! };
+  };
+  const bad = await start(`      - aescbc: {keys: [{name: k, secret: "${Buffer.alloc(7).toString("base64")}"}]}\n`);
+  expect(bad.line).toContain(bad.file);
+  expect(bad.line).toContain("secret is not of the expected length, got 7");
+  const absent = await start(`      - kms: {name: gone, endpoint: "unix://${join(dir, "nothing.sock")}"}\n`);
+  expect(absent.line).toContain(`KMS plugin unix://${join(dir, "nothing.sock")}`);
 });
 
 test("Secrets (aescbc), ConfigMaps (kms envelope) and ServiceAccounts (aesgcm) are stored encrypted, read back in the clear", async () => {

@@ -27,6 +27,13 @@ function decode(buf: Uint8Array): Map<number, Uint8Array> {
   return out;
 }
 
+const CODES = ["OK", "Canceled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound", "AlreadyExists", "PermissionDenied", "ResourceExhausted", "FailedPrecondition", "Aborted", "OutOfRange", "Unimplemented", "Internal", "Unavailable", "DataLoss", "Unauthenticated"];
+
+/** A call that failed with a gRPC status; `code` is its name (the metrics' status label). */
+export class KmsError extends Error {
+  constructor(message: string, readonly code: string) { super(message); }
+}
+
 export class KmsClient {
   private session?: http2.ClientHttp2Session;
 
@@ -47,7 +54,7 @@ export class KmsClient {
       frame.writeUInt32BE(body.length, 1);
       frame.set(body, 5);
       const req = this.connect().request({ ":method": "POST", ":path": `${SERVICE}/${method}`, "content-type": "application/grpc", te: "trailers" });
-      const timer = setTimeout(() => { req.close(http2.constants.NGHTTP2_CANCEL); reject(new Error(`kms ${method}: deadline of ${this.timeoutMs} ms exceeded`)); }, this.timeoutMs);
+      const timer = setTimeout(() => { req.close(http2.constants.NGHTTP2_CANCEL); reject(new KmsError(`kms ${method}: deadline of ${this.timeoutMs} ms exceeded`, "DeadlineExceeded")); }, this.timeoutMs);
       const chunks: Buffer[] = [];
       let status: string | undefined, message = "";
       const headers = (h: http2.IncomingHttpHeaders) => {
@@ -56,10 +63,11 @@ export class KmsClient {
       req.on("response", headers);
       req.on("trailers", headers);
       req.on("data", (d: Buffer) => chunks.push(d));
-      req.on("error", (e) => { clearTimeout(timer); reject(new Error(`kms ${method}: ${e.message}`)); });
+      req.on("error", (e) => { clearTimeout(timer); reject(new KmsError(`kms ${method}: ${e.message}`, "Unavailable")); });
       req.on("end", () => {
         clearTimeout(timer);
-        if (status !== "0") return reject(new Error(`kms ${method}: rpc error: code = ${status ?? "Unknown"} desc = ${message}`));
+        const code = CODES[Number(status ?? 2)] ?? "Unknown";
+        if (status !== "0") return reject(new KmsError(`kms ${method}: rpc error: code = ${code} desc = ${message}`, code));
         const all = Buffer.concat(chunks);
         resolve(decode(all.subarray(5, 5 + all.readUInt32BE(1))));
       });

@@ -27,9 +27,10 @@ export class TransformMetrics {
     });
   }
 
-  record(type: string, prefix: string, status: string, seconds: number) {
+  /** One transformation; its latency only when it succeeded, as upstream records it. */
+  record(type: string, prefix: string, status: string, seconds?: number) {
     this.operations.labels(type, prefix, status).inc();
-    this.duration.labels(type).observe(seconds);
+    if (seconds !== undefined) this.duration.labels(type).observe(seconds);
   }
 
   cacheMiss() { this.misses.inc(); }

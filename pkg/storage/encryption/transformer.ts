@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { type Cipher, aesCBC, aesGCM, secretbox } from "./ciphers.ts";
 import type { ProviderConfig } from "./config.ts";
-import { KmsClient } from "./kms.ts";
+import { KmsClient, KmsError } from "./kms.ts";
 import type { TransformMetrics } from "./metrics.ts";
 
 const ENCRYPTED = Buffer.from("k8s:enc:");
@@ -135,7 +135,8 @@ export class ValueTransformer {
       this.metrics.record(type, p.label, "OK", (performance.now() - t0) / 1000);
       return out;
     } catch (e) {
-      this.metrics.record(type, p.label, "Unknown", (performance.now() - t0) / 1000);
+      // a KMS call's gRPC status, or upstream's label for a failure before any call
+      this.metrics.record(type, p.label, e instanceof KmsError ? e.code : "unknown-non-grpc");
       throw e;
     }
   }
