@@ -11,9 +11,12 @@ import { parseServersOverrides } from "../pkg/storage/factory.ts";
 import { startOrExit } from "./component.ts";
 import { COMPONENT_ARGS, componentFlags, parseGates } from "../pkg/cli/component-flags.ts";
 import type { Features } from "../pkg/features/featuregate.ts";
+import { parseRuntimeConfig } from "../pkg/server/runtime-config.ts";
+import { SERVED } from "../pkg/registry/served.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
 import { AUDIT_ARGS, auditOptions } from "../pkg/audit/options.ts";
+import { ADMISSION_ARGS, admissionOptions } from "../pkg/admission/options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
@@ -44,6 +47,7 @@ export const args = {
   "watch-cache": { type: "boolean", default: true, description: "Enable the watch cache for all resources (--no-watch-cache or --watch-cache=false disables it)" },
   "default-watch-cache-size": { type: "string", default: "100", description: "Events kept per resource in the watch cache; 0 disables caching for resources without their own size" },
   "watch-cache-sizes": { type: "string", description: "Per-resource cache sizes, comma-separated resource[.group]#size (e.g. pods#1000,deployments.apps#200)" },
+  "runtime-config": { type: "string", description: "Group versions (and resources) to serve, key[=value] comma-separated, a missing value meaning true: api/all, api/ga, api/beta, api/alpha, group/version (api/v1: core), group/version/resource (e.g. batch/v1beta1=false, api/beta=false,batch/v1beta1). Alpha versions are off by default; a disabled version answers 404 and its objects stay reachable at the others" },
   "max-requests-inflight": { type: "string", default: "400", description: "Maximum non-mutating requests in flight (0: no limit)" },
   "max-mutating-requests-inflight": { type: "string", default: "200", description: "Maximum mutating requests in flight (0: no limit)" },
   "service-cluster-ip-range": { type: "string", default: "10.96.0.0/12", description: "IPv4 CIDR that Services' cluster IPs are handed out from" },
@@ -53,6 +57,7 @@ export const args = {
   "authorization-always-allow-paths": { type: "string", default: "/healthz,/readyz,/livez", description: "Non-resource paths (a trailing * is a prefix) served to any caller without authorization" },
   ...oidcFlags,
   ...SERVICE_ACCOUNT_ARGS,
+  ...ADMISSION_ARGS,
   "authorization-policy-file": { type: "string", description: "File of ABAC policies, one JSON object a line (--authorization-mode=ABAC)" },
   "authorization-webhook-config-file": { type: "string", description: "Kubeconfig-format file of the authorization webhook (--authorization-mode=Webhook)" },
   "authorization-webhook-version": { type: "string", default: "v1beta1", description: "The authorization.k8s.io version of the SubjectAccessReview sent to the webhook: v1beta1 or v1" },
@@ -124,6 +129,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     },
     etcdHealthcheckTimeoutMs: duration("etcd-healthcheck-timeout", a["etcd-healthcheck-timeout"]),
     features,
+    runtimeConfig: runtimeConfig(a["runtime-config"] ?? ""),
     storageMediaType: a["storage-media-type"],
     countPollMs: duration("etcd-count-metric-poll-period", a["etcd-count-metric-poll-period"]),
     dbPollMs: duration("etcd-db-metric-poll-interval", a["etcd-db-metric-poll-interval"]),
@@ -132,6 +138,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     kubelet: kubeletClient(a),
     encryptionProviderConfig: a["encryption-provider-config"] || undefined,
     audit: auditOptions(a),
+    admission: admissionOptions(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
@@ -222,6 +229,14 @@ function csrSigning(a: Record<string, any>) {
   const keyFile: string | undefined = a["cluster-signing-key-file"] || undefined;
   if (!!certFile !== !!keyFile) throw new UsageError("--cluster-signing-cert-file and --cluster-signing-key-file must be given together");
   return { certFile, keyFile, durationMs: duration("cluster-signing-duration", a["cluster-signing-duration"]) };
+}
+
+function runtimeConfig(v: string) {
+  try {
+    return parseRuntimeConfig(v, SERVED);
+  } catch (e) {
+    throw new UsageError(`invalid argument "${v}" for "--runtime-config" flag: ${(e as Error).message}`);
+  }
 }
 
 function cacheSizes(v: string): Record<string, number> {

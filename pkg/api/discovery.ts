@@ -15,6 +15,17 @@ export class Discovery {
   private cache = new Map<string, string>();
 
   constructor(private defs: ResourceDef[], private serverAddress: () => string) {
+    this.setDefs(defs);
+  }
+
+  /** The served types (a new array after each change). */
+  get served(): ResourceDef[] { return this.defs; }
+
+  /** The served types change (custom resources come and go); a group's versions are in the order given. */
+  setDefs(defs: ResourceDef[]) {
+    this.defs = defs;
+    this.groups = [];
+    this.cache.clear();
     for (const d of defs) {
       let g = this.groups.find((x) => x.group === d.group);
       if (!g) this.groups.push((g = { group: d.group, versions: [] }));
@@ -29,12 +40,13 @@ export class Discovery {
   private apiResources(d: ResourceDef) {
     const base = {
       // v1.21 names no singular for built-in resources (clients derive it from the kind)
-      name: d.plural, singularName: "", namespaced: d.namespaced, kind: d.kind,
+      name: d.plural, singularName: d.custom ? d.singular : "", namespaced: d.namespaced, kind: d.kind,
       verbs: d.verbs ?? ALL_VERBS,
       ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       ...(d.categories ? { categories: d.categories } : {}),
-      // only stored kinds have a storage version (upstream names none for the reviews, componentstatuses)
-      ...(d.computed ? {} : { storageVersionHash: hash(`${apiVersionOf(d)}/${d.kind}`) }),
+      // only stored kinds have a storage version (upstream names none for the reviews, componentstatuses);
+      // every version of a kind is stored at its hub, so all name the hub's
+      ...(d.computed ? {} : { storageVersionHash: storageHash(d) }),
     };
     // A subresource of another group version names it, as upstream's discovery does (deployments/scale).
     const subs = (d.subresources ?? []).map((s) => {
@@ -123,6 +135,11 @@ export class Discovery {
     return new Response(body, { headers: { "Content-Type": type, "Cache-Control": "public" } });
   }
 }
+
+const storageHash = (d: ResourceDef) => {
+  const at = d.conversion?.hub ?? d;
+  return hash(`${apiVersionOf(at)}/${at.kind}`);
+};
 
 function hash(s: string): string {
   return new Bun.CryptoHasher("sha256").update(s).digest("base64").slice(0, 11);

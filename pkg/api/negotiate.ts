@@ -105,13 +105,15 @@ export const text = (b: Uint8Array) => utf8.decode(b);
  * the repeated keys of a JSON or YAML body are collected there (the binary form has none). With the kind
  * the body must be, JSON that cannot be read is refused in upstream's words.
  */
-export function decodeObject(body: Uint8Array, contentType: string | null, repeats?: (yaml: boolean) => BodyRepeats, kind?: string): unknown {
+export function decodeObject(body: Uint8Array, contentType: string | null, repeats?: (yaml: boolean) => BodyRepeats, kind?: string, binary = true): unknown {
   const type = parseMediaTypes(contentType)[0]?.type ?? "application/json";
   if (type === "application/json" && kind) return decodeJSONObject(body, kind, repeats?.(false));
   if (type === "application/json" || type === "application/yaml" || type === "application/apply-patch+yaml") {
     const yaml = type !== "application/json";
     return parseText(text(body), yaml, repeats?.(yaml));
   }
+  // kinds without a binary form (custom resources) take JSON and YAML only, as upstream
+  if (!binary) throw unsupportedMediaType("application/json, application/yaml");
   if (isProtobufType(type)) {
     try {
       return decodeProtobuf(body);

@@ -21,7 +21,8 @@ import { podExec } from "./handlers/podexec.ts";
 import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
-import { type Subresource, apiVersionOf } from "../registry/types.ts";
+import { type ResourceDef, type Subresource, apiVersionOf } from "../registry/types.ts";
+import { deprecationWarning } from "./deprecation.ts";
 import { scale } from "./handlers/scale.ts";
 import { update } from "./handlers/update.ts";
 import { watch } from "./handlers/watch.ts";
@@ -57,6 +58,8 @@ export interface ServerOptions {
   tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
   /** The audit filter (--audit-policy-file); absent, requests are not audited at all. */
   audit?: Auditor;
+  /** The types --runtime-config leaves on (all when unset); the others answer 404, their objects stay stored. */
+  enabled?: (def: ResourceDef) => boolean;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -212,7 +215,7 @@ export class ApiHandler {
 
   private async resource(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
     const rs = this.registry.lookup(info.group, info.version, info.resource);
-    if (!rs || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
+    if (!rs || (this.opts.enabled && !this.opts.enabled(rs.def)) || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as Subresource)) {
@@ -229,11 +232,14 @@ export class ApiHandler {
     }
     const allowed = (rs.def.verbs ?? null);
     if (allowed && !allowed.includes(info.verb as never)) throw methodNotAllowed(`${info.verb} is not supported on ${info.resource}`);
+    if (rs.def.deprecated) {
+      ctx.warnings.push(deprecationWarning(rs.def));
+      this.metrics?.deprecatedRequested(info.group, info.version, info.resource, info.subresource, rs.def.deprecated.removedIn ?? "");
+    }
     if (info.subresource === "binding" || (rs.def.kind === "Binding" && !rs.def.group)) return bind(ctx, this.registry);
     if (info.subresource === "eviction") return evict(ctx, this.registry);
     const answer = this.opts.reviews?.get(`${info.group}/${info.resource}`);
     if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
-    if (rs.def.deprecatedIn) ctx.warnings.push(`${apiVersionOf(rs.def)} ${rs.def.kind} is deprecated in ${rs.def.deprecatedIn}+`);
     if (info.subresource) {
       if (info.subresource === "log") return podLog(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT);
       if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, { server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });

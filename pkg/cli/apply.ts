@@ -8,7 +8,7 @@ import { CliError, ConnectionError, formatError, withSource } from "../client/er
 import type { KubeconfigFlags } from "../client/kubeconfig.ts";
 import { UsageError } from "./args.ts";
 import { readManifests, where, type Manifest } from "./manifests.ts";
-import { errLine, flush, inOrder, out } from "./output.ts";
+import { errLine, flush, inOrder, out, printWarning } from "./output.ts";
 import { isStrategic, lastApplied, threeWayPatch, withLastApplied } from "./threeway.ts";
 
 export interface ApplyOptions {
@@ -52,7 +52,7 @@ export async function runApply(o: ApplyOptions, flags: KubeconfigFlags): Promise
   if (!o.serverSide && o.forceConflicts) throw new UsageError("--force-conflicts only works with --server-side");
   const manifests = await readManifests(o.filenames, o.recursive);
   if (manifests.length === 0) throw new CliError("no objects passed to apply");
-  const client = await Client.load(flags);
+  const client = await Client.load(flags, printWarning);
   const applier = new Applier(client, o);
 
   // Namespaces first, then CRDs, then everything else, each in manifest order.

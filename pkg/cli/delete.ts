@@ -7,7 +7,7 @@ import { CliError, ConnectionError, formatError } from "../client/errors.ts";
 import type { KubeconfigFlags } from "../client/kubeconfig.ts";
 import { UsageError } from "./args.ts";
 import { readManifests, where } from "./manifests.ts";
-import { errLine, flush, inOrder, out } from "./output.ts";
+import { errLine, flush, inOrder, out, printWarning } from "./output.ts";
 import { planRequests } from "./resources.ts";
 import { nameSelector } from "../util/fieldselector.ts";
 
@@ -49,7 +49,7 @@ export async function runDelete(o: DeleteOptions, flags: KubeconfigFlags): Promi
   if (grace === 0 && !o.force) grace = 1; // as kubectl: an immediate delete needs --force
   if (o.force && grace === 0) await errLine("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
 
-  const client = await Client.load(flags);
+  const client = await Client.load(flags, printWarning);
   const ns = o.allNamespaces ? undefined : client.config.namespace;
   let failed = 0;
   const fail = async (e: unknown) => {

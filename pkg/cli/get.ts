@@ -5,7 +5,7 @@ import { kindName, type ApiResource } from "../client/discovery.ts";
 import { CliError, formatError } from "../client/errors.ts";
 import type { KubeconfigFlags } from "../client/kubeconfig.ts";
 import { customCell, omitManagedFields, parseOutput, sortBy, sortKey, withKinds, type Format } from "./format.ts";
-import { errLine, flush, out } from "./output.ts";
+import { errLine, flush, out, printWarning } from "./output.ts";
 import { TabWriter, fallbackTable, fromServerTable, goJSON, headerCells, isTable, rowCells, toYaml, type Table, type TableView } from "./printers.ts";
 import { planRequests, type Request } from "./resources.ts";
 
@@ -44,7 +44,7 @@ export async function runGet(o: GetOptions, flags: KubeconfigFlags): Promise<num
   if (o.args.length === 0) {
     throw new CliError(`Required resource not specified.\nYou must specify the type of resource to get. Use "kite get all" or a type such as pods, services, deployments, configmaps.\nSee 'kite get --help' for usage.`);
   }
-  const client = await Client.load(flags);
+  const client = await Client.load(flags, printWarning);
   const ns = o.allNamespaces ? undefined : client.config.namespace;
   const plan = await planRequests(client.discovery, o.args);
   if (plan.named && o.allNamespaces) throw new CliError("a resource cannot be retrieved by name across all namespaces");

@@ -53,3 +53,11 @@ export async function inOrder<T>(tasks: (() => Promise<T>)[], limit: number, rep
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
   await ready();
 }
+
+const warned = new Set<string>();
+/** Prints a server's warning once per command, at once, as kubectl does (`Warning: ...` on stderr). */
+export function printWarning(text: string): void {
+  if (warned.has(text)) return;
+  warned.add(text);
+  process.stderr.write(`Warning: ${text}\n`);
+}

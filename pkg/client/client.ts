@@ -62,8 +62,11 @@ export class Client {
     this.discovery = new DiscoveryClient(transport, transport.config.cacheDir);
   }
 
-  static async load(flags: KubeconfigFlags = {}): Promise<Client> {
-    return new Client(new Transport(await loadClientConfig(flags)));
+  /** A client from kubeconfig flags; `onWarning` is told the server's warnings (the CLI prints them). */
+  static async load(flags: KubeconfigFlags = {}, onWarning?: (text: string) => void): Promise<Client> {
+    const t = new Transport(await loadClientConfig(flags));
+    t.onWarning = onWarning;
+    return new Client(t);
   }
 
   get config(): ClientConfig { return this.transport.config; }

@@ -16,7 +16,10 @@ export interface ApiResource {
   categories: string[];
   namespaced: boolean;
   verbs: string[];
-  /** The group's preferred version. */
+  /**
+   * The resource's preferred version: the first, in the group's priority order, that serves it (as
+   * upstream's ServerPreferredResources: a kind served only at a beta, PodSecurityPolicy, is preferred there).
+   */
   preferred: boolean;
 }
 
@@ -90,19 +93,19 @@ export class DiscoveryClient {
     const out: ApiResource[] = [];
     for (const g of [...(core.items ?? []), ...(groups.items ?? [])]) {
       const group = g.metadata?.name ?? "";
-      (g.versions ?? []).forEach((v: any, i: number) => {
+      for (const v of g.versions ?? []) {
         for (const r of v.resources ?? []) {
           out.push({
             group, version: v.version, resource: r.resource,
             kind: r.responseKind?.kind ?? "",
             singular: r.singularResource || (r.responseKind?.kind ?? "").toLowerCase(),
             shortNames: r.shortNames ?? [], categories: r.categories ?? [],
-            namespaced: r.scope === "Namespaced", verbs: r.verbs ?? [], preferred: i === 0,
+            namespaced: r.scope === "Namespaced", verbs: r.verbs ?? [], preferred: false,
           });
         }
-      });
+      }
     }
-    return out;
+    return markPreferred(out);
   }
 
   private async fetchLegacy(): Promise<ApiResource[]> {
@@ -110,12 +113,12 @@ export class DiscoveryClient {
       this.t.json("/api"),
       this.t.json("/apis").catch((e) => { if (e.code === 404) return { groups: [] }; throw e; }),
     ]);
-    const gvs: { group: string; version: string; preferred: boolean; path: string }[] = [];
-    for (const v of api.versions ?? []) gvs.push({ group: "", version: v, preferred: v === api.versions[0], path: `/api/${v}` });
+    const gvs: { group: string; version: string; path: string }[] = [];
+    for (const v of api.versions ?? []) gvs.push({ group: "", version: v, path: `/api/${v}` });
     for (const g of apis.groups ?? []) {
       const pref = g.preferredVersion?.version ?? g.versions?.[0]?.version;
       const versions = [...(g.versions ?? [])].sort((a: any, b: any) => (a.version === pref ? -1 : b.version === pref ? 1 : 0));
-      for (const v of versions) gvs.push({ group: g.name, version: v.version, preferred: v.version === pref, path: `/apis/${g.name}/${v.version}` });
+      for (const v of versions) gvs.push({ group: g.name, version: v.version, path: `/apis/${g.name}/${v.version}` });
     }
     const docs = await Promise.all(gvs.map((gv) => this.t.json(gv.path).catch(() => ({ resources: [] }))));
     const out: ApiResource[] = [];
@@ -125,11 +128,11 @@ export class DiscoveryClient {
         out.push({
           group: gv.group, version: gv.version, resource: r.name, kind: r.kind,
           singular: r.singularName || r.kind.toLowerCase(), shortNames: r.shortNames ?? [], categories: r.categories ?? [],
-          namespaced: !!r.namespaced, verbs: r.verbs ?? [], preferred: gv.preferred,
+          namespaced: !!r.namespaced, verbs: r.verbs ?? [], preferred: false,
         });
       }
     });
-    return out;
+    return markPreferred(out);
   }
 
   /** Resolves one type name as kubectl does; an unknown name refreshes discovery once, then fails. */
@@ -174,4 +177,15 @@ export function match(list: ApiResource[], arg: string): ApiResource | undefined
     if (hit) return hit;
   }
   return undefined;
+}
+
+/** Marks each resource's first version, the list being in each group's priority order. */
+function markPreferred(list: ApiResource[]): ApiResource[] {
+  const seen = new Set<string>();
+  for (const r of list) {
+    const key = `${r.group}/${r.resource}`;
+    r.preferred = !seen.has(key);
+    seen.add(key);
+  }
+  return list;
 }

@@ -40,6 +40,9 @@ export class Transport {
     if (config.key) this.tls.key = config.key;
   }
 
+  /** Told each warning the server sends (`Warning: 299 - "text"` headers), as kubectl prints them. */
+  onWarning?: (text: string) => void;
+
   /** A new bearer token for the requests from now on (a rotated service-account token). */
   setToken(token: string): void {
     this.headers.Authorization = `Bearer ${token}`;
@@ -70,6 +73,7 @@ export class Transport {
         if ((e as Error)?.name === "AbortError") throw e;
         throw new ConnectionError(this.config.server, this.config.source, e);
       }
+      if (this.onWarning) for (const w of warningsOf(res.headers)) this.onWarning(w);
       if (res.ok) return res;
       const text = await res.text();
       if ((res.status === 429 || (res.status === 503 && res.headers.get("retry-after"))) && attempt < MAX_RETRIES) {
@@ -102,4 +106,11 @@ export class Transport {
       throw errorFromResponse(500, `the server answered ${path} with a body that is not JSON: ${text.slice(0, 100)}`);
     }
   }
+}
+
+/** The texts of a response's Warning headers (`299 - "text"`, several joined by commas). */
+export function warningsOf(headers: Headers): string[] {
+  const all = headers.get("warning");
+  if (!all) return [];
+  return [...all.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1].replace(/\\(.)/g, "$1"));
 }

@@ -20,6 +20,8 @@ export const CONTROLLER_ACCOUNTS: Record<string, string> = {
   namespace: "namespace-controller",
   nodelifecycle: "node-controller",
   podgc: "pod-garbage-collector",
+  "pv-protection": "pv-protection-controller",
+  "pvc-protection": "pvc-protection-controller",
   replicaset: "replicaset-controller",
   replicationcontroller: "replication-controller",
   serviceaccount: "service-account-controller",

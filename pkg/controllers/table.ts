@@ -13,6 +13,8 @@ import { initJobController } from "./job.ts";
 import { initNamespaceController } from "./namespace-deleter.ts";
 import { initNodeLifecycleController } from "./nodelifecycle.ts";
 import { initPodGCController } from "./podgc.ts";
+import { initPvcProtectionController } from "./pvcprotection.ts";
+import { initPvProtectionController } from "./pvprotection.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
 import { startServiceAccountTokenController } from "./serviceaccounttoken.ts";
@@ -35,6 +37,8 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   namespace: { init: initNamespaceController, enabledByDefault: true },
   nodelifecycle: { init: initNodeLifecycleController, enabledByDefault: true },
   podgc: { init: initPodGCController, enabledByDefault: true },
+  "pv-protection": { init: initPvProtectionController, enabledByDefault: true },
+  "pvc-protection": { init: initPvcProtectionController, enabledByDefault: true },
   replicaset: { init: replicaSetController, enabledByDefault: true },
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
   serviceaccount: { init: startServiceAccountController, enabledByDefault: true },

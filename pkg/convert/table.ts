@@ -36,6 +36,16 @@ export interface VersionRow extends GroupVersion {
   /** False for versions removed before v1.21: `kite convert` reads and writes them, the server answers 404. */
   served: boolean;
   deprecated?: Deprecation;
+  /**
+   * The version's fields, their JSON and their protobuf numbers are the hub's (only apiVersion differs):
+   * the server encodes it with the hub's protobuf message and describes it with the hub's schema.
+   */
+  sameFields?: boolean;
+  /**
+   * Annotations of the hub that carry this version's status (an HPA's current metrics and conditions on
+   * autoscaling/v1): a write of the hub's status sets them, a write of the rest keeps them.
+   */
+  statusAnnotations?: string[];
   toHub(obj: Obj, notes: Notes): Obj;
   fromHub(obj: Obj, notes: Notes): Obj;
 }

@@ -51,6 +51,8 @@ const BY_KIND: Record<string, Defaulter> = {
   "MutatingWebhookConfiguration.admissionregistration.k8s.io": defaultMutatingWebhooks,
   "ValidatingWebhookConfiguration.admissionregistration.k8s.io": defaultValidatingWebhooks,
   "CustomResourceDefinition.apiextensions.k8s.io": defaultCRD,
+  // an APIService's service is reached on 443 unless it says otherwise
+  "APIService.apiregistration.k8s.io": (svc) => { const ref = sub(sub(svc, "spec"), "service"); if (ref) fill(ref, { port: 443 }); },
   // a condition (an approval, a denial) holds unless it says otherwise
   "CertificateSigningRequest.certificates.k8s.io": (csr) => items(sub(csr, "status"), "conditions").forEach((c) => fillZero(c, { status: "True" })),
 };

@@ -59,7 +59,21 @@ export function checkFields(plan: MessagePlan, obj: Record<string, unknown>, fc?
   }
   const yaml = fc.body?.yaml ?? false;
   const found = dropUnknownFields(plan, obj, { sorted: yaml || fc.patch, order: yaml ? undefined : fc.body?.order }).map(describeFinding);
-  const lines = yaml ? fc.body!.list : [];
+  return answer(found, fc);
+}
+
+/**
+ * The fieldValidation answer for the fields decoding dropped from a custom resource (`paths`): the text of
+ * the strict decoding error, or null (warnings under Warn).
+ */
+export function reportDropped(paths: string[], fc?: FieldCheck): string | null {
+  if (!fc || fc.directive === "Ignore") return null;
+  return answer(paths.map((p) => `unknown field "${p}"`), fc);
+}
+
+/** Warn: the warnings of the unknown (`found`) and repeated fields; Strict: the error's text. */
+function answer(found: string[], fc: FieldCheck): string | null {
+  const lines = fc.body?.yaml ? fc.body.list : [];
   const before = fc.before ?? [];
   if (!lines.length && !before.length && !found.length) return null;
   if (fc.directive === "Warn") {
@@ -68,3 +82,4 @@ export function checkFields(plan: MessagePlan, obj: Record<string, unknown>, fc?
   }
   return `strict decoding error: ${[...(lines.length ? [yamlRepeatsError(lines)] : []), ...before, ...found].join(", ")}`;
 }
+

@@ -2,6 +2,7 @@
 import client from "prom-client";
 import { applyMetricsOptions } from "./options.ts";
 import { RequestMetrics } from "./requests.ts";
+import { AdmissionMetrics } from "./admission.ts";
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -37,6 +38,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly deprecatedApis = new client.Gauge({
+    name: "apiserver_requested_deprecated_apis",
+    help: "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
+    labelNames: ["group", "version", "resource", "subresource", "removed_release"],
+    registers: [this.registry],
+  });
+  readonly admission = new AdmissionMetrics(this.registry);
+
   constructor() {
     for (const m of this.requests.metrics()) this.registry.registerMetric(m as never);
   }
@@ -44,6 +53,11 @@ export class Metrics {
   /** Counts one request and its latency (cheap: see RequestMetrics). */
   recordRequest(verb: string, group: string, version: string, resource: string, subresource: string, scope: string, code: number, seconds: number) {
     this.requests.record([verb, group, version, resource, subresource, scope], code, seconds, verb !== "WATCH");
+  }
+
+  /** A deprecated version was requested: its series is 1 from then on, as upstream's. */
+  deprecatedRequested(group: string, version: string, resource: string, subresource: string, removedRelease: string) {
+    this.deprecatedApis.labels(group, version, resource, subresource, removedRelease).set(1);
   }
 
   /** Requests in flight of a kind. */

@@ -2,7 +2,7 @@
 // OpenAPI v3: the root index (/openapi/v3) and one document per group version
 // (/openapi/v3/apis/apps/v1), built lazily once, each with a content hash used as ETag.
 import { createHash } from "node:crypto";
-import type { ResourceDef } from "../registry/types.ts";
+import { type ResourceDef, listKindOf } from "../registry/types.ts";
 import { VERSION_INFO } from "../version.ts";
 import { type Json, getOp, groupId, groupTag, gvId, resourcePaths, tagOf } from "./operations.ts";
 import { REF_PREFIX, SCHEMAS, type Schema, type Table, schemaName } from "./schemas/index.ts";
@@ -33,6 +33,35 @@ const generic = (kind: string): Schema => ({
   },
 });
 
+/** Keywords of a CRD schema that neither OpenAPI v2 nor kubectl's readers take (upstream drops them too). */
+const DROPPED = new Set(["nullable", "anyOf", "oneOf", "allOf", "not", "x-kubernetes-int-or-string"]);
+
+function publishable(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(publishable);
+  if (!s || typeof s !== "object") return s;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (DROPPED.has(k)) continue;
+    out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as Table).map(([p, x]) => [p, publishable(x)])) : k === "default" || k === "enum" || k === "example" ? v : publishable(v);
+  }
+  return out;
+}
+
+/** A custom resource version's schema (its CRD's openAPIV3Schema) with the envelope's fields described. */
+function customSchema(schema: Schema): Schema {
+  const s = publishable(schema) as Schema;
+  return {
+    ...s,
+    type: "object",
+    properties: {
+      apiVersion: { description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources", type: "string" },
+      kind: { description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds", type: "string" },
+      metadata: { description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", allOf: [ref(META + "ObjectMeta")] },
+      ...((s.properties as Table | undefined) ?? {}),
+    },
+  };
+}
+
 const listOf = (d: ResourceDef, item: string): Schema => ({
   description: `A list of ${d.kind} objects.`,
   type: "object",
@@ -43,7 +72,7 @@ const listOf = (d: ResourceDef, item: string): Schema => ({
     metadata: { description: "Standard list metadata.", allOf: [ref(META + "ListMeta")] },
   },
   required: ["items"],
-  "x-kubernetes-group-version-kind": [{ group: d.group, kind: `${d.kind}List`, version: d.version }],
+  "x-kubernetes-group-version-kind": [{ group: d.group, kind: listKindOf(d), version: d.version }],
 });
 
 /** Every schema `paths` refers to, directly or through other schemas, from `table`, sorted by name. */
@@ -104,7 +133,11 @@ export function apiSource(defs: ResourceDef[]): ApiSource {
   const byGV = new Map<string, ResourceDef[]>();
   for (const d of defs) {
     const name = schemaName(d.group, d.version, d.kind);
-    schemas[name] = { ...(SCHEMAS[name] ?? generic(d.kind)), "x-kubernetes-group-version-kind": [{ group: d.group, kind: d.kind, version: d.version }] };
+    // a version with its hub's fields is described by the hub's schema
+    const c = d.conversion;
+    const own = SCHEMAS[name] ?? (c?.sameFields ? SCHEMAS[schemaName(c.hub.group, c.hub.version, c.hub.kind)] : undefined)
+      ?? (d.custom?.schema ? customSchema(d.custom.schema) : generic(d.kind));
+    schemas[name] = { ...own, "x-kubernetes-group-version-kind": [{ group: d.group, kind: d.kind, version: d.version }] };
     schemas[`${name}List`] = listOf(d, name);
     const key = d.group ? `apis/${d.group}/${d.version}` : `api/${d.version}`;
     byGV.set(key, [...(byGV.get(key) ?? []), d]);

@@ -3,6 +3,7 @@
 // are gzipped as other responses are.
 import { GZIP_OVER, acceptsGzip } from "../api/limits.ts";
 import { BUILTIN } from "../registry/builtin.ts";
+import type { ResourceDef } from "../registry/types.ts";
 import { type OpenAPIDoc, type OpenAPIV3, hashOf, openapiV3 } from "./document.ts";
 import { type OpenAPIV2, openapiV2 } from "./v2.ts";
 
@@ -83,9 +84,9 @@ export function openapiHandler(v3: OpenAPIV3, v2: () => OpenAPIV2): OpenAPIHandl
   };
 }
 
-let builtin: OpenAPIHandler | undefined;
-/** The handler for the built-in types. */
-export const handleOpenAPI: OpenAPIHandler = (url, headers, opts) => {
-  builtin ??= openapiHandler(openapiV3(BUILTIN), () => openapiV2(BUILTIN));
-  return builtin(url, headers, opts);
-};
+let built: { defs: ResourceDef[]; handler: OpenAPIHandler } | undefined;
+/** The handler for the served types (`defs`, the built-in ones by default); built again when they change. */
+export function handleOpenAPI(url: URL, headers: Headers, opts?: ServeOptions, defs: ResourceDef[] = BUILTIN): Response | undefined {
+  if (built?.defs !== defs) built = { defs, handler: openapiHandler(openapiV3(defs), () => openapiV2(defs)) };
+  return built.handler(url, headers, opts);
+}

@@ -1,5 +1,6 @@
 // Which protobuf message carries a given apiVersion + kind.
 import { getCatalogue, type MessagePlan } from "./schema.ts";
+import { ROWS } from "../convert/rows/index.ts";
 
 const META = "k8s.io.apimachinery.pkg.apis.meta";
 /** API group → protobuf package prefix (the version is appended). */
@@ -22,6 +23,7 @@ const GROUP_PACKAGES: Record<string, string> = {
   "authentication.k8s.io": "k8s.io.api.authentication",
   "authorization.k8s.io": "k8s.io.api.authorization",
   "apiextensions.k8s.io": "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions",
+  "apiregistration.k8s.io": "k8s.io.kube_aggregator.pkg.apis.apiregistration",
   "meta.k8s.io": `${META}`,
   "meta.platform.io": `${META}`,
 };
@@ -87,5 +89,14 @@ function lookup(apiVersion: string, kind: string): MessagePlan | null {
     if (v1 && isKind(v1)) return v1;
   }
   if (UNVERSIONED.has(kind) && packages().has(`${prefix}.${version}`)) return messages.get(`${META}.v1.${kind}`) ?? null;
-  return null;
+  return sameFieldsAsHub(group, version, kind);
+}
+
+/** A version whose fields are its hub's (pkg/convert's sameFields rows) has the hub's wire form, lists included. */
+function sameFieldsAsHub(group: string, version: string, kind: string): MessagePlan | null {
+  const item = kind.endsWith("List") ? kind.slice(0, -4) : kind;
+  const row = ROWS.find((r) => r.sameFields && r.group === group && r.version === version && r.kind === item);
+  if (!row) return null;
+  const hubKind = (row.hub.kind ?? row.kind) + kind.slice(item.length);
+  return messageForKind(row.hub.group ? `${row.hub.group}/${row.hub.version}` : row.hub.version, hubKind);
 }

@@ -6,6 +6,8 @@ import authenticationV1 from "../../proto/api/authentication_v1.proto" with { ty
 import authenticationV1beta1 from "../../proto/api/authentication_v1beta1.proto" with { type: "text" };
 import authorizationV1 from "../../proto/api/authorization_v1.proto" with { type: "text" };
 import autoscalingV1 from "../../proto/api/autoscaling_v1.proto" with { type: "text" };
+import autoscalingV2beta1 from "../../proto/api/autoscaling_v2beta1.proto" with { type: "text" };
+import autoscalingV2beta2 from "../../proto/api/autoscaling_v2beta2.proto" with { type: "text" };
 import batchV1 from "../../proto/api/batch_v1.proto" with { type: "text" };
 import certificatesV1 from "../../proto/api/certificates_v1.proto" with { type: "text" };
 import coordinationV1 from "../../proto/api/coordination_v1.proto" with { type: "text" };
@@ -15,6 +17,8 @@ import eventsV1 from "../../proto/api/events_v1.proto" with { type: "text" };
 import networkingV1 from "../../proto/api/networking_v1.proto" with { type: "text" };
 import nodeV1 from "../../proto/api/node_v1.proto" with { type: "text" };
 import policyV1 from "../../proto/api/policy_v1.proto" with { type: "text" };
+import policyV1beta1 from "../../proto/api/policy_v1beta1.proto" with { type: "text" };
+import apiregistrationV1 from "../../proto/api/apiregistration_v1.proto" with { type: "text" };
 import rbacV1 from "../../proto/api/rbac_v1.proto" with { type: "text" };
 import schedulingV1 from "../../proto/api/scheduling_v1.proto" with { type: "text" };
 import storageV1 from "../../proto/api/storage_v1.proto" with { type: "text" };
@@ -37,10 +41,14 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/apps_v1.proto": appsV1,
   "api/batch_v1.proto": batchV1,
   "api/autoscaling_v1.proto": autoscalingV1,
+  "api/autoscaling_v2beta1.proto": autoscalingV2beta1,
+  "api/autoscaling_v2beta2.proto": autoscalingV2beta2,
   "api/coordination_v1.proto": coordinationV1,
   "api/rbac_v1.proto": rbacV1,
   "api/networking_v1.proto": networkingV1,
   "api/policy_v1.proto": policyV1,
+  "api/policy_v1beta1.proto": policyV1beta1,
+  "api/apiregistration_v1.proto": apiregistrationV1,
   "api/scheduling_v1.proto": schedulingV1,
   "api/storage_v1.proto": storageV1,
   "api/events_v1.proto": eventsV1,

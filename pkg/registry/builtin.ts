@@ -36,7 +36,7 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "ResourceQuota", plural: "resourcequotas", namespaced: ns, shortNames: ["quota"], subresources: status },
     { kind: "ReplicationController", plural: "replicationcontrollers", namespaced: ns, shortNames: ["rc"], categories: ["all"], subresources: scalable, storageResource: "controllers", generation: true, strategy: s.replicationController },
     { kind: "PodTemplate", plural: "podtemplates", namespaced: ns },
-    { kind: "ComponentStatus", plural: "componentstatuses", namespaced: cluster, shortNames: ["cs"], verbs: ["get", "list"], computed: true, deprecatedIn: "v1.19" },
+    { kind: "ComponentStatus", plural: "componentstatuses", namespaced: cluster, shortNames: ["cs"], verbs: ["get", "list"], computed: true, deprecated: { in: "1.19" } },
   ]),
   ...gv("apps", "v1", [
     { kind: "Deployment", plural: "deployments", namespaced: ns, shortNames: ["deploy"], categories: ["all"], subresources: scalable, generation: true },
@@ -63,10 +63,8 @@ export const BUILTIN: ResourceDef[] = [
     { kind: "TokenReview", plural: "tokenreviews", namespaced: cluster, ...review },
     { kind: "SelfSubjectReview", plural: "selfsubjectreviews", namespaced: cluster, ...review },
   ]),
-  ...gv("authentication.k8s.io", "v1beta1", [
-    { kind: "TokenReview", plural: "tokenreviews", namespaced: cluster, ...review },
-    { kind: "SelfSubjectReview", plural: "selfsubjectreviews", namespaced: cluster, ...review },
-  ]),
+  // v1beta1 TokenReview is a row of the conversion table (pkg/convert/rows)
+  ...gv("authentication.k8s.io", "v1beta1", [{ kind: "SelfSubjectReview", plural: "selfsubjectreviews", namespaced: cluster, ...review }]),
   ...gv("authorization.k8s.io", "v1", [
     { kind: "SubjectAccessReview", plural: "subjectaccessreviews", namespaced: cluster, ...review },
     { kind: "LocalSubjectAccessReview", plural: "localsubjectaccessreviews", namespaced: ns, ...review },
@@ -80,6 +78,10 @@ export const BUILTIN: ResourceDef[] = [
   ]),
   ...gv("policy", "v1", [
     { kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", namespaced: ns, shortNames: ["pdb"], subresources: status, generation: true },
+  ]),
+  // v1.21 serves PodSecurityPolicy at policy/v1beta1 only (its hub); deprecated, removed in v1.25
+  ...gv("policy", "v1beta1", [
+    { kind: "PodSecurityPolicy", plural: "podsecuritypolicies", namespaced: cluster, shortNames: ["psp"], storageResource: "podsecuritypolicy", deprecated: { in: "1.21", removedIn: "1.25" } },
   ]),
   // read-your-writes: the Priority admission of pods reads the classes from the watch cache
   ...gv("scheduling.k8s.io", "v1", [{ kind: "PriorityClass", plural: "priorityclasses", namespaced: cluster, shortNames: ["pc"], readYourWrites: true, strategy: s.priorityClass }]),
@@ -99,6 +101,9 @@ export const BUILTIN: ResourceDef[] = [
   ]),
   ...gv("apiextensions.k8s.io", "v1", [
     { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions", strategy: s.customResourceDefinition },
+  ]),
+  ...gv("apiregistration.k8s.io", "v1", [
+    { kind: "APIService", plural: "apiservices", namespaced: cluster, subresources: status, storageResource: "apiregistration.k8s.io/apiservices", categories: ["api-extensions"] },
   ]),
   ...gv("admissionregistration.k8s.io", "v1", [
     { kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },

@@ -6,8 +6,6 @@ import type { UserInfo } from "../auth/user.ts";
 import { validateCsrUpdate } from "../validation/csr-status.ts";
 import { run } from "../validation/rules.ts";
 import { now } from "./generic.ts";
-import { forbidden } from "../api/status.ts";
-import { requestSubject } from "../pki/csr-subject.ts";
 import type { Obj, Strategy } from "./types.ts";
 
 const conditions = (o: Obj): Obj[] => (Array.isArray(o.status?.conditions) ? o.status.conditions : []);
@@ -42,21 +40,6 @@ function recordRequester(o: Obj, user?: UserInfo) {
   if (user.extra && Object.keys(user.extra).length) spec.extra = structuredClone(user.extra);
 }
 
-const CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client";
-
-/** A client certificate for system:masters is never requested through the API (it would bypass every authorizer). */
-function restrictSubject(o: Obj) {
-  if (o.spec?.signerName !== CLIENT_SIGNER) return;
-  const q = { group: "certificates.k8s.io", resource: "certificatesigningrequests" }, name = String(o.metadata?.name ?? "");
-  let organizations: string[];
-  try {
-    organizations = requestSubject(Buffer.from(String(o.spec.request ?? ""), "base64").toString("latin1")).filter(([k]) => k === "O").map(([, v]) => v);
-  } catch (e) {
-    throw forbidden(q, name, `failed to parse CSR: ${(e as Error).message}`);
-  }
-  if (organizations.includes("system:masters")) throw forbidden(q, name, `use of ${CLIENT_SIGNER} signer with system:masters group is not allowed`);
-}
-
 export const certificateSigningRequest: Strategy = {
   fieldLabels: { values: (o) => ({ "spec.signerName": o.spec?.signerName ?? "" }), metadata: ["metadata.name"] },
   prepareForCreate(o, user) {
@@ -74,7 +57,6 @@ export const certificateSigningRequest: Strategy = {
     stampConditions(o, old);
   },
   validate(o, old, sub) {
-    if (!old) restrictSubject(o);
     return old ? run((e) => validateCsrUpdate(e, o, old, sub ?? "")) : [];
   },
 };

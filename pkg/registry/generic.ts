@@ -8,18 +8,21 @@ import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
 import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
 import { messageForKind } from "../protobuf/kinds.ts";
-import { type FieldCheck, checkFields } from "../fieldvalidation/index.ts";
+import { type FieldCheck, checkFields, reportDropped } from "../fieldvalidation/index.ts";
 import { goTypeError } from "../fieldvalidation/typeerror.ts";
 import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
 import { type Selector, everything, parseFieldSelector } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, type UpdateTarget, apiVersionOf } from "./types.ts";
 import type { UserInfo } from "../auth/user.ts";
+import type { Attributes, Operation } from "../admission/types.ts";
 import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
 import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
+import { replaceContents, upgradeStored } from "./versions.ts";
+import { rowsForHub } from "../convert/index.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -37,8 +40,8 @@ export interface WriteOptions {
    * store's caller check (RBAC's escalation checks) on create and update; unset for the server's own writes.
    */
   user?: UserInfo;
-  /** Checks of an update by the caller's rights (upstream's admission that asks the authorizer), after validation. */
-  admit?: (next: Obj, old: Obj, sub: UpdateTarget) => Promise<void>;
+  /** Where admission's warnings (webhooks') go: the response's Warning header. */
+  warnings?: string[];
   /**
    * A write of the server's own object (pkg/server/bootstrap), or one the server composes itself (a pod's
    * binding): the kind's validation, which guards what clients may store, is skipped (the kubernetes
@@ -88,7 +91,6 @@ export interface DeletionObserver {
 export interface StoreOptions {
   /** The key prefix (--etcd-prefix). */
   etcdPrefix: string;
-  namespaceCheck?: NamespaceCheck;
   /** Type-specific admission that needs the stored objects (Services' addresses and ports); may fill fields in. */
   admit?: Admit;
   cache?: CacheConfig;
@@ -96,8 +98,11 @@ export interface StoreOptions {
   binary?: boolean;
 }
 
-/** Something the registry can ask before a write: does this namespace accept objects? (admission) */
-export type NamespaceCheck = (ns: string, def: ResourceDef) => Promise<void>;
+/** The admission chain (pkg/admission): mutating, then validating; each throws a Status to refuse. */
+export interface AdmissionHooks {
+  admit(a: Attributes): Promise<void>;
+  validate(a: Attributes): Promise<void>;
+}
 /**
  * Admits a create (old undefined) or an update of obj, filling fields in or throwing a Status; what it
  * returns is called once the write is done (stored or failed), to release what the write held.
@@ -117,9 +122,10 @@ const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join("");
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Everything of an object but metadata and status: what a generation bump watches. */
-function specPart(o: Obj): Obj {
-  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = o;
+/** What a generation bump watches: everything but metadata, and but status when status is its own subresource. */
+function specPart(o: Obj, statusApart: boolean): Obj {
+  const { metadata: _m, kind: _k, apiVersion: _a, ...rest } = o;
+  if (statusApart) delete rest.status;
   return rest;
 }
 
@@ -135,16 +141,18 @@ export class ResourceStore {
   computed?: () => Promise<Obj[]>;
 
   private cacheConfig: CacheConfig;
-  readonly namespaceCheck?: NamespaceCheck;
+  /** The server's admission chain (none: every write is admitted, as in tools that open a store directly). */
+  admission?: AdmissionHooks;
   private admit?: Admit;
   /** Checks of who writes, run after validation on the writes of clients. */
   callerCheck?: CallerCheck;
+  /** For a version served through the conversion table: the store of its hub, whose caller checks apply. */
+  hubStore?: ResourceStore;
   /** Store values in the binary media type (--storage-media-type), for kinds that have one. */
   private binary: boolean;
 
   constructor(readonly def: ResourceDef, readonly store: Store, o: StoreOptions) {
     this.cacheConfig = o.cache ?? { capacity: 100 };
-    this.namespaceCheck = o.namespaceCheck;
     this.admit = o.admit;
     this.binary = !!o.binary;
     this.q = { group: def.group, resource: def.plural, kind: def.kind };
@@ -162,7 +170,7 @@ export class ResourceStore {
   // Values are read in either media type, whatever the server writes now.
   decode(kv: KeyValue): Obj {
     let obj = (typeof kv.value === "string" ? JSON.parse(kv.value) : decodeProtobuf(kv.value)) as Obj;
-    if (this.def.codec) obj = this.def.codec.fromStorage(obj);
+    obj = this.def.codec ? this.def.codec.fromStorage(obj) : upgradeStored(this.def, obj);
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
@@ -195,6 +203,13 @@ export class ResourceStore {
    */
   private async settle(rev: number) {
     if (this.def.readYourWrites && this.cache?.isReady) await this.cache.waitFor(rev, 2000);
+  }
+
+  /** Stops the watch cache (the type is no longer served); open watches end. */
+  close() {
+    this.cache?.close();
+    this.cache = undefined;
+    this.cacheConfig = { capacity: 0 };
   }
 
   /** Decodes a cached entry once; the object is shared, so callers must not mutate it. */
@@ -269,13 +284,26 @@ export class ResourceStore {
     return watchCollection(this, ns, rv, label, field, sink);
   }
 
+  /** What admission sees of a write. */
+  private attributes(operation: Operation, subresource: string, ns: string, object: Obj | undefined, oldObject: Obj | undefined, o: WriteOptions): Attributes {
+    const name = String((object ?? oldObject)?.metadata?.name ?? "");
+    return { operation, def: this.def, subresource, namespace: this.def.namespaced ? ns : "", name, object, oldObject, dryRun: !!o.dryRun, user: o.user, warnings: o.warnings };
+  }
+
   // ---- writes
   async create(ns: string, body: Obj, o: WriteOptions = {}): Promise<Obj> {
     const obj = this.checkBody(body, ns, o.fields);
+    // the name is generated before defaults (a Namespace's name label) and admission see the object
+    if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
+    // upstream defaults every object it decodes, before admission and the strategy's hooks see it
+    this.applyDefaults(obj);
+    // the writer owns what it sent (and its defaults), not what admission adds: upstream's field manager runs first
+    const managedFields = o.fieldManager === undefined ? undefined : this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
+    const attrs = this.attributes("CREATE", "", ns, obj, undefined, o);
+    await this.admission?.admit(attrs);
+    // a webhook's patch may have replaced metadata, or put anything anywhere
+    if (attrs.patched) this.checkBody(obj, ns);
     const m = obj.metadata;
-    if (!m.name && m.generateName) m.name = `${m.generateName}${randomSuffix()}`;
-    // upstream defaults every object it decodes, before the strategy's hooks see it
-    applyDefaults(this.def.group, this.def.kind, obj);
     m.uid = randomUUID();
     m.creationTimestamp = now();
     for (const f of ["deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"]) delete m[f];
@@ -285,11 +313,10 @@ export class ResourceStore {
     this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
     this.validate(obj, undefined, "", o.serverOwned);
-    if (o.user) await this.callerCheck?.(obj, undefined, o.user);
-    if (this.def.namespaced) await this.namespaceCheck?.(ns, this.def);
+    if (o.user) await this.checkCaller(obj, undefined, o.user);
+    await this.admission?.validate(attrs);
     if (o.large) await breather();
-    if (o.fieldManager !== undefined) obj.metadata.managedFields = this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
-    // after the writer's fields are taken: what admission fills in is the server's, as upstream's allocators
+    if (managedFields !== undefined) obj.metadata.managedFields = managedFields;
     const release = this.admit && (await this.admit(obj, undefined, !!o.dryRun));
     if (!obj.metadata.managedFields?.length) delete obj.metadata.managedFields;
     if (o.dryRun) {
@@ -375,7 +402,7 @@ export class ResourceStore {
   private track(old: Obj | undefined, next: Obj, manager: string, sub: string): Obj {
     const hasStatus = this.def.subresources?.includes("status");
     const ignoreFields = sub === "status" || sub === "approval" ? Object.keys(next).filter((k) => !["status", "apiVersion", "kind", "metadata"].includes(k)) : hasStatus ? ["status"] : [];
-    return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields });
+    return updateManagedFields(this.def.kind, apiVersionOf(this.def), old, next, manager, now(), { ignoreFields, schema: this.def.custom?.schema });
   }
 
   /** Fields an apply to the main resource does not own: status, for types with a status subresource. */
@@ -394,8 +421,14 @@ export class ResourceStore {
       next = obj;
       if (this.def.subresources?.includes("status")) next.status = old.status;
     }
+    if (sub === "status" || !sub) this.carryStatusAnnotations(sub ? obj : old, next);
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
-    if (sub !== "binding") applyDefaults(this.def.group, this.def.kind, next);
+    const attrs = this.attributes("UPDATE", sub, ns, next, old, o);
+    if (sub !== "binding") {
+      this.applyDefaults(next);
+      await this.admission?.admit(attrs);
+      if (attrs.patched) this.checkBody(next, ns);
+    }
     if (!sub) this.def.strategy?.prepareForUpdate?.(next, old);
     else if (sub === "status" || sub === "approval") this.def.strategy?.prepareForSubresourceUpdate?.(sub, next, old);
     // Server-owned metadata never changes through an update.
@@ -406,15 +439,18 @@ export class ResourceStore {
     }
     m.generateName = om.generateName;
     if (m.generateName === undefined) delete m.generateName;
-    if (this.def.generation) m.generation = Bun.deepEquals(specPart(next), specPart(old)) ? om.generation : (om.generation ?? 0) + 1;
+    if (this.def.generation) {
+      const apart = !!this.def.subresources?.includes("status");
+      m.generation = Bun.deepEquals(specPart(next, apart), specPart(old, apart)) ? om.generation : (om.generation ?? 0) + 1;
+    }
     delete m.resourceVersion;
     if (o.large) await breather();
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
     this.validate(next, old, sub, o.serverOwned);
-    if (!sub && o.user) await this.callerCheck?.(next, old, o.user);
-    await o.admit?.(next, old, sub);
+    if (!sub && o.user) await this.checkCaller(next, old, o.user);
+    if (sub !== "binding") await this.admission?.validate(attrs);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
@@ -463,9 +499,15 @@ export class ResourceStore {
         throw conflict(this.q, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
       }
       this.def.strategy?.validateDelete?.(obj);
+      if (this.admission) {
+        const attrs = this.attributes("DELETE", "", ns, undefined, obj, o);
+        await this.admission.admit(attrs);
+        await this.admission.validate(attrs);
+      }
       const finalizers: string[] = [...(m.finalizers ?? [])];
       const add = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
       const drop = (f: string) => { const i = finalizers.indexOf(f); if (i >= 0) finalizers.splice(i, 1); };
+      if (!m.deletionTimestamp) for (const f of this.def.strategy?.deletionFinalizers?.(obj) ?? []) add(f);
       if (o.propagationPolicy === "Orphan") { add("orphan"); drop("foregroundDeletion"); }
       if (o.propagationPolicy === "Foreground") { add("foregroundDeletion"); drop("orphan"); }
       const graceful = o.gracePeriodSeconds !== 0 && !!this.def.strategy?.deleteImmediately && !this.def.strategy.deleteImmediately(obj);
@@ -551,6 +593,11 @@ export class ResourceStore {
     // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
     // wrong type stored once would break every later protobuf read and watch of the collection.
     const plan = messageForKind(want, def.kind);
+    // a version without its own message is checked (and its unknown fields dropped) at its hub
+    const c = def.conversion;
+    if (!plan && c && messageForKind(apiVersionOf(c.hub), c.hub.kind)) {
+      return c.fromHub(this.checkBody(c.toHub(body as Obj), ns, fields, { ...def, ...c.hub, conversion: undefined }));
+    }
     if (plan) {
       // Unknown fields (at any depth) are dropped, as decoding into upstream's typed objects drops them.
       const strict = checkFields(plan, body as Obj, fields);
@@ -562,8 +609,44 @@ export class ResourceStore {
       }
       // a value of the wrong type is the error upstream's decoding reports first
       if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
+    } else if (def.strategy?.decode) {
+      const strict = reportDropped(def.strategy.decode(body as Obj), fields);
+      if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
     }
     return body as Obj;
+  }
+
+  /** Annotations of this hub that carry another version's status (pkg/convert rows' statusAnnotations). */
+  private statusAnnotations?: string[];
+
+  /** Those annotations go with the status: taken from `from` (the status write, or the stored object). */
+  private carryStatusAnnotations(from: Obj, next: Obj) {
+    this.statusAnnotations ??= this.def.conversion ? [] : rowsForHub(this.def.group, this.def.version, this.def.kind).flatMap((r) => r.statusAnnotations ?? []);
+    if (!this.statusAnnotations.length) return;
+    const annotations: Record<string, string> = { ...(next.metadata.annotations ?? {}) };
+    for (const k of this.statusAnnotations) {
+      const v = from.metadata?.annotations?.[k];
+      if (v === undefined) delete annotations[k];
+      else annotations[k] = v;
+    }
+    if (Object.keys(annotations).length) next.metadata.annotations = annotations;
+    else delete next.metadata.annotations;
+  }
+
+  /** The caller checks of the kind (RBAC's escalation checks), made at the hub for other versions. */
+  private async checkCaller(obj: Obj, old: Obj | undefined, user: UserInfo) {
+    const c = this.def.conversion;
+    if (c && this.hubStore) return this.hubStore.callerCheck?.(c.toHub(obj), old && c.toHub(old), user);
+    await this.callerCheck?.(obj, old, user);
+  }
+
+  /** Upstream's defaults of the kind, applied at its hub (in place: callers hold `obj`). */
+  private applyDefaults(obj: Obj) {
+    const c = this.def.conversion;
+    if (!c) return applyDefaults(this.def.group, this.def.kind, obj);
+    const hub = c.toHub(obj);
+    applyDefaults(c.hub.group, c.hub.kind, hub);
+    replaceContents(obj, c.fromHub(hub));
   }
 
   private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false) {
@@ -580,7 +663,11 @@ export class ResourceStore {
       }
     }
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
-    if (!serverOwned) causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    if (!serverOwned) {
+      const c = this.def.conversion;
+      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old)));
+      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+    }
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
 }

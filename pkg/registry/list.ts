@@ -5,7 +5,7 @@ import type { WatchCache } from "../storage/cacher.ts";
 import { decodeContinue, encodeContinue } from "./continue.ts";
 import { type ListOptions, type ResourceStore, parseRV } from "./generic.ts";
 import { type Selector, everything } from "./selector.ts";
-import { type Obj, apiVersionOf } from "./types.ts";
+import { type Obj, apiVersionOf, listKindOf } from "./types.ts";
 
 export async function listCollection(rs: ResourceStore, ns: string, o: ListOptions = {}): Promise<Obj> {
   const label = o.labelSelector ?? everything, field = o.fieldSelector ?? everything;
@@ -76,7 +76,7 @@ export async function listCollection(rs: ResourceStore, ns: string, o: ListOptio
     metadata.continue = encodeContinue(prefix, listRev, lastKey.slice(prefix.length) + "\x00", filtered ? undefined : remaining);
     if (!filtered) metadata.remainingItemCount = remaining;
   }
-  return { kind: `${rs.def.kind}List`, apiVersion: apiVersionOf(rs.def), metadata, items };
+  return { kind: listKindOf(rs.def), apiVersion: apiVersionOf(rs.def), metadata, items };
 }
 
 /**
@@ -97,5 +97,5 @@ async function listFromCache(rs: ResourceStore, cache: WatchCache, prefix: strin
     const obj = rs.decodeEntry(e);
     if (!filtered || rs.matches(obj, label, field)) items.push(obj);
   }
-  return { kind: `${rs.def.kind}List`, apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: String(cache.rev) }, items };
+  return { kind: listKindOf(rs.def), apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: String(cache.rev) }, items };
 }

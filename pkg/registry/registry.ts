@@ -1,9 +1,7 @@
 // All resource stores of a server, found by URL coordinates.
-import { forbidden, notFound } from "../api/status.ts";
 import type { Store } from "../storage/store.ts";
 import { DEFAULT_SERVICE_RANGES, ServiceAllocator, type ServiceRanges } from "./allocators.ts";
-import { type Admit, type CacheConfig, ResourceStore } from "./generic.ts";
-import { admitPodPriority, admitPriorityClass } from "./priority.ts";
+import { type Admit, type AdmissionHooks, type CacheConfig, ResourceStore } from "./generic.ts";
 import type { Obj, ResourceDef } from "./types.ts";
 
 export const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -33,31 +31,54 @@ export interface RegistryOptions {
 export class Registry {
   private byPath = new Map<string, ResourceStore>();
   readonly all: ResourceStore[] = [];
+  private storeOf: (d: ResourceDef) => ResourceStore;
+  /** The server's admission chain, given to every store (those added later too). */
+  private admission?: AdmissionHooks;
 
   constructor(readonly defs: ResourceDef[], readonly store: Store, o: RegistryOptions) {
-    const namespaceCheck = (ns: string, def: ResourceDef) => this.admitNamespace(ns, def);
     const caching = o.caching ?? DEFAULT_CACHE_SIZING;
     const services = new ServiceAllocator(o.serviceRanges ?? DEFAULT_SERVICE_RANGES);
-    const nothingHeld = () => {};
-    // Admission that reads stored objects, by kind (upstream's plugins that read informers).
+    // Registry logic that reads stored objects, by kind (upstream's REST storage allocators).
     const admissions: Record<string, (rs: () => ResourceStore) => Admit> = {
       Service: (rs) => async (svc, old, dryRun) => services.admit(svc, old, await this.othersOf(rs(), svc), dryRun),
-      Pod: () => async (pod, old) => {
-        if (!old) await admitPodPriority(pod, this.priorityClasses);
-        return nothingHeld;
-      },
-      "PriorityClass.scheduling.k8s.io": () => async (pc, old) => {
-        await admitPriorityClass(pc, old, this.priorityClasses);
-        return nothingHeld;
-      },
     };
-    for (const d of defs) {
+    this.storeOf = (d) => {
       const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
-      const admit = admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
-      const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, namespaceCheck, admit, cache: cacheConfigFor(d, caching), binary: o.binary });
-      this.byPath.set(`${d.group}/${d.version}/${d.plural}`, rs);
-      this.all.push(rs);
-    }
+      const admit = d.custom ? undefined : admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
+      const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, admit, cache: cacheConfigFor(d, caching), binary: o.binary });
+      rs.admission = this.admission;
+      return rs;
+    };
+    for (const d of defs) this.add(d);
+  }
+
+  /** Every write through every store, now and later, passes this admission chain. */
+  useAdmission(admission: AdmissionHooks): void {
+    this.admission = admission;
+    for (const rs of this.all) rs.admission = admission;
+  }
+
+  /** Serves a type from now on (a custom resource's version); replaces the store of the same path. */
+  add(d: ResourceDef): ResourceStore {
+    const path = `${d.group}/${d.version}/${d.plural}`;
+    const old = this.byPath.get(path);
+    if (old) this.remove(old);
+    const rs = this.storeOf(d);
+    // a version served through the conversion table makes its hub's caller checks (hubs come first)
+    const hub = d.conversion?.hub;
+    if (hub) rs.hubStore = this.all.find((h) => h.def.group === hub.group && h.def.version === hub.version && h.def.kind === hub.kind);
+    this.byPath.set(path, rs);
+    this.all.push(rs);
+    return rs;
+  }
+
+  /** Stops serving a type added with `add`: its path answers 404 and its watch cache stops. */
+  remove(rs: ResourceStore): void {
+    const path = `${rs.def.group}/${rs.def.version}/${rs.def.plural}`;
+    if (this.byPath.get(path) === rs) this.byPath.delete(path);
+    const i = this.all.indexOf(rs);
+    if (i >= 0) this.all.splice(i, 1);
+    rs.close();
   }
 
   /** Every stored object of rs's type in every namespace but obj itself. */
@@ -78,21 +99,6 @@ export class Registry {
   get namespaces(): ResourceStore { return this.lookup("", "v1", "namespaces")!; }
 
   get priorityClasses(): ResourceStore { return this.lookup("scheduling.k8s.io", "v1", "priorityclasses")!; }
-
-  /** NamespaceLifecycle admission: content goes only into namespaces that exist and are not terminating. */
-  private async admitNamespace(ns: string, def: ResourceDef) {
-    // From the watch cache first, as upstream's admission reads its informer; a miss is confirmed
-    // with a consistent read, since the namespace may have been created a moment ago.
-    const lookup = (rv: string) => this.namespaces.get("", ns, rv).catch((e) => {
-      if ((e as any).code === 404) return null;
-      throw e;
-    });
-    const nsObj = (await lookup("0")) ?? (await lookup(""));
-    if (!nsObj) throw notFound({ group: "", resource: "namespaces" }, ns);
-    if (nsObj.status?.phase === "Terminating" || nsObj.metadata.deletionTimestamp) {
-      throw forbidden({ group: def.group, resource: def.plural }, "", `unable to create new content in namespace ${ns} because it is being terminated`);
-    }
-  }
 
   /** The system namespaces exist from the first start. */
   async bootstrap() {

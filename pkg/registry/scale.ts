@@ -23,19 +23,39 @@ function selectorOf(def: ResourceDef, parent: Obj): string {
   return s;
 }
 
+/** A field at a CRD's scale path (`.spec.replicas`). */
+const segments = (path: string) => path.replace(/^\./, "").split(".");
+const readPath = (o: Obj, path: string): unknown => segments(path).reduce<any>((v, k) => (isObject(v) ? v[k] : undefined), o);
+function writePath(o: Obj, path: string, value: unknown) {
+  const keys = segments(path);
+  let cur = o;
+  for (const k of keys.slice(0, -1)) cur = isObject(cur[k]) ? cur[k] : (cur[k] = {});
+  cur[keys[keys.length - 1]] = value;
+}
+
+/** Desired and observed replicas and the selector: a custom resource's at its definition's paths. */
+function replicasOf(def: ResourceDef, parent: Obj): { spec: number; status: number; selector: string } {
+  const paths = def.custom?.scale;
+  if (!paths) {
+    // v1 defaults replicas to 1 on every kind that has a scale subresource.
+    return { spec: parent.spec?.replicas ?? 1, status: parent.status?.replicas ?? 0, selector: selectorOf(def, parent) };
+  }
+  const num = (v: unknown) => (typeof v === "number" ? v : 0);
+  const sel = paths.labelSelectorPath ? readPath(parent, paths.labelSelectorPath) : undefined;
+  return { spec: num(readPath(parent, paths.specReplicasPath)), status: num(readPath(parent, paths.statusReplicasPath)), selector: typeof sel === "string" ? sel : "" };
+}
+
 /** The Scale of a parent object: its identity, desired and observed replicas, and selector. */
 export function scaleOf(def: ResourceDef, parent: Obj): Obj {
   const m = parent.metadata;
-  // v1 defaults replicas to 1 on every kind that has a scale subresource.
-  const replicas = parent.spec?.replicas ?? 1;
-  const selector = selectorOf(def, parent);
+  const { spec: replicas, status: observed, selector } = replicasOf(def, parent);
   return {
     kind: SCALE.kind,
     apiVersion: SCALE_API_VERSION,
     metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
     // Zero values are left out, as upstream's omitempty fields are.
     spec: replicas ? { replicas } : {},
-    status: { replicas: parent.status?.replicas ?? 0, ...(selector ? { selector } : {}) },
+    status: { replicas: observed, ...(selector ? { selector } : {}) },
   };
 }
 
@@ -82,7 +102,9 @@ export function applyScale(def: ResourceDef, parent: Obj, next: Obj): Obj {
   if (next.metadata.uid && next.metadata.uid !== m.uid) {
     throw conflict(q, m.name, `Precondition failed: UID in precondition: ${next.metadata.uid}, UID in object meta: ${m.uid}`);
   }
-  parent.spec = { ...parent.spec, replicas: next.spec?.replicas ?? 0 };
+  const path = def.custom?.scale?.specReplicasPath;
+  if (path) writePath(parent, path, next.spec?.replicas ?? 0);
+  else parent.spec = { ...parent.spec, replicas: next.spec?.replicas ?? 0 };
   if (next.metadata.resourceVersion) m.resourceVersion = next.metadata.resourceVersion;
   return parent;
 }

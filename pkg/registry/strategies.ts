@@ -8,7 +8,6 @@ import { SYSTEM_CLASSES } from "../validation/cluster-policy.ts";
 import { podQOSClass } from "./qos.ts";
 
 /** Namespaces that can never be deleted, as upstream's NamespaceLifecycle admission has them. */
-const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
 
 const spec = (o: Obj) => (o.spec ??= {});
 
@@ -21,9 +20,6 @@ export const namespace: Strategy = {
   prepareForUpdate(o, old) {
     // spec.finalizers changes only through /finalize.
     o.spec = old.spec;
-  },
-  validateDelete(o) {
-    if (IMMORTAL_NAMESPACES.includes(o.metadata.name)) throw forbidden({ group: "", resource: "namespaces" }, o.metadata.name, "this namespace may not be deleted");
   },
   pendingFinalizers: (o) => (o.spec?.finalizers?.length ?? 0) > 0,
   onDeleting(o) { o.status = { ...o.status, phase: "Terminating" }; },
@@ -173,4 +169,6 @@ export const job: Strategy = {
 export const customResourceDefinition: Strategy = {
   // the status is the server's; upstream's defaulting then records the storage version as stored
   prepareForCreate(o) { defaultStoredVersions(o); },
+  // the API server deletes the custom objects first (pkg/crd/controller.ts), then removes it
+  deletionFinalizers: () => ["customresourcecleanup.apiextensions.k8s.io"],
 };

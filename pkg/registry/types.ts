@@ -1,6 +1,7 @@
 // A resource type is a declaration (this shape) plus optional small hooks (a Strategy).
 // Every generic part (routes, discovery, registry, storage keys, OpenAPI) reads these.
 import type { UserInfo } from "../auth/user.ts";
+import type { Printer } from "../table/columns.ts";
 
 export type Obj = Record<string, any>;
 
@@ -8,6 +9,11 @@ export interface FieldCause { field: string; message: string; reason?: string }
 
 /** Small per-type hooks, as upstream's strategies: defaults, validation, spec/status split. */
 export interface Strategy {
+  /**
+   * What decoding into the kind does besides checking types, for kinds without a typed message (a custom
+   * resource's schema defaults and pruning); returns the paths of the fields it dropped.
+   */
+  decode?(obj: Obj): string[];
   /** Fill defaults and reset server-owned fields on create. */
   prepareForCreate?(obj: Obj, user?: UserInfo): void;
   /** Carry server-owned fields over from the stored object on update. */
@@ -22,6 +28,8 @@ export interface Strategy {
   pendingFinalizers?(obj: Obj): boolean;
   /** Refuses a delete by throwing (the immortal system namespaces). */
   validateDelete?(obj: Obj): void;
+  /** Finalizers a delete adds before the object goes (a CRD's customresourcecleanup). */
+  deletionFinalizers?(obj: Obj): string[];
   /** Marks an object whose deletion has begun (a namespace turns Terminating). */
   onDeleting?(obj: Obj): void;
   /** The kind's own field selectors, as upstream's field label conversion and GetAttrs define them. */
@@ -83,13 +91,43 @@ export interface ResourceDef {
   readYourWrites?: boolean;
   strategy?: Strategy;
   codec?: Codec;
-  /** The release that deprecated this type: every request gets upstream's Warning (`v1 ComponentStatus is deprecated in v1.19+`). */
-  deprecatedIn?: string;
+  /**
+   * The releases that deprecated (and remove) this type at this version: every request gets upstream's
+   * Warning (`batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob`).
+   */
+  deprecated?: { in: string; removedIn?: string; replacement?: string };
+  /**
+   * A version served through the conversion table (pkg/convert): objects are stored at `hub`, and
+   * defaulting and validation see them there. The def's codec converts on every read and write.
+   */
+  conversion?: {
+    hub: GroupVersionKind;
+    toHub(obj: Obj): Obj;
+    fromHub(obj: Obj): Obj;
+    /** The version's fields are the hub's: the hub's protobuf message and OpenAPI schema describe it. */
+    sameFields?: boolean;
+  };
   /**
    * Objects the server computes instead of storing, never watched: on each read (componentstatuses,
    * read-only), or as the answer to a create (the review kinds, create-only).
    */
   computed?: boolean;
+  /** The type's own Table columns, when not the printer of its group kind (a CRD's additionalPrinterColumns). */
+  printer?: Printer;
+  /** Set on the types a CustomResourceDefinition serves (pkg/crd). */
+  custom?: CustomInfo;
+}
+
+/** What a type served from a CustomResourceDefinition carries besides its declaration. */
+export interface CustomInfo {
+  /** The CRD's name (`<plural>.<group>`). */
+  crd: string;
+  /** The version's openAPIV3Schema: apply's field types (list and map markers) and OpenAPI. */
+  schema?: Obj;
+  /** The kind of its lists (spec.names.listKind). */
+  listKind?: string;
+  /** Where the scale subresource finds replicas and the selector (JSON paths such as `.spec.replicas`). */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
 
 export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log" | "exec";
@@ -106,5 +144,7 @@ export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> =
 export interface GroupVersionKind { group: string; version: string; kind: string }
 
 export const apiVersionOf = (d: { group: string; version: string }) => (d.group ? `${d.group}/${d.version}` : d.version);
+/** The kind of a type's lists: `<Kind>List`, or a CRD's listKind. */
+export const listKindOf = (d: ResourceDef) => d.custom?.listKind ?? `${d.kind}List`;
 export const qualifiedName = (d: ResourceDef) => (d.group ? `${d.plural}.${d.group}` : d.plural);
 export const ALL_VERBS: Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];

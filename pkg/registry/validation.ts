@@ -36,7 +36,9 @@ export function validateMeta(def: ResourceDef, obj: Obj): FieldCause[] {
   if (m.finalizers !== undefined && m.finalizers !== null) {
     if (!Array.isArray(m.finalizers) || m.finalizers.some((f: unknown) => typeof f !== "string")) bad("metadata.finalizers", m.finalizers, "must be a list of strings");
     else for (const f of m.finalizers) {
-      if (!f.includes("/") && !["kubernetes", "orphan", "foregroundDeletion"].includes(f)) {
+      // apiextensions' kinds and custom resources are validated by apimachinery's rules, which know no standard names
+      if (def.custom || def.group === "apiextensions.k8s.io") for (const e of qualifiedName(f)) bad("metadata.finalizers", f, e);
+      else if (!f.includes("/") && !["kubernetes", "orphan", "foregroundDeletion"].includes(f)) {
         bad("metadata.finalizers", f, "name is neither a standard finalizer name nor is it fully qualified");
       }
     }

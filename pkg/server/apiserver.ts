@@ -4,6 +4,7 @@ import { consola } from "consola";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
+import { CustomResources } from "../crd/controller.ts";
 import { Health } from "../api/health.ts";
 import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
@@ -23,7 +24,9 @@ import type { SignerSource } from "../pki/csr-signer.ts";
 import { type CsrSigningOptions, clusterSigner } from "./csr-signing.ts";
 import { ensureServingCerts } from "../pki/certs.ts";
 import { readServingPair } from "../pki/check.ts";
-import { BUILTIN } from "../registry/builtin.ts";
+import { SERVED } from "../registry/served.ts";
+import type { ResourceDef } from "../registry/types.ts";
+import { type Enabled, parseRuntimeConfig } from "./runtime-config.ts";
 import { DEFAULT_SERVICE_RANGES, type ServiceRanges } from "../registry/allocators.ts";
 import { type CacheSizing, Registry } from "../registry/registry.ts";
 import { type StorageOptions, openStores } from "../storage/factory.ts";
@@ -46,6 +49,9 @@ import type { Store } from "../storage/store.ts";
 import { Encryption } from "../storage/encryption/index.ts";
 import { type AuditOptions, buildAuditor } from "../audit/options.ts";
 import type { Server } from "bun";
+import { buildAdmission } from "../admission/index.ts";
+import { defaultAdmissionOptions } from "../admission/options.ts";
+import type { AdmissionOptions } from "../admission/types.ts";
 
 export interface ApiServerOptions {
   securePort: number;
@@ -73,6 +79,8 @@ export interface ApiServerOptions {
   countPollMs: number;
   dbPollMs: number;
   features: Features;
+  /** --runtime-config: the types served (default: every served version but alpha ones). */
+  runtimeConfig?: Enabled;
   /** --storage-media-type: application/json or a binary (protobuf) media type. */
   storageMediaType: string;
   /** Authentication and authorization (the flags of the spec's §5.1). */
@@ -90,6 +98,8 @@ export interface ApiServerOptions {
   encryptionProviderConfig?: string;
   /** --audit-policy-file and the backends' flags; absent, nothing is audited. */
   audit?: AuditOptions;
+  /** The admission plugins and their settings (--enable-admission-plugins, ...); default: upstream's default set. */
+  admission?: AdmissionOptions;
 }
 
 /**
@@ -113,8 +123,8 @@ const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_I
 const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
-const openapi = (gzip: boolean): Route => async (req, url) =>
-  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }) : undefined;
+const openapi = (gzip: boolean, served: () => ResourceDef[]): Route => async (req, url) =>
+  url.pathname.startsWith("/openapi/") ? (await import("../openapi/http.ts")).handleOpenAPI(url, req.headers, { gzip }, served()) : undefined;
 
 export class ApiServer {
   store!: Store;
@@ -166,7 +176,7 @@ export class ApiServer {
     });
     const file = o.encryptionProviderConfig;
     const encryption = file ? await step("encryption provider config", async () => {
-      const e = new Encryption(file, o.etcdPrefix, BUILTIN.map((d) => ({ group: d.group, plural: d.plural, segment: d.storageResource ?? d.plural })), this.metrics.registry);
+      const e = new Encryption(file, o.etcdPrefix, SERVED.map((d) => ({ group: d.group, plural: d.plural, segment: d.storageResource ?? d.plural })), this.metrics.registry);
       this.controllers.push({ stop: () => e.close() });
       await e.check();
       return e;
@@ -178,7 +188,7 @@ export class ApiServer {
       this.extraStores = [...stores.overrides.values()];
       // the registry reads and writes through encryption; health, metrics and compaction use the stores as they are
       const wrap = (st: Store) => encryption?.wrap(st) ?? st;
-      this.registry = new Registry(BUILTIN, wrap(this.store), {
+      this.registry = new Registry(SERVED, wrap(this.store), {
         etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, binary: o.storageMediaType !== "application/json",
         overrides: new Map([...stores.overrides].map(([k, st]) => [k, wrap(st)])),
       });
@@ -209,6 +219,8 @@ export class ApiServer {
     const serviceAccounts = sa && (await step("service account keys", () => new ServiceAccountIssuer(sa, registryGetter(this.registry))));
     const auth = await step("authentication and authorization", () => buildAuthFilters(o.auth, { registry: this.registry, serviceAccounts, rbac, loopbackToken: this.loopbackToken }));
     rbac.guardWrites(auth.authz);
+    const admission = await step("admission", () => buildAdmission(o.admission ?? defaultAdmissionOptions(), this.registry, auth.authz, this.metrics.admission));
+    this.registry.useAdmission(admission);
     const caFiles = clientCAFiles(o.auth);
     const k = o.kubelet;
     const kubelet = k && (await step("kubelet client files", () => ({
@@ -221,10 +233,14 @@ export class ApiServer {
     const checks = new UpgradeChecks();
     const checked = new WeakSet<Request>();
     const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
-    const discovery = new Discovery(BUILTIN, externalAddress);
+    const enabled = o.runtimeConfig ?? parseRuntimeConfig("", SERVED);
+    const discovery = new Discovery(SERVED.filter(enabled), externalAddress);
+    const customResources = new CustomResources(this.registry, discovery);
+    this.controllers.push(customResources);
+    await step("custom resources", () => customResources.start());
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
     const auditOptions = o.audit;
-    const audit = auditOptions && (await step("audit", () => buildAuditor(auditOptions, this.metrics.registry, (info) => !!this.registry.lookup(info.group, info.version, info.resource)?.def.deprecatedIn)));
+    const audit = auditOptions && (await step("audit", () => buildAuditor(auditOptions, this.metrics.registry, (info) => !!this.registry.lookup(info.group, info.version, info.resource)?.def.deprecated)));
     if (audit) this.controllers.push({ stop: () => audit.close() });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
@@ -240,7 +256,8 @@ export class ApiServer {
       upgradeCheck: (req) => checked.has(req),
       kubelet,
       audit,
-    }, [openapi(o.features.APIResponseCompression), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
+      enabled,
+    }, [openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));

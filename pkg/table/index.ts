@@ -18,8 +18,8 @@ const PRINTERS: Printers = {
 };
 
 /** The printer for a resource type: its own, or the default Name / Created At table. */
-export function printerFor(def: Pick<ResourceDef, "group" | "kind">): Printer {
-  return PRINTERS[groupKind(def.group, def.kind)] ?? DEFAULT_PRINTER;
+export function printerFor(def: Pick<ResourceDef, "group" | "kind" | "printer">): Printer {
+  return def.printer ?? PRINTERS[groupKind(def.group, def.kind)] ?? DEFAULT_PRINTER;
 }
 
 /** True for the Table group versions the server answers (`as=Table;g=...;v=...`). */
@@ -40,6 +40,8 @@ export interface TableOptions {
   noHeaders?: boolean;
   /** The clock for ages, in epoch milliseconds (defaults to now). */
   now?: number;
+  /** The object as the printer reads it: a version served through the conversion table is printed at its hub. */
+  atHub?: (obj: Obj) => Obj;
 }
 
 const columnDefinition = (c: Column) => ({
@@ -47,12 +49,13 @@ const columnDefinition = (c: Column) => ({
 });
 
 /** A Table of `objs` as the printer of `def` shows them, with every column (wide ones have priority 1). */
-export function tableFor(def: Pick<ResourceDef, "group" | "kind">, objs: Obj[], opts: TableOptions): Obj {
+export function tableFor(def: Pick<ResourceDef, "group" | "kind" | "printer">, objs: Obj[], opts: TableOptions): Obj {
   const printer = printerFor(def);
   const ctx = newCtx(opts.now ?? Date.now());
   const include = opts.includeObject ?? "Metadata";
   const rows = objs.map((obj) => {
-    const view = printer.normalize ? printer.normalize(obj) : obj;
+    const hubView = opts.atHub ? opts.atHub(obj) : obj;
+    const view = printer.normalize ? printer.normalize(hubView) : hubView;
     const row: Obj = { cells: printer.columns.map((c) => c.cell(view, ctx)) };
     const conditions = printer.conditions?.(view);
     if (conditions) row.conditions = conditions;

@@ -6,6 +6,7 @@ import { empty, has, immutable, isMap, list, oneOf, run } from "./rules.ts";
 import { dns1035Label, dns1123Label, dns1123Subdomain } from "./names.ts";
 import { labelSelector } from "./labels.ts";
 import { portNum } from "./ports.ts";
+import { structuralSchemas } from "./crd-schema.ts";
 
 const USAGES = [
   "any", "cert sign", "client auth", "code signing", "content commitment", "crl sign", "data encipherment", "decipher only",
@@ -182,6 +183,11 @@ export const customResourceDefinition = (o: Obj, old?: Obj) => run((e) => {
   const shown = versions.length ? JSON.stringify(versions) : "[]apiextensions.CustomResourceDefinitionVersion(nil)";
   if (!unique) e.invalid("spec.versions", new Printed(shown), "must contain unique version names");
   if (storage !== 1) e.invalid("spec.versions", new Printed(shown), "must have exactly one version marked as storage version");
+  structuralSchemas(e, sp);
+  // the Kubernetes groups take only definitions approved by its API review
+  if (/(^|\.)(k8s|kubernetes)\.io$/.test(group) && !o.metadata?.annotations?.["api-approved.kubernetes.io"]) {
+    e.required("metadata.annotations[api-approved.kubernetes.io]", 'protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111');
+  }
   for (const f of ["plural", "kind"]) if (empty(names[f])) e.required(`spec.names.${f}`);
   crdNames(e, names);
   if (!old) return;

@@ -3,6 +3,7 @@ import type { KindValidator } from "./index.ts";
 import * as cfg from "./configdata.ts";
 import * as ev from "./events.ts";
 import * as ext from "./extensions.ts";
+import { apiService } from "./apiservice.ts";
 import * as net from "./networking.ts";
 import * as nn from "./namespace-node.ts";
 import * as pol from "./cluster-policy.ts";
@@ -48,4 +49,5 @@ export const OTHER_KINDS: Record<string, KindValidator> = {
   "MutatingWebhookConfiguration.admissionregistration.k8s.io": ext.mutatingWebhookConfiguration,
   "ValidatingWebhookConfiguration.admissionregistration.k8s.io": ext.validatingWebhookConfiguration,
   "CustomResourceDefinition.apiextensions.k8s.io": ext.customResourceDefinition,
+  "APIService.apiregistration.k8s.io": apiService,
 };

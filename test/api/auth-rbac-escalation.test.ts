@@ -40,6 +40,9 @@ describe("RBAC escalation checks", () => {
       expect(expectStatus(r, 403, "Forbidden", `escalating role${q}`).message)
         .toBe(`roles.rbac.authorization.k8s.io "secrets" is forbidden: ${NOT_HELD}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}`);
     }
+    // the same checks at the beta version (they run at the hub)
+    const beta = await s.call("POST", roles("team-a").replace(`/${RBAC_GROUP}/v1/`, `/${RBAC_GROUP}/v1beta1/`), { apiVersion: `${RBAC_GROUP}/v1beta1`, kind: "Role", ...body });
+    expect(expectStatus(beta, 403, "Forbidden", "escalating role at v1beta1").message).toContain(NOT_HELD);
     expectStatus(await s.call("GET", `${roles("team-a")}/secrets`), 404, "NotFound", "nothing written");
     const dry = await s.call("POST", `${roles("team-a")}?dryRun=All`, { metadata: { name: "dry" }, rules: [rule(["watch"], [""], ["pods"])] });
     expectCode(dry, 201, "dry-run of held rules");

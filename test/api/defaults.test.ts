@@ -47,6 +47,8 @@ const CASES: Case[] = [
     body: {
       metadata: { name: "pod" },
       spec: {
+        // no token volume from the ServiceAccount admission plugin: the volumes are this test's
+        automountServiceAccountToken: false,
         containers: [container({
           ports: [{ containerPort: 80 }],
           livenessProbe: { httpGet: { port: 80 } },
@@ -302,7 +304,8 @@ const CASES: Case[] = [
       webhooks: [{
         name: "w.example.com", sideEffects: "None", admissionReviewVersions: ["v1"],
         clientConfig: { service: { namespace: NS, name: "hook" } },
-        rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }],
+        // DELETE: this file deletes no pods, so the webhook (which does not exist) is never called
+        rules: [{ operations: ["DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }],
       }],
     },
     want: {

@@ -1,6 +1,6 @@
 // Discovery: legacy documents, aggregated discovery as kubectl 1.32 asks for it, and /version.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { BUILTIN } from "../../pkg/registry/builtin.ts";
+import { SERVED as BUILTIN } from "../../pkg/registry/served.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { apiVersionOf, expectCode, expectStatus, gvPath } from "./fixtures.ts";
 

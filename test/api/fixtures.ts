@@ -154,6 +154,12 @@ export function minimalBody(d: ResourceDef, name: string, ns = ""): any {
     "networking.k8s.io/Ingress": () => ({ spec: { defaultBackend: { service: { name: "svc", port: { number: 80 } } } } }),
     "networking.k8s.io/IngressClass": () => ({ spec: { controller: "example.com/ingress" } }),
     "networking.k8s.io/NetworkPolicy": () => ({ spec: { podSelector: {} } }),
+    "policy/PodSecurityPolicy": () => ({ spec: { seLinux: { rule: "RunAsAny" }, runAsUser: { rule: "RunAsAny" }, supplementalGroups: { rule: "RunAsAny" }, fsGroup: { rule: "RunAsAny" } } }),
+    // an APIService is named version.group
+    "apiregistration.k8s.io/APIService": () => {
+      const group = `${name.replace(/[^a-z0-9-]/g, "") || "api"}.example.com`;
+      return { metadata: { name: `v1.${group}` }, spec: { group, version: "v1", groupPriorityMinimum: 100, versionPriority: 10, service: { namespace: "default", name: "api" } } };
+    },
     "policy/PodDisruptionBudget": () => ({ spec: { minAvailable: 1, selector: { matchLabels: app } } }),
     "scheduling.k8s.io/PriorityClass": () => ({ value: 1000, description: "test" }),
     "storage.k8s.io/StorageClass": () => ({ provisioner: "example.com/provisioner" }),

@@ -7,7 +7,9 @@ import { expectCode, expectStatus, useServer } from "./fixtures.ts";
 
 const NS = "valwl";
 let s: TestServer;
-useServer(NS, (started) => (s = started));
+// Validation alone: ServiceAccount admission would refuse a missing account (403) before validation sees its
+// name, and DefaultTolerationSeconds' tolerations would be missing from the minimal pods this file PUTs.
+useServer(NS, (started) => (s = started), ["--disable-admission-plugins=ServiceAccount,DefaultTolerationSeconds"]);
 
 type Kind = "pod" | "podtemplate" | "rc" | "deploy" | "rs" | "sts" | "ds" | "job" | "cronjob";
 const PATHS: Record<Kind, [string, string, string]> = {

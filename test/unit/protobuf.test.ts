@@ -22,6 +22,7 @@ import { messageForKind } from "../../pkg/protobuf/kinds.ts";
 import { PROTO_FILES, parseProto } from "../../pkg/protobuf/schema.ts";
 import { Reader, Writer } from "../../pkg/protobuf/wire.ts";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
+import { SERVED } from "../../pkg/registry/served.ts";
 
 type Any = Record<string, any>;
 const FIXTURES = join(import.meta.dir, "../fixtures/protobuf");
@@ -59,7 +60,7 @@ function withoutNulls(v: any): any {
 
 /** Kinds served with a list verb (all but the create-only review kinds). */
 function listable(apiVersion: string, kind: string): boolean {
-  const d = BUILTIN.find((r) => `${r.group ? `${r.group}/` : ""}${r.version}` === apiVersion && r.kind === kind);
+  const d = SERVED.find((r) => `${r.group ? `${r.group}/` : ""}${r.version}` === apiVersion && r.kind === kind);
   return !d?.verbs || d.verbs.includes("list");
 }
 const examples: Any[] = parseAllDocuments(readFileSync(join(FIXTURES, "examples.yaml"), "utf8")).map((d) => d.toJSON());

@@ -2,7 +2,6 @@
 import type { ResourceStore } from "../../registry/generic.ts";
 import type { UserInfo } from "../../auth/user.ts";
 import type { AuthorizerChain } from "../../auth/authorize.ts";
-import { type WriteAdmission, csrAdmission } from "../../auth/csr-admission.ts";
 import { encodeObject as encodeProtobuf } from "../../protobuf/index.ts";
 import { jsonOf } from "../../registry/serialized.ts";
 import { GZIP_OVER, acceptsGzip } from "../limits.ts";
@@ -30,13 +29,6 @@ export interface HandlerContext {
   user?: UserInfo;
   /** The authorizers, for admission that asks them (absent without authorization filters). */
   authz?: AuthorizerChain;
-}
-
-/** The admission of an update that depends on the caller's rights (CSR approval and signing), if any. */
-export function writeAdmission(ctx: HandlerContext): WriteAdmission | undefined {
-  if (!ctx.authz || !ctx.user) return undefined;
-  if (ctx.rs.def.kind === "CertificateSigningRequest" && ctx.rs.def.group === "certificates.k8s.io") return csrAdmission(ctx.authz, ctx.user);
-  return undefined;
 }
 
 export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response | Promise<Response> {

@@ -72,7 +72,7 @@ function fromQuery(p: URLSearchParams): Record<string, unknown> {
 
 export async function del(ctx: HandlerContext): Promise<Response> {
   const { info, rs } = ctx;
-  const opts = await deleteOptions(ctx);
+  const opts = { ...(await deleteOptions(ctx)), user: ctx.user, warnings: ctx.warnings };
   const { obj, deleted } = await rs.delete(info.namespace, info.name, opts);
   if (!deleted || rs.def.kind === "Pod" || rs.def.kind === "Namespace") return respond(ctx, obj);
   return respond(ctx, {
@@ -82,7 +82,7 @@ export async function del(ctx: HandlerContext): Promise<Response> {
 }
 
 export async function deleteCollection(ctx: HandlerContext): Promise<Response> {
-  const opts = await deleteOptions(ctx);
+  const opts = { ...(await deleteOptions(ctx)), user: ctx.user, warnings: ctx.warnings };
   const out = await ctx.rs.deleteCollection(ctx.info.namespace, listOptions(ctx), opts);
   return respond(ctx, out);
 }

@@ -10,7 +10,7 @@ import { apiVersionOf, type Obj, type UpdateTarget } from "../../registry/types.
 import { parseMediaTypes, parseText, readBody, text } from "../negotiate.ts";
 import { boolParam } from "../queryparams.ts";
 import { StatusError, badRequest, invalidOptions, tooLarge, unsupportedMediaType } from "../status.ts";
-import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond, writeAdmission } from "./context.ts";
+import { type HandlerContext, dryRun, fieldManager, fieldValidation, respond } from "./context.ts";
 import { type FieldCheck, newRepeats, yamlRepeat, yamlRepeatsError } from "../../fieldvalidation/index.ts";
 import { undeclaredFields } from "../../fieldvalidation/apply.ts";
 import { patchProblems } from "../../fieldvalidation/patch.ts";
@@ -25,6 +25,7 @@ const PATCHERS: Record<string, Patcher> = {
 };
 
 const APPLY = "application/apply-patch+yaml";
+const STRATEGIC = "application/strategic-merge-patch+json";
 
 /** What a patch writes: the object, or its status-like subresource. */
 const target = (ctx: HandlerContext): UpdateTarget => (ctx.info.subresource === "status" || ctx.info.subresource === "approval" ? ctx.info.subresource : "");
@@ -42,7 +43,7 @@ export async function patch(ctx: HandlerContext): Promise<Response> {
   if (type === APPLY && ctx.features.ServerSideApply) return apply(ctx);
   const { body, fields } = await readPatch(ctx, type, ctx.features.ServerSideApply);
   const obj = await rs.guaranteedUpdate(info.namespace, info.name, (cur) => patchObject(type, cur, body, rs.def.kind),
-    { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: target(ctx), large: isHeavy(req), fields, admit: writeAdmission(ctx) });
+    { dryRun: dryRun(ctx), fieldManager: fieldManager(ctx), sub: target(ctx), large: isHeavy(req), fields, user: ctx.user, warnings: ctx.warnings });
   ctx.warnings.push(...fields.warnings);
   return respond(ctx, obj);
 }
@@ -54,7 +55,9 @@ export const patchType = (ctx: HandlerContext) => parseMediaTypes(ctx.req.header
  * accepted), with what the fieldValidation parameter asks of it.
  */
 export async function readPatch(ctx: HandlerContext, type: string, apply: boolean): Promise<{ body: unknown; fields: FieldCheck }> {
-  if (!PATCHERS[type]) throw unsupportedMediaType([...Object.keys(PATCHERS), ...(apply ? [APPLY] : [])].join(", "));
+  // custom resources have no patch strategies: no strategic merge, as upstream
+  const offered = Object.keys(PATCHERS).filter((t) => !ctx.rs.def.custom || t !== STRATEGIC);
+  if (!offered.includes(type)) throw unsupportedMediaType([...offered, ...(apply ? [APPLY] : [])].join(", "));
   force(ctx, false);
   const directive = fieldValidation(ctx);
   const repeats = directive === "Ignore" ? undefined : newRepeats(false);
@@ -100,7 +103,7 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   // Repeated keys are reported once the configuration merged, as upstream checks them after the merge.
   const repeated = repeats?.list ?? [];
   if (directive === "Warn") ctx.warnings.push(...repeated.map(yamlRepeat));
-  const opts = { ignoreFields: info.subresource === "status" ? [] : rs.applyIgnoredFields };
+  const opts = { ignoreFields: info.subresource === "status" ? [] : rs.applyIgnoredFields, schema: rs.def.custom?.schema };
   const merge = (live: Obj | undefined): Obj => {
     let r;
     try {
@@ -131,8 +134,8 @@ async function apply(ctx: HandlerContext): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const exists = await rs.get(info.namespace, info.name).then(() => true, (e) => { if (e.code === 404) return false; throw e; });
     try {
-      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user }), 201);
-      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, user: ctx.user, admit: writeAdmission(ctx) }));
+      if (!exists) return respond(ctx, await rs.create(info.namespace, await merged(undefined), { dryRun: dry, large, user: ctx.user, warnings: ctx.warnings }), 201);
+      return respond(ctx, await rs.guaranteedUpdate(info.namespace, info.name, (cur) => merged(cur), { dryRun: dry, sub, large, user: ctx.user, warnings: ctx.warnings }));
     } catch (e) {
       const raced = e instanceof StatusError && (exists ? e.code === 404 : e.reason === "AlreadyExists");
       if (!raced || attempt >= 100) throw e;

@@ -14,5 +14,8 @@ export type Reviews = Map<string, Review>;
 export async function review(ctx: HandlerContext, answer: Review): Promise<Response> {
   const body = decodeObject(await readBody(ctx.req), ctx.req.headers.get("content-type"), undefined, ctx.rs.def.kind);
   const obj = ctx.rs.checkBody(body, ctx.info.namespace);
-  return respond(ctx, await answer(obj, { user: ctx.user ?? ANONYMOUS, namespace: ctx.info.namespace }), 201);
+  // a version served through the conversion table is answered at its hub
+  const c = ctx.rs.def.conversion;
+  const answered = await answer(c ? c.toHub(obj) : obj, { user: ctx.user ?? ANONYMOUS, namespace: ctx.info.namespace });
+  return respond(ctx, c ? c.fromHub(answered) : answered, 201);
 }

@@ -1,4 +1,5 @@
 // The representation a client asked for: the object itself, a Table, or PartialObjectMetadata(List).
+import type { Printer } from "../../table/columns.ts";
 import { partialObjectMetadata, partialObjectMetadataList, supportsTable, tableFor } from "../../table/index.ts";
 import type { Obj } from "../../registry/types.ts";
 import { badRequest, notAcceptable } from "../status.ts";
@@ -25,13 +26,15 @@ function includeObject(ctx: HandlerContext): "None" | "Metadata" | "Object" | un
 }
 
 /** Turns a got object or a list into the negotiated representation; `kind` is what a subresource serves. */
-export function represent(ctx: HandlerContext, out: Obj, kind: { group: string; kind: string } = ctx.rs.def): Obj {
+export function represent(ctx: HandlerContext, out: Obj, kind: { group: string; kind: string; printer?: Printer } = ctx.rs.def): Obj {
   const rep = ctx.rep;
   if (!rep.as) return out;
   const isList = Array.isArray(out.items);
   if (rep.as === "Table") {
-    return tableFor(kind, isList ? out.items : [out], {
-      group: rep.group, version: rep.version, includeObject: includeObject(ctx),
+    // a version served through the conversion table prints as its hub does
+    const c = kind === ctx.rs.def ? ctx.rs.def.conversion : undefined;
+    return tableFor(c ? c.hub : kind, isList ? out.items : [out], {
+      group: rep.group, version: rep.version, includeObject: includeObject(ctx), atHub: c?.toHub,
       listMeta: isList ? out.metadata : { resourceVersion: out.metadata?.resourceVersion },
     });
   }

@@ -4,7 +4,7 @@
 import type { Registry } from "../../registry/registry.ts";
 import type { Obj } from "../../registry/types.ts";
 import type { UserInfo } from "../user.ts";
-import { Informer } from "./informer.ts";
+import { Informer } from "../../registry/informer.ts";
 import type { PolicyRule } from "./rules.ts";
 
 export const RBAC_GROUP = "rbac.authorization.k8s.io";

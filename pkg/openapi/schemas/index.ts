@@ -3,6 +3,7 @@ import { AUTHENTICATION_SCHEMAS } from "./authentication.ts";
 import { ACCESS_SCHEMAS } from "./access.ts";
 import { CLUSTER_SCHEMAS } from "./cluster.ts";
 import { CORE_SCHEMAS } from "./core.ts";
+import { EXTRA_VERSION_SCHEMAS } from "./extra-versions.ts";
 import type { Table } from "./dsl.ts";
 import { META_SCHEMAS } from "./meta.ts";
 import { POD_SCHEMAS } from "./pod.ts";
@@ -12,7 +13,7 @@ import { WORKLOAD_SCHEMAS } from "./workloads.ts";
 export type { Schema, Table } from "./dsl.ts";
 export { REF_PREFIX, full } from "./dsl.ts";
 
-export const SCHEMAS: Table = { ...META_SCHEMAS, ...POD_SCHEMAS, ...CORE_SCHEMAS, ...WORKLOAD_SCHEMAS, ...CLUSTER_SCHEMAS, ...TOKEN_REQUEST_SCHEMAS, ...ACCESS_SCHEMAS, ...AUTHENTICATION_SCHEMAS };
+export const SCHEMAS: Table = { ...META_SCHEMAS, ...POD_SCHEMAS, ...CORE_SCHEMAS, ...WORKLOAD_SCHEMAS, ...CLUSTER_SCHEMAS, ...TOKEN_REQUEST_SCHEMAS, ...ACCESS_SCHEMAS, ...AUTHENTICATION_SCHEMAS, ...EXTRA_VERSION_SCHEMAS };
 
 /** Upstream's schema name of a kind: io.k8s.api.<group>.<version>.<Kind>, CRD-style for other groups. */
 export function schemaName(group: string, version: string, kind: string): string {

@@ -1,10 +1,10 @@
-// Follows one collection of the registry in process, as upstream's informers follow the API: the current
+// Follows one collection of the registry in process (RBAC, custom resources), as upstream's informers follow the API: the current
 // state as ADDED, then every change. A watch that ends (its history compacted away) starts again from
 // the current state after `reset`.
 import { consola } from "consola";
-import type { ResourceStore } from "../../registry/generic.ts";
-import { everything } from "../../registry/selector.ts";
-import type { Obj } from "../../registry/types.ts";
+import type { ResourceStore } from "./generic.ts";
+import { everything } from "./selector.ts";
+import type { Obj } from "./types.ts";
 
 export interface Handlers {
   upsert(obj: Obj): void;
@@ -30,7 +30,7 @@ export class Informer {
       },
       progress: () => {},
       fail: (e) => {
-        consola.warn(`rbac: the watch of ${this.rs.def.plural} ended (${e.message}); following it again`);
+        consola.warn(`the watch of ${this.rs.def.plural} ended (${e.message}); following it again`);
         this.h.reset();
         setTimeout(() => this.start().catch((err) => this.fail(err)), 100);
       },
@@ -40,7 +40,7 @@ export class Informer {
   private fail(e: Error) {
     this.h.reset();
     if (!this.stopped) setTimeout(() => this.start().catch((err) => this.fail(err)), 1000);
-    consola.warn(`rbac: following ${this.rs.def.plural}: ${e.message}`);
+    consola.warn(`following ${this.rs.def.plural}: ${e.message}`);
   }
 
   close() {

@@ -1,0 +1,119 @@
+// MutatingAdmissionWebhook and ValidatingAdmissionWebhook: the configured webhooks a request matches are
+// called with an AdmissionReview; mutating ones in order (their JSON patches applied, IfNeeded ones called
+// again once when a later webhook changed the object), validating ones all at once.
+import { StatusError, badRequest, internal } from "../../api/status.ts";
+import { applyDefaults } from "../../defaults/index.ts";
+import { jsonPatch } from "../../patch/jsonpatch.ts";
+import type { WebhookType } from "../../metrics/admission.ts";
+import type { Obj } from "../../registry/types.ts";
+import { cachedGet } from "../lookup.ts";
+import type { Attributes, Plugin, PluginContext } from "../types.ts";
+import { WebhookClient } from "./client.ts";
+import { namespaceMatches, objectMatches, ruleMatches } from "./match.ts";
+import { REVIEW_VERSIONS, denied, readResponse, reviewRequest } from "./review.ts";
+import { type Hook, WebhookSource } from "./source.ts";
+
+const CONFIG_GROUP = "admissionregistration.k8s.io";
+
+class Webhooks {
+  private source: WebhookSource;
+  private client: WebhookClient;
+
+  constructor(private ctx: PluginContext, plural: string, private type: WebhookType) {
+    this.source = new WebhookSource(ctx.registry.lookup(CONFIG_GROUP, "v1", plural)!);
+    this.client = new WebhookClient(ctx.registry, ctx.options.proxyClient);
+  }
+
+  /** The webhooks this request goes to. Writes of webhook configurations themselves are never sent (no lock-out). */
+  async matching(a: Attributes): Promise<Obj[]> {
+    if (a.def.group === CONFIG_GROUP) return [];
+    const namespaces = this.ctx.registry.namespaces;
+    const labels = async (ns: string) => (await cachedGet(namespaces, "", ns))?.metadata?.labels;
+    const out: Obj[] = [];
+    for (const { webhook: w } of await this.source.current() as Hook[]) {
+      if (!(w.rules ?? []).some((r: Obj) => ruleMatches(r, a))) continue;
+      if (!objectMatches(w, a) || !(await namespaceMatches(w, a, labels))) continue;
+      if (a.dryRun && w.sideEffects !== "None" && w.sideEffects !== "NoneOnDryRun") throw badRequest(`admission webhook ${JSON.stringify(w.name)} does not support dry run`);
+      out.push(w);
+    }
+    return out;
+  }
+
+  /** Calls one webhook; undefined when it failed and its failure policy ignores that. */
+  async call(w: Obj, a: Attributes) {
+    const t0 = performance.now();
+    const observe = (rejected: boolean) => this.ctx.metrics?.observeWebhook(w.name, a.operation, this.type, rejected, (performance.now() - t0) / 1000);
+    const version = ((w.admissionReviewVersions ?? []) as string[]).find((v) => REVIEW_VERSIONS.includes(v));
+    let answer;
+    try {
+      if (!version) throw new Error(`webhook does not accept v1 or v1beta1 AdmissionReview`);
+      const review = reviewRequest(a, version);
+      answer = readResponse(await this.client.call(w, review), review);
+    } catch (e) {
+      observe(true);
+      if (w.failurePolicy === "Ignore") return undefined;
+      this.ctx.metrics?.rejectedByWebhook(w.name, a.operation, this.type, "calling_webhook_error", 0);
+      throw internal(`failed calling webhook ${JSON.stringify(w.name)}: ${(e as Error).message}`);
+    }
+    observe(!answer.allowed);
+    a.warnings?.push(...answer.warnings);
+    if (!answer.allowed) {
+      const err = denied(w.name, answer.status);
+      this.ctx.metrics?.rejectedByWebhook(w.name, a.operation, this.type, "no_error", err.code);
+      throw err;
+    }
+    return answer;
+  }
+}
+
+/** Replaces the object's content in place (the registry holds references to it). */
+function replaceContent(target: Obj, next: Obj) {
+  for (const k of Object.keys(target)) delete target[k];
+  Object.assign(target, next);
+}
+
+export function mutatingWebhook(ctx: PluginContext): Plugin {
+  const hooks = new Webhooks(ctx, "mutatingwebhookconfigurations", "admit");
+  const callAndPatch = async (w: Obj, a: Attributes): Promise<boolean> => {
+    const answer = await hooks.call(w, a);
+    if (!answer?.patch || !a.object) return false;
+    let next: Obj;
+    try { next = jsonPatch(a.object, answer.patch) as Obj; } catch (e) {
+      if (e instanceof StatusError) throw e;
+      throw internal(`JSON patch of webhook ${JSON.stringify(w.name)} failed: ${(e as Error).message}`);
+    }
+    replaceContent(a.object, next);
+    applyDefaults(a.def.group, a.def.kind, a.object);
+    a.patched = true;
+    return true;
+  };
+  return {
+    handles: (a) => a.operation !== "CONNECT",
+    async admit(a) {
+      const matched = await hooks.matching(a);
+      if (!matched.length) return;
+      // For reinvocation: the object as each IfNeeded webhook left it.
+      const seen = new Map<Obj, string>();
+      for (const w of matched) {
+        await callAndPatch(w, a);
+        if (w.reinvocationPolicy === "IfNeeded") seen.set(w, JSON.stringify(a.object));
+      }
+      const now = JSON.stringify(a.object);
+      for (const [w, after] of seen) if (after !== now) await callAndPatch(w, a);
+    },
+  };
+}
+
+export function validatingWebhook(ctx: PluginContext): Plugin {
+  const hooks = new Webhooks(ctx, "validatingwebhookconfigurations", "validating");
+  return {
+    handles: (a) => a.operation !== "CONNECT",
+    async validate(a) {
+      const matched = await hooks.matching(a);
+      // all at once, as upstream; the first refusal (in configuration order) is the answer
+      const results = await Promise.allSettled(matched.map((w) => hooks.call(w, a)));
+      const failed = results.find((r) => r.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    },
+  };
+}
