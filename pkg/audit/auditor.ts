@@ -17,10 +17,15 @@ const eventUser = (u: UserInfo): EventUser => ({
   username: u.name, ...(u.uid ? { uid: u.uid } : {}), groups: u.groups, ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}),
 });
 
+/** The request's object, with only the fields it has (upstream leaves empty ones out). */
 function objectRef(info: RequestInfo): ObjectRef | undefined {
   if (!info.isResourceRequest) return undefined;
-  const ref: ObjectRef = { resource: info.resource, namespace: info.namespace, name: info.name, apiGroup: info.group, apiVersion: info.version, subresource: info.subresource };
-  for (const k of Object.keys(ref) as (keyof ObjectRef)[]) if (!ref[k]) delete ref[k];
+  const ref: ObjectRef = { resource: info.resource };
+  if (info.namespace) ref.namespace = info.namespace;
+  if (info.name) ref.name = info.name;
+  if (info.group) ref.apiGroup = info.group;
+  if (info.version) ref.apiVersion = info.version;
+  if (info.subresource) ref.subresource = info.subresource;
   return ref;
 }
 
