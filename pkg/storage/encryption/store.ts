@@ -6,10 +6,11 @@ import type { KeyValue, ListOptions, ListResult, Store, Value, WatchEvent, Watch
 import type { ValueTransformer } from "./transformer.ts";
 
 const utf8 = new TextDecoder();
+const toUtf8 = new TextEncoder();
 
 /** A decrypted value in the form the registry reads: bytes in the binary media type, else text. */
 const restore = (b: Uint8Array): Value => (hasPrefix(b) ? b : utf8.decode(b));
-const bytesOf = (v: Value) => (typeof v === "string" ? new TextEncoder().encode(v) : v);
+const bytesOf = (v: Value) => (typeof v === "string" ? toUtf8.encode(v) : v);
 
 export class EncryptedStore implements Store {
   readonly name: string;
