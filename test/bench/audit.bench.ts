@@ -40,18 +40,21 @@ for (const [name, v] of Object.entries(variants)) {
   await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
   started.push({ name: name as Name, s });
 }
-const servers = await Promise.all(started.map(async (x) => ({ ...x, http: await LeanHttps.open(x.s.port, x.s.ca, CONC) })));
+const servers = started;
 
 const rates: Record<string, number[]> = {};
 const cpu: Record<string, number[]> = {};
 for (let round = 0; round < ROUNDS; round++) {
-  for (const { name, s, http } of servers) {
+  for (const { name, s } of servers) {
     progress(`round ${round + 1}: ${name}`);
     const v = variants[name];
+    // fresh connections each time: kept ones could pass the server's idle timeout while the others run
+    const http = await LeanHttps.open(s.port, s.ca, CONC);
     const m = await measured(N, CONC, async (i) => {
       const r = await http.request("POST", `/api/v1/namespaces/bench/${v.path}`, JSON.stringify(v.body(`o-${round}-${i}`)));
       if (r.status !== 201) throw new Error(`${name}: ${r.status} ${r.body}`);
     }, { server: s.proc.pid });
+    http.close();
     (rates[name] ??= []).push(m.rate);
     (cpu[name] ??= []).push(m.cpu.server);
   }
