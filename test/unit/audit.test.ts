@@ -122,3 +122,26 @@ describe("blocking modes", () => {
     await expect(s.emit(event(1))).rejects.toThrow("receiver down");
   });
 });
+
+describe("log file rotation", () => {
+  test("backups past --audit-log-maxage days and --audit-log-maxbackup files are removed", async () => {
+    const { LogBackend } = await import("../../pkg/audit/logfile.ts");
+    const { tempDir } = await import("../helpers/processes.ts");
+    const { existsSync, readdirSync, utimesSync, writeFileSync } = await import("node:fs");
+    const dir = tempDir("kite-audit-rotate-");
+    const old = `${dir}/audit-2020-01-01T00-00-00.000.log`;
+    writeFileSync(old, "old\n");
+    const tenDaysAgo = (Date.now() - 10 * 86400_000) / 1000;
+    utimesSync(old, tenDaysAgo, tenDaysAgo);
+    const log = new LogBackend({ path: `${dir}/audit.log`, format: "json", version: "audit.platform.io/v1", maxSizeMB: 1, maxBackups: 0, maxAgeDays: 1, compress: false });
+    const big = event(1, 700 * 1024);
+    log.send([big]);
+    log.send([big]); // past 1 MB: the file rotates first
+    const backups = () => readdirSync(dir).filter((f) => /^audit-.*\.log$/.test(f));
+    for (let i = 0; i < 100 && existsSync(old); i++) await Bun.sleep(10);
+    expect(existsSync(old)).toBe(false);
+    expect(backups()).toHaveLength(1);
+    log.close();
+    expect(JSON.parse(await Bun.file(`${dir}/audit.log`).text()).apiVersion).toBe("audit.platform.io/v1");
+  });
+});
