@@ -1,9 +1,10 @@
-// The HTTP front: filters (recovery → request info → authentication → authorization → in-flight limits →
-// timeout → warnings) around the router, which sends resource requests to one generic handler per verb.
+// The HTTP front: filters (recovery → request info → authentication → audit → authorization → in-flight
+// limits → timeout → warnings) around the router, which sends resource requests to one generic handler per verb.
 import type { Server } from "bun";
 import type { X509Certificate } from "node:crypto";
 import { type AuthFilters, authenticateAndAuthorize } from "../auth/filter.ts";
-import type { UserInfo } from "../auth/user.ts";
+import { ANONYMOUS, type UserInfo } from "../auth/user.ts";
+import type { AuditRecord, Auditor } from "../audit/auditor.ts";
 import { consola } from "consola";
 import type { Registry } from "../registry/registry.ts";
 import type { Discovery } from "./discovery.ts";
@@ -56,6 +57,8 @@ export interface ServerOptions {
   kubelet?: KubeletClient;
   /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
   tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
+  /** The audit filter (--audit-policy-file); absent, requests are not audited at all. */
+  audit?: Auditor;
   /** The types --runtime-config leaves on (all when unset); the others answer 404, their objects stay stored. */
   enabled?: (def: ResourceDef) => boolean;
 }
@@ -99,24 +102,48 @@ export class ApiHandler {
     if (server) this.servers.set(req, server);
     let info: RequestInfo | undefined;
     let res: Response;
+    const audit = this.opts.audit;
+    let record: AuditRecord | undefined;
+    let panicked = false;
     try {
       const url = requestURL(req);
-      info = parseRequestInfo(req.method, url, raw);
+      const ri = (info = parseRequestInfo(req.method, url, raw));
       // A watch (a followed log) is quiet for minutes at a time; the idle timeout is for connections between requests.
       if (longRunning(info)) server?.timeout(req, 0);
       const auth = this.opts.auth;
-      const user = auth && (await authenticateAndAuthorize(auth, info, { headers: req.headers, clientCertificates: this.opts.clientCertificates?.(req, server) }));
+      const audited = async (u: UserInfo) => {
+        record = audit!.begin(req, ri, u, server?.requestIP(req)?.address, t0, longRunning(ri));
+        await record?.received();
+      };
+      const steps = audit && { authenticated: audited, impersonated: (u: UserInfo) => record?.impersonated(u), authorized: (d: "allow" | "forbid", r: string) => record?.authorized(d, r) };
+      const user = auth && (await authenticateAndAuthorize(auth, info, { headers: req.headers, clientCertificates: this.opts.clientCertificates?.(req, server) }, steps));
+      if (audit && !auth) await audited(ANONYMOUS);
       res = await this.limited(req, url, info, user);
     } catch (e) {
       if (e instanceof StatusError) res = statusResponse(e);
       else {
+        panicked = true;
         consola.error(`${req.method} ${req.url}:`, e);
         res = statusResponse(internal((e as Error)?.message ?? String(e)));
       }
     }
+    if (audit && info) res = await this.audited(audit, record, req, info, res, panicked, t0, server);
     if (info?.isResourceRequest && this.metrics) this.record(info, res.status, performance.now() - t0);
     if (this.opts.closeConnections?.()) res.headers.set("Connection", "close");
     return res;
+  }
+
+  /** The request's audit events after the handler; a caller that failed authentication is recorded too. */
+  private async audited(audit: Auditor, record: AuditRecord | undefined, req: Request, info: RequestInfo, res: Response, panicked: boolean, t0: number, server?: Server<undefined>): Promise<Response> {
+    try {
+      if (record) return await record.finish(res, panicked);
+      if (res.status !== 401) return res;
+      const anonymous = audit.begin(req, info, { name: "", groups: [] }, server?.requestIP(req)?.address, t0, false);
+      return anonymous ? await anonymous.unauthenticated(res) : res;
+    } catch (e) {
+      consola.error(`audit: ${(e as Error).message}`);
+      return res;
+    }
   }
 
   /** Request metrics, labelled as upstream labels them. */

@@ -353,7 +353,7 @@ export class ResourceStore {
         throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
       }
       try {
-        return { obj: await this.writeUpdate(ns, old, cur.modRevision, rv ? obj : structuredClone(obj), sub, o), created: false };
+        return { obj: await this.writeUpdate(ns, old, cur.modRevision, rv ? obj : structuredClone(obj), sub, o, cur.stale), created: false };
       } catch (e) {
         // An unconditional update (no resourceVersion) that lost a race to another writer tries again.
         if (!rv && lostRace(e, attempt)) continue;
@@ -390,7 +390,7 @@ export class ResourceStore {
         throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
       }
       try {
-        return await this.writeUpdate(ns, old, cur.modRevision, checked, o.sub ?? "", o);
+        return await this.writeUpdate(ns, old, cur.modRevision, checked, o.sub ?? "", o, cur.stale);
       } catch (e) {
         // Another writer got there between the read and the write: mutate the newer object. A client's own
         // resourceVersion then no longer matches it, and the check above answers 409.
@@ -412,7 +412,7 @@ export class ResourceStore {
     return this.def.subresources?.includes("status") ? ["status"] : [];
   }
 
-  private async writeUpdate(ns: string, old: Obj, oldRev: number, obj: Obj, sub: UpdateTarget, o: WriteOptions): Promise<Obj> {
+  private async writeUpdate(ns: string, old: Obj, oldRev: number, obj: Obj, sub: UpdateTarget, o: WriteOptions, stale = false): Promise<Obj> {
     const name = old.metadata.name;
     let next: Obj;
     if (sub === "status" || sub === "approval") next = { ...structuredClone(old), status: obj.status };
@@ -456,8 +456,9 @@ export class ResourceStore {
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
     try {
       const key = this.key(ns, name);
-      // A no-op update writes nothing and keeps the resourceVersion (field order does not count as a change).
-      if (Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
+      // A no-op update writes nothing and keeps the resourceVersion (field order does not count as a change),
+      // unless the stored value is under an encryption key that no longer writes.
+      if (!stale && Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
       if (o.large) await breather();
       const data = this.encode(next);
       // Removing the last finalizer of an object being deleted removes the object, unless a graceful deletion
