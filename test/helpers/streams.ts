@@ -1,0 +1,57 @@
+// What the tests of streams into pods share (exec, attach, cp, port-forward): an API server with a client
+// CA (so the TLS front takes SPDY upgrades, as under `kite up`) and one node agent, the kubectl builds on
+// the machine, kubectl run against the server, and pods waited for until Running.
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { generateServingCerts } from "../../pkg/pki/certs.ts";
+import { until } from "./component.ts";
+import { startNodeAgent, type TestNodeAgent } from "./nodeagent.ts";
+import { tempDir, track } from "./processes.ts";
+import { ok } from "./scheduler.ts";
+import { startServer, type TestServer } from "./server.ts";
+
+/** 1.20 and 1.28 speak SPDY; 1.33 WebSockets (and tunnels port-forward's SPDY through one). */
+export const STREAM_KUBECTLS = ["/opt/kubernetes-client-1.20/usr/bin/kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.28", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"].filter(existsSync);
+export const versionOf = (bin: string) => bin.match(/1\.\d+/)![0];
+
+export interface StreamCluster { s: TestServer; agent: TestNodeAgent }
+
+export async function startStreamCluster(agentArgs: string[] = []): Promise<StreamCluster> {
+  const ca = join(tempDir("kite-streams-"), "client-ca.crt");
+  writeFileSync(ca, generateServingCerts("streams-test-ca", "unused", ["localhost"]).ca);
+  const s = await startServer(["--kubelet-preferred-address-types=InternalIP,Hostname", `--client-ca-file=${ca}`]);
+  const agent = await startNodeAgent(s, agentArgs);
+  return { s, agent };
+}
+
+/** Creates a pod on the agent's node and waits until it runs. */
+export async function runningPod(c: StreamCluster, ns: string, name: string, spec: Record<string, unknown>, labels: Record<string, string> = {}) {
+  await ok(c.s, "POST", `/api/v1/namespaces/${ns}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name, labels }, spec: { nodeName: c.agent.name, terminationGracePeriodSeconds: 1, ...spec } });
+  await until(async () => (await c.s.call("GET", `/api/v1/namespaces/${ns}/pods/${name}`)).body?.status?.phase === "Running" || undefined, `${name} running`, 20_000);
+}
+
+/** Runs kubectl `bin` against the server to its end. */
+export async function runKubectl(s: TestServer, bin: string, args: string[], stdin?: string | Uint8Array) {
+  const p = Bun.spawn([bin, `--kubeconfig=${s.kubeconfig}`, ...args], { stdin: stdin === undefined ? "ignore" : new Blob([stdin]), stdout: "pipe", stderr: "pipe" });
+  track(p);
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, out, err };
+}
+
+/** A kubectl left running (port-forward, attach): its output so far, and its end. */
+export function startKubectl(s: TestServer, bin: string, args: string[]) {
+  const p = Bun.spawn([bin, `--kubeconfig=${s.kubeconfig}`, ...args], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  track(p);
+  let out = "", err = "";
+  void (async () => { for await (const c of p.stdout) out += Buffer.from(c).toString(); })();
+  void (async () => { for await (const c of p.stderr) err += Buffer.from(c).toString(); })();
+  return {
+    proc: p,
+    get out() { return out; },
+    get err() { return err; },
+    /** Waits until stdout or stderr shows `want`. */
+    waitFor: (want: string | RegExp, what: string, ms = 15_000) =>
+      until(async () => ((typeof want === "string" ? (out + err).includes(want) : want.test(out + err)) ? true : undefined), `${what} (out: ${out} err: ${err})`, ms),
+    stop: async () => { p.kill(); await p.exited; },
+  };
+}
