@@ -1,14 +1,16 @@
 // What the tests of streams into pods share (exec, attach, cp, port-forward): an API server with a client
 // CA (so the TLS front takes SPDY upgrades, as under `kite up`) and one node agent, the kubectl builds on
 // the machine, kubectl run against the server, and pods waited for until Running.
+import { createHash } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { generateServingCerts } from "../../pkg/pki/certs.ts";
 import { until } from "./component.ts";
 import { startNodeAgent, type TestNodeAgent } from "./nodeagent.ts";
 import { tempDir, track } from "./processes.ts";
 import { ok } from "./scheduler.ts";
-import { startServer, type TestServer } from "./server.ts";
+import { freePort, startServer, type TestServer } from "./server.ts";
 
 /** 1.20 and 1.28 speak SPDY; 1.33 WebSockets (and tunnels port-forward's SPDY through one). */
 export const STREAM_KUBECTLS = ["/opt/kubernetes-client-1.20/usr/bin/kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.28", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"].filter(existsSync);
@@ -54,4 +56,40 @@ export function startKubectl(s: TestServer, bin: string, args: string[]) {
       until(async () => ((typeof want === "string" ? (out + err).includes(want) : want.test(out + err)) ? true : undefined), `${what} (out: ${out} err: ${err})`, ms),
     stop: async () => { p.kill(); await p.exited; },
   };
+}
+
+/** A python3 program (argv: the port): echoes each connection's bytes until the client half-closes, then closes. */
+export const ECHO = `
+import socket, sys, threading
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", int(sys.argv[1]))); srv.listen(64)
+def serve(c):
+    while True:
+        b = c.recv(65536)
+        if not b: break
+        c.sendall(b)
+    c.close()
+while True:
+    threading.Thread(target=serve, args=(srv.accept()[0],), daemon=True).start()
+`;
+
+/** Sends `data` through 127.0.0.1:port, half-closes, and resolves to what came back before the close. */
+export function roundTrip(port: number, data: Uint8Array): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const got: Buffer[] = [];
+    const sock = connect(port, "127.0.0.1", () => sock.end(data));
+    sock.on("data", (d: Buffer) => got.push(d));
+    sock.on("close", () => resolve(Buffer.concat(got)));
+    sock.on("error", reject);
+  });
+}
+
+export const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+
+/** `kubectl port-forward TARGET LOCAL:remote` on a free local port, once it forwards. */
+export async function portForward(s: TestServer, bin: string, ns: string, target: string, remote: number) {
+  const local = await freePort();
+  const k = startKubectl(s, bin, ["-n", ns, "port-forward", target, `${local}:${remote}`]);
+  await k.waitFor(`Forwarding from 127.0.0.1:${local}`, "kubectl forwarding");
+  return { local, k };
 }

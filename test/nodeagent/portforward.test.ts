@@ -1,29 +1,13 @@
 // `kubectl port-forward` end to end: stock kubectl (1.20 and 1.28 over SPDY/3.1, 1.33 tunneling SPDY
 // through a WebSocket) → the API server's pods/portforward → the node agent's /portForward → the pod's
 // port. Data both ways, concurrent connections, a few MB intact, a Service resolved to its pod, a port
-// nothing listens on (upstream's error, the tunnel still up), and the channel protocol over a WebSocket.
+// nothing listens on (upstream's error; kubectl 1.20 keeps the tunnel up, newer builds end), and the channel protocol over a WebSocket.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { connect } from "node:net";
 import { freePort } from "../helpers/server.ts";
 import { ok } from "../helpers/scheduler.ts";
-import { STREAM_KUBECTLS, type StreamCluster, runningPod, startKubectl, startStreamCluster, versionOf } from "../helpers/streams.ts";
+import { ECHO, STREAM_KUBECTLS, type StreamCluster, portForward, roundTrip, runningPod, sha, startStreamCluster, versionOf } from "../helpers/streams.ts";
 
 const NS = "default";
-/** Echoes each connection's bytes until the client half-closes, then closes. */
-const ECHO = `
-import socket, sys, threading
-srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", int(sys.argv[1]))); srv.listen(64)
-def serve(c):
-    while True:
-        b = c.recv(65536)
-        if not b: break
-        c.sendall(b)
-    c.close()
-while True:
-    threading.Thread(target=serve, args=(srv.accept()[0],), daemon=True).start()
-`;
 
 let c: StreamCluster, podPort: number, closedPort: number;
 
@@ -38,25 +22,8 @@ afterAll(async () => {
   await c?.s.stop();
 });
 
-/** Sends `data` through 127.0.0.1:port, half-closes, and resolves to what came back before the close. */
-function roundTrip(port: number, data: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const got: Buffer[] = [];
-    const sock = connect(port, "127.0.0.1", () => sock.end(data));
-    sock.on("data", (d: Buffer) => got.push(d));
-    sock.on("close", () => resolve(Buffer.concat(got)));
-    sock.on("error", reject);
-  });
-}
 
-const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
-
-async function forward(bin: string, target: string, remote: number) {
-  const local = await freePort();
-  const k = startKubectl(c.s, bin, ["-n", NS, "port-forward", target, `${local}:${remote}`]);
-  await k.waitFor(`Forwarding from 127.0.0.1:${local}`, "kubectl forwarding");
-  return { local, k };
-}
+const forward = (bin: string, target: string, remote: number) => portForward(c.s, bin, NS, target, remote);
 
 for (const bin of STREAM_KUBECTLS) {
   describe(`kubectl ${versionOf(bin)}`, () => {
