@@ -21,6 +21,7 @@ export interface StreamRequest {
 export async function podExec(ctx: HandlerContext, registry: Registry, kubelet: KubeletClient, s: StreamRequest): Promise<Response> {
   const { info, url, req } = ctx;
   if (info.verb !== "get" && info.verb !== "create") throw methodNotAllowed("the server does not allow this method on the requested resource");
+  if (!url.searchParams.getAll("command").length) throw badRequest("you must specify at least 1 command");
   const io = execStreams(url.searchParams);
   if (!io.stdin && !io.stdout && !io.stderr) throw badRequest("you must specify at least 1 of stdin, stdout, stderr");
   const location = await podStreamLocation(registry.lookup("", "v1", "pods")!, registry.lookup("", "v1", "nodes")!, info.namespace, info.name, "exec", url.searchParams, kubelet.preferredAddressTypes);
