@@ -218,6 +218,7 @@ export class ApiHandler {
       if (info.subresource === "log") return podLog(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT);
       const stream = () => ({ server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });
       if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream());
+      if (info.subresource === "attach") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream(), "attach");
       if (info.subresource === "portforward") return podPortForward(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream());
       if (info.subresource === "token") {
         if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
