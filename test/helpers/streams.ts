@@ -26,10 +26,11 @@ export async function startStreamCluster(agentArgs: string[] = []): Promise<Stre
   return { s, agent };
 }
 
-/** Creates a pod on the agent's node and waits until it runs. */
+/** Creates a pod on the agent's node and waits until it runs and is ready. */
 export async function runningPod(c: StreamCluster, ns: string, name: string, spec: Record<string, unknown>, labels: Record<string, string> = {}) {
   await ok(c.s, "POST", `/api/v1/namespaces/${ns}/pods`, { apiVersion: "v1", kind: "Pod", metadata: { name, labels }, spec: { nodeName: c.agent.name, terminationGracePeriodSeconds: 1, ...spec } });
-  await until(async () => (await c.s.call("GET", `/api/v1/namespaces/${ns}/pods/${name}`)).body?.status?.phase === "Running" || undefined, `${name} running`, 20_000);
+  const ready = (p: any) => p?.status?.phase === "Running" && p.status.conditions?.some((x: any) => x.type === "Ready" && x.status === "True");
+  await until(async () => ready((await c.s.call("GET", `/api/v1/namespaces/${ns}/pods/${name}`)).body) || undefined, `${name} running and ready`, 20_000);
 }
 
 /** Runs kubectl `bin` against the server to its end. */
@@ -72,6 +73,12 @@ def serve(c):
 while True:
     threading.Thread(target=serve, args=(srv.accept()[0],), daemon=True).start()
 `;
+
+/** The container of a pod that runs ECHO on `port`, ready once it listens. */
+export const echoContainer = (port: number) => ({
+  name: "main", image: "python", command: ["python3", "-c", ECHO, String(port)], ports: [{ containerPort: port }],
+  readinessProbe: { tcpSocket: { port }, periodSeconds: 1 },
+});
 
 /** Sends `data` through 127.0.0.1:port, half-closes, and resolves to what came back before the close. */
 export function roundTrip(port: number, data: Uint8Array): Promise<Buffer> {

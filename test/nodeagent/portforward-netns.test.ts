@@ -3,7 +3,7 @@
 // over SPDY and over the WebSocket tunnel, a few MB intact, and upstream's error for a closed port.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { IN_OWN_NETNS, ownNetnsSkipReason, runInOwnNetns } from "../helpers/netns.ts";
-import { ECHO, STREAM_KUBECTLS, type StreamCluster, portForward, roundTrip, runningPod, sha, startStreamCluster, versionOf } from "../helpers/streams.ts";
+import { echoContainer, STREAM_KUBECTLS, type StreamCluster, portForward, roundTrip, runningPod, sha, startStreamCluster, versionOf } from "../helpers/streams.ts";
 
 if (!IN_OWN_NETNS) {
   const why = ownNetnsSkipReason();
@@ -22,7 +22,7 @@ function tests() {
   beforeAll(async () => {
     c = await startStreamCluster(["--pod-network=bridge", "--pod-cidr=10.98.0.0/24"]);
     // the echo server listens on the pod's own loopback only
-    await runningPod(c, NS, "echo", { containers: [{ name: "main", image: "python", command: ["python3", "-c", ECHO, String(PORT)] }] });
+    await runningPod(c, NS, "echo", { containers: [echoContainer(PORT)] });
   });
   afterAll(async () => {
     await c?.agent.stop();
