@@ -4,6 +4,7 @@
 // through an echo server and back, direct and through `kubectl port-forward` (1.20: SPDY; 1.33: SPDY
 // tunneled through a WebSocket).
 // Run: npm run build && KITE_BIN=dist/kite bun test/bench/streams.bench.ts   (N_EXEC, N_WS, MB override)
+import { readFileSync } from "node:fs";
 import { killAll } from "../helpers/processes.ts";
 import { freePort } from "../helpers/server.ts";
 import { STREAM_KUBECTLS, echoContainer, portForward, roundTrip, runKubectl, runningPod, sha, startStreamCluster, versionOf } from "../helpers/streams.ts";
@@ -53,11 +54,15 @@ if (!SKIP_EXEC) {
 
 const data = Buffer.alloc(MB * 1024 * 1024);
 for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
-const throughput = async (to: number) => {
+/** CPU seconds a process has used. */
+const cpu = (pid: number) => { const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" "); return (Number(f[11]) + Number(f[12])) / 100; };
+const throughput = async (to: number, pids: number[] = []) => {
+  const cpu0 = pids.map(cpu);
   const t0 = performance.now();
   const back = await roundTrip(to, data);
   const s = (performance.now() - t0) / 1000;
   if (sha(back) !== sha(data)) throw new Error("the data came back changed");
+  if (pids.length) progress(`  CPU seconds (API server, agent, kubectl): ${pids.map((p, i) => (cpu(p) - cpu0[i]).toFixed(2)).join(", ")} in ${s.toFixed(2)} s`);
   return (2 * MB) / s;
 };
 progress("direct TCP");
@@ -69,7 +74,7 @@ for (const bin of STREAM_KUBECTLS.filter((b) => FORWARDS.includes(versionOf(b)))
   progress(`kubectl ${versionOf(bin)} port-forward`);
   const { local, k } = await portForward(c.s, bin, NS, "pod/echo", port);
   await throughput(local);
-  const through = await throughput(local);
+  const through = await throughput(local, [c.s.proc.pid, c.agent.proc.pid, k.proc.pid]);
   await k.stop();
   rows.push([`\`kubectl ${versionOf(bin)} port-forward\`: the same`, `${through.toFixed(0)} MB/s (${((100 * through) / direct).toFixed(0)} % of direct)`]);
 }
