@@ -100,6 +100,29 @@ test("the channel protocol over a WebSocket: port prefixes, then the connection'
   expect(Buffer.concat(got.slice(2).map((m) => m.subarray(1))).toString()).toBe("ping");
 });
 
+/** The Python client's portforward (kubernetes.stream): the channel protocol with its port prefixes. */
+const PYTHON_FORWARD = `
+import sys
+from kubernetes import client, config
+from kubernetes.stream import portforward
+config.load_kube_config(sys.argv[1])
+port = int(sys.argv[2])
+pf = portforward(client.CoreV1Api().connect_get_namespaced_pod_portforward, "echo", "default", ports=str(port))
+s = pf.socket(port)
+s.setblocking(True)
+s.sendall(b"from python")
+print(s.recv(100).decode())
+s.close()
+print("error:", pf.error(port))
+`;
+const hasPythonClient = Bun.spawnSync(["/usr/bin/python3", "-c", "import kubernetes"]).exitCode === 0;
+
+test.skipIf(!hasPythonClient)("the Python client's portforward", async () => {
+  const p = Bun.spawn(["/usr/bin/python3", "-c", PYTHON_FORWARD, c.s.kubeconfig, String(podPort)], { stdout: "pipe", stderr: "pipe" });
+  const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  expect({ out, err: err.slice(-500) }).toEqual({ out: "from python\nerror: None\n", err: "" });
+});
+
 test("without an upgrade, or without ports, upstream's 400s", async () => {
   expect((await c.s.call("POST", `/api/v1/namespaces/${NS}/pods/echo/portforward?ports=${podPort}`)).body).toMatchObject({ code: 400, message: "Upgrade request required" });
 });
