@@ -77,7 +77,8 @@ while True:
 /** The container of a pod that runs ECHO on `port`, ready once it listens. */
 export const echoContainer = (port: number) => ({
   name: "main", image: "python", command: ["python3", "-c", ECHO, String(port)], ports: [{ containerPort: port }],
-  readinessProbe: { tcpSocket: { port }, periodSeconds: 1 },
+  // on the pod's localhost (where ECHO listens; a tcpSocket probe would dial the pod's IP)
+  readinessProbe: { exec: { command: ["python3", "-c", `import socket; socket.create_connection(("127.0.0.1", ${port})).close()`] }, periodSeconds: 1 },
 });
 
 /** Sends `data` through 127.0.0.1:port, half-closes, and resolves to what came back before the close. */
