@@ -19,6 +19,7 @@ import { patch } from "./handlers/patch.ts";
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient, podLog } from "./handlers/podlog.ts";
 import { podExec } from "./handlers/podexec.ts";
 import { proxy } from "./handlers/proxy.ts";
+import { podPortForward } from "./handlers/podportforward.ts";
 import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
@@ -68,7 +69,7 @@ export type Route = (req: Request, url: URL) => Response | undefined | Promise<R
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 /** Subresources upstream serves as long-running requests: no request timeout, no in-flight slot. */
-const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec", "proxy"]);
+const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec", "attach", "portforward", "proxy"]);
 const longRunning = (info: RequestInfo) => info.verb === "watch" || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 
 function statusResponse(e: StatusError): Response {
@@ -245,7 +246,10 @@ export class ApiHandler {
     if (info.subresource) {
       if (info.subresource === "log") return podLog(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT);
       if (info.subresource === "proxy") return proxy(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, this.servers.get(req));
-      if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, { server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });
+      const stream = () => ({ server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });
+      if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream());
+      if (info.subresource === "attach") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream(), "attach");
+      if (info.subresource === "portforward") return podPortForward(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream());
       if (info.subresource === "token") {
         if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
         return this.opts.tokenRequest(ctx);

@@ -20,7 +20,7 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("", "v1", [
     { kind: "Namespace", plural: "namespaces", namespaced: cluster, shortNames: ["ns"], subresources: ["status", "finalize"], nameRule: "label", readYourWrites: true, strategy: s.namespace,
       verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
-    { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "log", "exec", "proxy"], strategy: s.pod },
+    { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "log", "exec", "attach", "portforward", "proxy"], strategy: s.pod },
     // the legacy way to bind a pod (pods/binding is the other): create-only, nothing stored (./binding.ts)
     { kind: "Binding", plural: "bindings", namespaced: ns, verbs: ["create"], computed: true },
     { kind: "Service", plural: "services", namespaced: ns, shortNames: ["svc"], categories: ["all"], subresources: ["status", "proxy"], storageResource: "services/specs", nameRule: "dns1035", strategy: s.service },

@@ -1,5 +1,5 @@
 // The agent's listeners, as the kubelet's: --port (HTTPS, authenticated and authorized: /healthz, /pods,
-// /containerLogs, /exec, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
+// /containerLogs, /exec, /attach, /portForward, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
 // — both of the first also the resource metrics: /stats/summary, /metrics/resource (../stats/)
 // (plain HTTP: /healthz only).
 import { hostname } from "node:os";
@@ -8,7 +8,9 @@ import { Health } from "../../api/health.ts";
 import type { ClientConfig } from "../../client/kubeconfig.ts";
 import { type Listener, serveOn, serveTLS, servingPair } from "../../serving/secure.ts";
 import { AgentAuth } from "./auth.ts";
+import { attachRequest } from "./attach.ts";
 import { execRequest } from "./exec.ts";
+import { portForwardRequest } from "./portforward.ts";
 import { type AgentPods, containerLogs, podList, submitPods, withdrawPod } from "./handlers.ts";
 import type { AgentServingOptions } from "./options.ts";
 import { resourceMetrics } from "../stats/resource.ts";
@@ -45,6 +47,8 @@ export class AgentServers {
       if (withLogs && req.method === "POST" && (path === "/pods" || path === "/pods/")) return submitPods(this.view, req);
       if (withLogs && req.method === "DELETE" && path.startsWith("/pods/")) return withdrawPod(this.view, path);
       if (withLogs && server && path.startsWith("/exec/") && (req.method === "GET" || req.method === "POST")) return execRequest(this.view, path, url.searchParams, req, server);
+      if (withLogs && server && path.startsWith("/attach/") && (req.method === "GET" || req.method === "POST")) return attachRequest(this.view, path, url.searchParams, req, server);
+      if (withLogs && server && path.startsWith("/portForward/") && (req.method === "GET" || req.method === "POST")) return portForwardRequest(this.view, path, url.searchParams, req, server);
       if (req.method !== "GET") return notFound();
       if (path === "/pods" || path === "/pods/") return podList(this.view);
       if (withLogs && path.startsWith("/containerLogs/")) return containerLogs(this.view, path, url.searchParams);
