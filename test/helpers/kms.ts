@@ -3,25 +3,13 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import http2 from "node:http2";
 import { join } from "node:path";
-import { Reader, WIRE_LEN, Writer } from "../../pkg/protobuf/wire.ts";
+import { decode as fields, encode } from "../../pkg/storage/encryption/kms.ts";
 import { atCleanup, tempDir } from "./processes.ts";
 
 export interface KmsPlugin { socket: string; calls: Record<string, number>; close(): void }
 
-function fields(buf: Uint8Array): Map<number, Uint8Array> {
-  const r = new Reader(buf);
-  const out = new Map<number, Uint8Array>();
-  while (r.pos < r.limit) {
-    const tag = r.uint32();
-    if ((tag & 7) === WIRE_LEN) out.set(tag >>> 3, r.bytes()); else r.skip(tag & 7);
-  }
-  return out;
-}
-
 function message(f: Record<number, string | Uint8Array>): Buffer {
-  const w = new Writer();
-  for (const [n, v] of Object.entries(f)) { w.uint32((Number(n) << 3) | WIRE_LEN); if (typeof v === "string") w.string(v); else w.bytes(v); }
-  const body = w.finish();
+  const body = encode(f);
   const frame = Buffer.alloc(5 + body.length);
   frame.writeUInt32BE(body.length, 1);
   frame.set(body, 5);

@@ -8,7 +8,7 @@ const SERVICE = "/v1beta1.KeyManagementService";
 const API_VERSION = "v1beta1";
 
 /** A message of string/bytes fields by field number (every KMS v1 message is one). */
-function encode(fields: Record<number, string | Uint8Array>): Uint8Array {
+export function encode(fields: Record<number, string | Uint8Array>): Uint8Array {
   const w = new Writer();
   for (const [n, v] of Object.entries(fields)) {
     w.uint32((Number(n) << 3) | WIRE_LEN);
@@ -17,7 +17,8 @@ function encode(fields: Record<number, string | Uint8Array>): Uint8Array {
   return w.finish();
 }
 
-function decode(buf: Uint8Array): Map<number, Uint8Array> {
+/** The length-delimited fields of a message, by number. */
+export function decode(buf: Uint8Array): Map<number, Uint8Array> {
   const r = new Reader(buf);
   const out = new Map<number, Uint8Array>();
   while (r.pos < r.limit) {
