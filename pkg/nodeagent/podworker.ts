@@ -203,8 +203,8 @@ export class PodWorker {
   }
 
   /** After terminate(), when the pod is gone for good: its volume folders are unmounted and removed. */
-  removeVolumes(): void {
-    try { this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
+  async removeVolumes(): Promise<void> {
+    try { await this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
     rmSync(this.resolvConfPath, { force: true });
   }
 

@@ -70,7 +70,7 @@ export class PodVolumes {
     const p = PROJECTIONS[kind], dir = join(this.dir, p.plugin, v.name);
     try {
       const payload = await p.payload(v[kind], { pod: this.pod(), objects: this.ctx.objects, allocatable: this.ctx.allocatable });
-      if (first && p.memory) setupTmpfs(dir);
+      if (first && p.memory) await setupTmpfs(dir);
       else if (first) setupDir(dir);
       writeAtomically(dir, payload);
     } catch (e) {
@@ -85,7 +85,7 @@ export class PodVolumes {
     if (v.emptyDir) {
       const dir = join(this.dir, "kubernetes.io~empty-dir", v.name);
       try {
-        if (v.emptyDir.medium === "Memory") setupTmpfs(dir, v.emptyDir.sizeLimit);
+        if (v.emptyDir.medium === "Memory") await setupTmpfs(dir, v.emptyDir.sizeLimit);
         else setupDir(dir);
       } catch (e) { throw setUpFailed(v.name, e); }
       return { path: dir, readOnly: false };
@@ -107,9 +107,9 @@ export class PodVolumes {
   }
 
   /** Unmounts and removes the pod's volume folders (a hostPath's or a PV's own folder is never touched). */
-  tearDown(): void {
+  async tearDown(): Promise<void> {
     this.ctx.objects.forget(this.pod().metadata.uid);
-    unmountUnder(this.dir);
+    await unmountUnder(this.dir);
     rmSync(this.dir, { recursive: true, force: true });
     this.prepared.clear();
   }
