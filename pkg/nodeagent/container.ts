@@ -249,6 +249,8 @@ export class ContainerRunner {
     // what a probe or hook still runs when the container ends goes with it
     void proc.exited.then(() => { run.gone = true; abort.abort(); });
 
+    // exec hooks and probes enter the container through its recorded process: the first ones wait for it
+    if (fresh) await proc.started();
     const postStart = fresh ? this.spec.lifecycle?.postStart : undefined;
     if (postStart && !run.gone && !this.stopping) {
       // the pod's status says ContainerCreating while a hook runs, however long it takes

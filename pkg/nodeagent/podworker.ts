@@ -28,6 +28,11 @@ import { ApiObjects } from "./volumes/objects.ts";
 
 /** upstream's pod worker waits 10 s after a failed sync before the next (a shorter --sync-frequency wins). */
 const RETRY_MS = 10_000;
+/**
+ * How long a new pod's first status (Pending, its containers ContainerCreating) waits for something to
+ * say: a pod whose containers start (or fail to) within it gets one status write instead of two.
+ */
+const FIRST_STATUS_WAIT_MS = 1000;
 
 export interface PodWorkerContext {
   rootDir: string;
@@ -61,6 +66,7 @@ export class PodWorker {
   /** Set when the agent evicts the pod: it is Failed with this reason and message from then on. */
   evicted?: { reason: string; message: string };
   private pending = false;
+  private firstStatus?: ReturnType<typeof setTimeout>;
   private resolvConfWritten = false;
   private network?: PodNetwork;
   private networkSetUp?: Promise<void>;
@@ -82,6 +88,7 @@ export class PodWorker {
   private get retryMs(): number { return Math.min(RETRY_MS, this.ctx.syncFrequencyMs); }
 
   private changed = () => {
+    clearTimeout(this.firstStatus);
     if (this.pending) return;
     this.pending = true;
     // after this macrotask: a start that resolves its env and volumes without I/O is one write, not two
@@ -106,7 +113,7 @@ export class PodWorker {
       void this.run();
       if (this.volumes.syncs) void this.syncVolumes();
     });
-    this.changed();
+    this.firstStatus = setTimeout(this.changed, FIRST_STATUS_WAIT_MS);
   }
 
   /** Init containers in order, each until it succeeded (a failure under restartPolicy Never fails the pod), then the containers. */
@@ -196,6 +203,7 @@ export class PodWorker {
   /** Stops every container (preStop, SIGTERM, SIGKILL after graceMs); resolves when all are gone. */
   terminate(graceMs: number): Promise<void> {
     this.stopped.abort();
+    clearTimeout(this.firstStatus);
     // every call reaches the containers: a later one with less time hastens a stop under way
     const stops = [...this.initContainers, ...this.containers].map((c) => c.stop(graceMs));
     this.terminating ??= Promise.all(stops).then(() => this.ctx.backoff.forget(`${this.uid}/`));
