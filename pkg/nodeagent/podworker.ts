@@ -70,6 +70,7 @@ export class PodWorker {
   private resolvConfWritten = false;
   private network?: PodNetwork;
   private networkSetUp?: Promise<void>;
+  private volumesSetUp?: Promise<boolean>;
 
   /** Records an event about the pod. */
   readonly record: RecordEvent;
@@ -108,7 +109,8 @@ export class PodWorker {
     for (const c of this.pod.spec.initContainers ?? []) this.initContainers.push(new ContainerRunner(this.pod, c, ctx, true));
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
     this.networkSetUp = this.setUpNetwork(ctx);
-    void Promise.all([this.prepareVolumes(), this.networkSetUp]).then(([ready]) => {
+    this.volumesSetUp = this.prepareVolumes();
+    void Promise.all([this.volumesSetUp, this.networkSetUp]).then(([ready]) => {
       if (!ready || this.stopped.signal.aborted) return;
       void this.run();
       if (this.volumes.syncs) void this.syncVolumes();
@@ -212,6 +214,8 @@ export class PodWorker {
 
   /** After terminate(), when the pod is gone for good: its volume folders are unmounted and removed. */
   async removeVolumes(): Promise<void> {
+    // a mount still under way when the pod stopped is undone too
+    await this.volumesSetUp;
     try { await this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
     rmSync(this.resolvConfPath, { force: true });
   }

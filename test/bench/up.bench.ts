@@ -52,11 +52,11 @@ function observe(client: Client) {
     /** ms since the watches started. */
     clock: () => performance.now() - t0,
     /** Seconds from now until the Deployment reports every replica updated and ready at its newest generation. */
-    async untilRolledOut(limitS: number): Promise<number> {
+    async untilRolledOut(generation: number, limitS: number): Promise<number> {
       const start = performance.now();
       while ((performance.now() - start) / 1000 < limitS) {
         const st = deployment?.status ?? {};
-        if (st.observedGeneration === deployment?.metadata.generation && deployment?.metadata.generation && st.updatedReplicas === REPLICAS && st.readyReplicas === REPLICAS && st.replicas === REPLICAS) return (performance.now() - start) / 1000;
+        if (deployment?.metadata.generation === generation && st.observedGeneration === generation && st.updatedReplicas === REPLICAS && st.readyReplicas === REPLICAS && st.replicas === REPLICAS) return (performance.now() - start) / 1000;
         await Bun.sleep(20);
       }
       throw new Error(`not rolled out within ${limitS} s`);
@@ -102,7 +102,7 @@ try {
   progress(`kubectl apply: a Deployment of ${REPLICAS}`);
   const t0 = performance.now(), cpu0 = cpuOf(up.pid), since0 = seen.clock();
   apply("1");
-  await seen.untilRolledOut(120);
+  await seen.untilRolledOut(1, 120);
   const firstS = (performance.now() - t0) / 1000, firstCpu = cpuOf(up.pid) - cpu0;
   const firstTimeline = timeline(seen.pods, since0);
   progress(`all ${REPLICAS} Ready in ${firstS.toFixed(2)} s; rolling update`);
@@ -110,7 +110,7 @@ try {
   const withPodsRss = rssMiB(up.pid);
   const t1 = performance.now(), cpu1 = cpuOf(up.pid), since = seen.clock();
   apply("2");
-  await seen.untilRolledOut(180);
+  await seen.untilRolledOut(2, 180);
   const rollS = (performance.now() - t1) / 1000, rollCpu = cpuOf(up.pid) - cpu1;
   const direct = await directSpawn();
 
