@@ -15,7 +15,8 @@ const N_PODS = Number(process.env.N_PODS ?? 100);
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
 const NS = "default";
 
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const statusMiB = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const rssMiB = (pid: number) => statusMiB(pid, "VmRSS");
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const ready = (p: any) => p.status?.phase === "Running" && p.status.conditions?.some((c: any) => c.type === "Ready" && c.status === "True");
 
@@ -100,14 +101,14 @@ try {
   const cpu0 = cpuOf(pid), t0 = performance.now();
   await Bun.sleep(IDLE_SECONDS * 1000);
   const idleCpu = (cpuOf(pid) - cpu0) / ((performance.now() - t0) / 1000);
-  const rss = rssMiB(pid);
+  const rss = rssMiB(pid), anon = statusMiB(pid, "RssAnon"), file = statusMiB(pid, "RssFile");
 
   const direct = await directSpawn();
   console.log(`node agent, ${N_PODS} pods bound at once (sleep + exec readiness probe each)`);
   console.log(`  binding → Running+Ready: p50 ${pct(latencies, 50).toFixed(0)} ms, p99 ${pct(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`);
   console.log(`  binding → container seen running: p50 ${pct(toRunning, 50).toFixed(0)} ms, p99 ${pct(toRunning, 99).toFixed(0)} ms`);
   console.log(`  CPU from the bindings to all Ready: agent ${(agentCpu * 1000).toFixed(0)} ms, its child processes ${(childCpu * 1000).toFixed(0)} ms, API server ${(serverCpu * 1000).toFixed(0)} ms; status writes seen per pod until Ready: ${(statusWrites / N_PODS).toFixed(2)}`);
-  console.log(`  agent idle with ${N_PODS} pods: RSS ${rss.toFixed(0)} MiB, CPU ${(idleCpu * 100).toFixed(2)} % of one core (over ${IDLE_SECONDS} s)`);
+  console.log(`  agent idle with ${N_PODS} pods: RSS ${rss.toFixed(0)} MiB (private ${anon.toFixed(0)}, the executable's and other files' pages ${file.toFixed(0)}), CPU ${(idleCpu * 100).toFixed(2)} % of one core (over ${IDLE_SECONDS} s)`);
   console.log(`  reference, ${N_PODS} sleeps spawned directly: p50 ${pct(direct, 50).toFixed(1)} ms, p99 ${pct(direct, 99).toFixed(1)} ms`);
   await agent.stop();
   await s.stop();

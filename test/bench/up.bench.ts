@@ -33,7 +33,7 @@ const deployment = (version: string) => JSON.stringify({
 });
 
 /** The Deployment's status and, per pod, when the watch first saw it created, bound, running and Ready (ms since the start). */
-function observe(client: Client) {
+function observe(client: Client, note?: (line: string) => void) {
   const t0 = performance.now();
   const pods = new Map<string, { created: number; bound?: number; running?: number; ready?: number }>();
   let deployment: Obj | undefined;
@@ -42,8 +42,8 @@ function observe(client: Client) {
     const now = performance.now() - t0;
     const e = pods.get(p.metadata.name) ?? { created: now };
     pods.set(p.metadata.name, e);
-    if (e.bound === undefined && p.spec.nodeName) e.bound = now;
-    if (e.running === undefined && p.status?.containerStatuses?.some((c: Obj) => c.state?.running)) e.running = now;
+    if (e.bound === undefined && p.spec.nodeName) { e.bound = now; note?.(`bound ${p.metadata.name}`); }
+    if (e.running === undefined && p.status?.containerStatuses?.some((c: Obj) => c.state?.running)) { e.running = now; note?.(`running ${p.metadata.name}`); }
     if (e.ready === undefined && p.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "True")) e.ready = now;
   });
   void watch(RESOURCES.deployments, (d) => { if (d.metadata.name === "bench") deployment = d; });
@@ -87,7 +87,9 @@ try {
   const dir = tempDir("kite-up-bench-");
   const kubeconfig = join(dir, "kubeconfig.yaml");
   const up = await kiteUp(dir);
-  for (const stream of [up.stdout, up.stderr]) void (async () => { for await (const _ of stream); })(); // drained: a full pipe would stall it
+  // drained (a full pipe would stall it); UP_LOG=FILE keeps its log, each chunk stamped with the bench's clock
+  const log = process.env.UP_LOG ? Bun.file(process.env.UP_LOG).writer() : undefined;
+  for (const stream of [up.stdout, up.stderr]) void (async () => { for await (const chunk of stream) log?.write(`[${(performance.now() / 1000).toFixed(2)}] ${new TextDecoder().decode(chunk)}`); })();
   progress("kite up is up; idling 10 s");
   await Bun.sleep(10_000);
   const idleRss = rssMiB(up.pid);
@@ -97,7 +99,7 @@ try {
     if (p.exitCode !== 0) throw new Error(p.stderr.toString());
   };
   const client = new Client(new Transport(await loadClientConfig({ kubeconfig, cacheDir: tempDir("kite-client-cache-") })));
-  const seen = observe(client);
+  const seen = observe(client, log && ((line) => log.write(`[${(performance.now() / 1000).toFixed(2)}] bench: ${line}\n`)));
   await Bun.sleep(500);
   progress(`kubectl apply: a Deployment of ${REPLICAS}`);
   const t0 = performance.now(), cpu0 = cpuOf(up.pid), since0 = seen.clock();
@@ -113,12 +115,14 @@ try {
   await seen.untilRolledOut(2, 180);
   const rollS = (performance.now() - t1) / 1000, rollCpu = cpuOf(up.pid) - cpu1;
   const direct = await directSpawn();
+  const failed = (await client.list(RESOURCES.events, { namespace: "default" })).items.filter((e: Obj) => e.reason === "FailedScheduling");
 
   console.log(`kite up, a Deployment of ${REPLICAS} (sleep + exec readiness probe), pods on the host's network`);
   console.log(`  kubectl apply → all ${REPLICAS} Ready: ${firstS.toFixed(2)} s (target ≤ 5 s)`);
   console.log(`    kite up's CPU ${firstCpu.toFixed(2)} s; seconds until 25/50/100 % of the pods were ${firstTimeline}`);
   console.log(`  rolling update (maxSurge 25 %, maxUnavailable 25 %) → all new and Ready: ${rollS.toFixed(2)} s (target ≤ 15 s)`);
   console.log(`    kite up's CPU ${rollCpu.toFixed(2)} s; new pods ${timeline(seen.pods, since)}`);
+  console.log(`    FailedScheduling events: ${failed.reduce((a: number, e: Obj) => a + (e.count ?? 1), 0)}${failed.length ? ` (${failed[0].note ?? failed[0].message})` : ""}`);
   console.log(`  kite up RSS: idle ${idleRss.toFixed(0)} MiB, with ${REPLICAS} pods ${withPodsRss.toFixed(0)} MiB (target idle ≤ 150 MB)`);
   console.log(`  reference: ${REPLICAS} sleeps spawned directly in ${direct.toFixed(0)} ms`);
   const p = Bun.spawnSync(["kubectl", `--kubeconfig=${kubeconfig}`, "delete", "deployment", "bench", "--wait=true", "--timeout=60s"]);

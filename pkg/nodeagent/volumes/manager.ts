@@ -43,6 +43,7 @@ export function volumesDir(rootDir: string, podUid: string): string {
 export class PodVolumes {
   /** Volumes set up so far, by name. */
   readonly prepared = new Map<string, PreparedVolume>();
+  private tornDown?: Promise<void>;
 
   constructor(private readonly pod: () => Obj, private readonly ctx: VolumeContext) {}
 
@@ -107,10 +108,14 @@ export class PodVolumes {
   }
 
   /** Unmounts and removes the pod's volume folders (a hostPath's or a PV's own folder is never touched). */
-  async tearDown(): Promise<void> {
-    this.ctx.objects.forget(this.pod().metadata.uid);
-    await unmountUnder(this.dir);
-    rmSync(this.dir, { recursive: true, force: true });
-    this.prepared.clear();
+  tearDown(): Promise<void> {
+    // one teardown however many stops ask for it (a deletion and a stopping agent may both)
+    this.tornDown ??= (async () => {
+      this.ctx.objects.forget(this.pod().metadata.uid);
+      await unmountUnder(this.dir);
+      rmSync(this.dir, { recursive: true, force: true });
+      this.prepared.clear();
+    })();
+    return this.tornDown;
   }
 }
