@@ -3,7 +3,7 @@
 // watch, then the agent's RSS and CPU with the 100 pods idle. The reference, on the same run: the same 100
 // `sleep` processes spawned directly by this process (what starting them costs with no agent at all).
 // Run: npm run build && KITE_BIN=dist/kite bun test/bench/nodeagent.bench.ts   (N_PODS, IDLE_SECONDS override)
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { clientFor } from "../helpers/client.ts";
 import { startNodeAgent } from "../helpers/nodeagent.ts";
 import { killAll } from "../helpers/processes.ts";
@@ -101,6 +101,7 @@ try {
   const cpu0 = cpuOf(pid), t0 = performance.now();
   await Bun.sleep(IDLE_SECONDS * 1000);
   const idleCpu = (cpuOf(pid) - cpu0) / ((performance.now() - t0) / 1000);
+  const sockets = readdirSync(`/proc/${pid}/fd`).filter((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:"); } catch { return false; } }).length;
   const rss = rssMiB(pid), anon = statusMiB(pid, "RssAnon"), file = statusMiB(pid, "RssFile");
 
   const direct = await directSpawn();
@@ -108,7 +109,7 @@ try {
   console.log(`  binding → Running+Ready: p50 ${pct(latencies, 50).toFixed(0)} ms, p99 ${pct(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`);
   console.log(`  binding → container seen running: p50 ${pct(toRunning, 50).toFixed(0)} ms, p99 ${pct(toRunning, 99).toFixed(0)} ms`);
   console.log(`  CPU from the bindings to all Ready: agent ${(agentCpu * 1000).toFixed(0)} ms, its child processes ${(childCpu * 1000).toFixed(0)} ms, API server ${(serverCpu * 1000).toFixed(0)} ms; status writes seen per pod until Ready: ${(statusWrites / N_PODS).toFixed(2)}`);
-  console.log(`  agent idle with ${N_PODS} pods: RSS ${rss.toFixed(0)} MiB (private ${anon.toFixed(0)}, the executable's and other files' pages ${file.toFixed(0)}), CPU ${(idleCpu * 100).toFixed(2)} % of one core (over ${IDLE_SECONDS} s)`);
+  console.log(`  agent idle with ${N_PODS} pods: RSS ${rss.toFixed(0)} MiB (private ${anon.toFixed(0)}, the executable's and other files' pages ${file.toFixed(0)}), CPU ${(idleCpu * 100).toFixed(2)} % of one core (over ${IDLE_SECONDS} s), ${sockets} sockets open`);
   console.log(`  reference, ${N_PODS} sleeps spawned directly: p50 ${pct(direct, 50).toFixed(1)} ms, p99 ${pct(direct, 99).toFixed(1)} ms`);
   await agent.stop();
   await s.stop();
