@@ -210,7 +210,7 @@ export class ContainerRunner {
 
   /** One run of the process, to its terminated state. */
   private async runOnce(spec: ProcessSpec): Promise<{ terminated: Obj; run?: Run }> {
-    const messageFile = createTerminationFile(spec.logPath, this.restartCount);
+    const messageFile = await createTerminationFile(spec.logPath, this.restartCount);
     spec.env = { ...spec.env, [TERMINATION_MESSAGE_ENV]: messageFile };
     let started: { proc: ContainerProcess; record: ContainerRecord };
     try {

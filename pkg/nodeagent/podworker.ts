@@ -2,7 +2,8 @@
 // another, each to completion, then the containers together), its status, its stop. The agent creates
 // one per pod uid and calls terminate() when it is deleted.
 import { consola } from "consola";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "../client/client.ts";
 import type { CoreEventRecorder } from "../client/corev1events.ts";
@@ -67,7 +68,7 @@ export class PodWorker {
   evicted?: { reason: string; message: string };
   private pending = false;
   private firstStatus?: ReturnType<typeof setTimeout>;
-  private resolvConfWritten = false;
+  private resolvConfWritten?: Promise<void>;
   private network?: PodNetwork;
   private networkSetUp?: Promise<void>;
   private volumesSetUp?: Promise<boolean>;
@@ -181,7 +182,7 @@ export class PodWorker {
       serviceEnv: serviceEnv(services, pod.metadata.namespace, pod.spec.enableServiceLinks !== false),
       warn: (reason, message) => { consola.warn(`pod ${this.key}: ${reason}: ${message}`); this.record("Warning", reason, message); },
     });
-    return { env, mounts: [...this.resolvConfMounts(), ...containerMounts(c, this.volumes.prepared, env)] };
+    return { env, mounts: [...(await this.resolvConfMounts()), ...containerMounts(c, this.volumes.prepared, env)] };
   }
 
   private get resolvConfPath(): string { return join(podDir(this.ctx.rootDir, this.uid), "resolv.conf"); }
@@ -190,16 +191,19 @@ export class PodWorker {
    * The pod's /etc/resolv.conf per its dnsPolicy, written once as the sandbox's is, bind-mounted into each
    * container's mount namespace (none without mount namespaces: the host's file is what they see).
    */
-  private resolvConfMounts(): Mount[] {
+  private async resolvConfMounts(): Promise<Mount[]> {
     if (!this.ctx.runtime.sandbox.unshare) return [];
-    if (!this.resolvConfWritten) {
-      const { conf, events } = podResolvConf(this.pod as PodLike, this.ctx.dns);
-      for (const e of events) { consola.warn(`pod ${this.key}: ${e.reason}: ${e.message}`); this.record(e.type, e.reason, e.message); }
-      mkdirSync(podDir(this.ctx.rootDir, this.uid), { recursive: true });
-      writeFileSync(this.resolvConfPath, formatResolvConf(conf));
-      this.resolvConfWritten = true;
-    }
+    // once for all the pod's containers (written off the event loop); a failed write is tried again
+    this.resolvConfWritten ??= this.writeResolvConf().catch((e) => { this.resolvConfWritten = undefined; throw e; });
+    await this.resolvConfWritten;
     return [{ hostPath: this.resolvConfPath, containerPath: "/etc/resolv.conf", readOnly: false }];
+  }
+
+  private async writeResolvConf(): Promise<void> {
+    const { conf, events } = podResolvConf(this.pod as PodLike, this.ctx.dns);
+    for (const e of events) { consola.warn(`pod ${this.key}: ${e.reason}: ${e.message}`); this.record(e.type, e.reason, e.message); }
+    await mkdir(podDir(this.ctx.rootDir, this.uid), { recursive: true });
+    await writeFile(this.resolvConfPath, formatResolvConf(conf));
   }
 
   /** Stops every container (preStop, SIGTERM, SIGKILL after graceMs); resolves when all are gone. */

@@ -72,7 +72,7 @@ export class PodVolumes {
     try {
       const payload = await p.payload(v[kind], { pod: this.pod(), objects: this.ctx.objects, allocatable: this.ctx.allocatable });
       if (first && p.memory) await setupTmpfs(dir);
-      else if (first) setupDir(dir);
+      else if (first) await setupDir(dir);
       writeAtomically(dir, payload);
     } catch (e) {
       throw setUpFailed(v.name, e);
@@ -87,7 +87,7 @@ export class PodVolumes {
       const dir = join(this.dir, "kubernetes.io~empty-dir", v.name);
       try {
         if (v.emptyDir.medium === "Memory") await setupTmpfs(dir, v.emptyDir.sizeLimit);
-        else setupDir(dir);
+        else await setupDir(dir);
       } catch (e) { throw setUpFailed(v.name, e); }
       return { path: dir, readOnly: false };
     }

@@ -1,16 +1,18 @@
 // Folders of a pod's volumes, plain or memory-backed: emptyDir's setupDir (mode 0777) and setupTmpfs (a
 // tmpfs mounted on it, `size=` from sizeLimit), which only root may mount; and the unmounting of every
 // tmpfs under a pod's folder when the pod goes.
-import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { consola } from "consola";
 import { parseQuantity } from "../../util/quantity.ts";
 
 export const canMount = () => process.getuid?.() === 0;
 
-export function setupDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  if ((statSync(dir).mode & 0o7777) !== 0o777) chmodSync(dir, 0o777);
+export async function setupDir(dir: string): Promise<void> {
+  // off the event loop: a busy disk's metadata writes would hold every other pod's start
+  await mkdir(dir, { recursive: true });
+  if (((await stat(dir)).mode & 0o7777) !== 0o777) await chmod(dir, 0o777);
 }
 
 /** The mount points at or under `dir`, deepest first (/proc/self/mountinfo escapes spaces as \040). */
@@ -37,7 +39,7 @@ let saidNoTmpfs = false;
 
 /** The folder, with a tmpfs on it when this agent may mount (else a plain folder, said once in the log). */
 export async function setupTmpfs(dir: string, sizeLimit?: string): Promise<void> {
-  setupDir(dir);
+  await setupDir(dir);
   if (!canMount()) {
     if (!saidNoTmpfs) consola.warn("memory-backed volumes (emptyDir medium Memory, secret, projected) are plain folders: only root may mount a tmpfs");
     saidNoTmpfs = true;
