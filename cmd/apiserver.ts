@@ -15,6 +15,7 @@ import { parseRuntimeConfig } from "../pkg/server/runtime-config.ts";
 import { SERVED } from "../pkg/registry/served.ts";
 import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
+import { AUDIT_ARGS, auditOptions } from "../pkg/audit/options.ts";
 import { ADMISSION_ARGS, admissionOptions } from "../pkg/admission/options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
@@ -81,6 +82,8 @@ export const args = {
   "kubelet-timeout": { type: "string", default: "5s", description: "Timeout for kubelet operations (how long a node agent may take to answer)" },
   "kubelet-preferred-address-types": { type: "string", default: "Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP", description: "List of the preferred NodeAddressTypes to use for kubelet connections" },
   "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
+  "encryption-provider-config": { type: "string", description: "The file of an EncryptionConfiguration (apiserver.config.k8s.io/v1): which resources are encrypted at rest, by which providers (aescbc, aesgcm, secretbox, kms, identity); the first provider writes, all read" },
+  ...AUDIT_ARGS,
   ...COMPONENT_ARGS,
 } as const;
 
@@ -133,6 +136,8 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     auth: authOptions(a),
     csrSigning: csrSigning(a),
     kubelet: kubeletClient(a),
+    encryptionProviderConfig: a["encryption-provider-config"] || undefined,
+    audit: auditOptions(a),
     admission: admissionOptions(a),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),

@@ -6,6 +6,7 @@ export const COMMANDS = {
   apply: () => import("./apply.ts").then((m) => m.default),
   delete: () => import("./delete.ts").then((m) => m.default),
   convert: () => import("./convert.ts").then((m) => m.default),
+  console: () => import("./console.ts").then((m) => m.default),
   datastore: () => import("./datastore.ts").then((m) => m.default),
   scheduler: () => import("./scheduler.ts").then((m) => m.default),
   "node-agent": () => import("./node-agent.ts").then((m) => m.default),

@@ -20,6 +20,11 @@ const ARGS = {
   "node-monitor-period": { type: "string", default: "5s", description: "The period for syncing NodeStatus in NodeController." },
   "node-monitor-grace-period": { type: "string", default: "40s", description: "Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet's nodeStatusUpdateFrequency, where N means number of retries allowed for kubelet to post node status." },
   "node-startup-grace-period": { type: "string", default: "1m0s", description: "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy." },
+  "horizontal-pod-autoscaler-sync-period": { type: "string", default: "15s", description: "The period for syncing the number of pods in horizontal pod autoscaler." },
+  "horizontal-pod-autoscaler-downscale-stabilization": { type: "string", default: "5m0s", description: "The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period." },
+  "horizontal-pod-autoscaler-tolerance": { type: "string", default: "0.1", description: "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling." },
+  "horizontal-pod-autoscaler-cpu-initialization-period": { type: "string", default: "5m0s", description: "The period after pod start when CPU samples might be skipped." },
+  "horizontal-pod-autoscaler-initial-readiness-delay": { type: "string", default: "30s", description: "The period after pod start during which readiness changes will be treated as initial readiness." },
   "leader-elect": { type: "boolean", default: true, description: "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
   "leader-elect-lease-duration": { type: "string", default: "15s", description: "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
   "leader-elect-renew-deadline": { type: "string", default: "10s", description: "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than or equal to the lease duration." },
@@ -69,7 +74,17 @@ export default defineCommand({
     const nodeMonitorPeriodMs = duration("node-monitor-period", a["node-monitor-period"]);
     if (nodeMonitorPeriodMs <= 0) throw new UsageError(`invalid argument "${a["node-monitor-period"]}" for "--node-monitor-period" flag: must be positive`);
     const nodeTimings = { nodeMonitorPeriodMs, nodeMonitorGracePeriodMs: duration("node-monitor-grace-period", a["node-monitor-grace-period"]), nodeStartupGracePeriodMs: duration("node-startup-grace-period", a["node-startup-grace-period"]) };
-    const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA, terminatedPodGCThreshold, ...nodeTimings };
+    const hpaSyncPeriodMs = duration("horizontal-pod-autoscaler-sync-period", a["horizontal-pod-autoscaler-sync-period"]);
+    if (hpaSyncPeriodMs <= 0) throw new UsageError(`invalid argument "${a["horizontal-pod-autoscaler-sync-period"]}" for "--horizontal-pod-autoscaler-sync-period" flag: must be positive`);
+    const tolerance = Number(a["horizontal-pod-autoscaler-tolerance"]);
+    if (!/^\d*\.?\d+$/.test(String(a["horizontal-pod-autoscaler-tolerance"]))) throw new UsageError(`invalid argument "${a["horizontal-pod-autoscaler-tolerance"]}" for "--horizontal-pod-autoscaler-tolerance" flag: strconv.ParseFloat: parsing ${JSON.stringify(String(a["horizontal-pod-autoscaler-tolerance"]))}: invalid syntax`);
+    const hpa = {
+      syncPeriodMs: hpaSyncPeriodMs, tolerance,
+      downscaleStabilizationMs: duration("horizontal-pod-autoscaler-downscale-stabilization", a["horizontal-pod-autoscaler-downscale-stabilization"]),
+      cpuInitializationPeriodMs: duration("horizontal-pod-autoscaler-cpu-initialization-period", a["horizontal-pod-autoscaler-cpu-initialization-period"]),
+      initialReadinessDelayMs: duration("horizontal-pod-autoscaler-initial-readiness-delay", a["horizontal-pod-autoscaler-initial-readiness-delay"]),
+    };
+    const options = { maxEndpointsPerSlice, serviceAccountKey, rootCA, terminatedPodGCThreshold, ...nodeTimings, hpa };
     const names = selectControllers(spec);
     const run = (signal: AbortSignal) => runControllers(client, names, workers, signal, options, bool("use-service-account-credentials", a["use-service-account-credentials"]));
     if (!leaderElect) return runUntilSignal(run, "stopping the controllers");

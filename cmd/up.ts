@@ -5,6 +5,7 @@ import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import { int, strict, UsageError } from "../pkg/cli/args.ts";
 import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
+import { startEmbeddedConsole } from "../pkg/console/server/embedded.ts";
 import { runEmbeddedControllers } from "../pkg/controllers/embedded.ts";
 import { CLUSTER_DOMAIN, DNS_GROUPS, DNS_PORT, DNS_USER, ensureDNSAccess, gatewayOf, startEmbeddedClusterDNS } from "../pkg/dns/embedded.ts";
 import { runEmbeddedNodeAgent } from "../pkg/nodeagent/embedded.ts";
@@ -20,11 +21,12 @@ import { toOptions, args as serverArgs } from "./apiserver.ts";
 import { startOrExit } from "./component.ts";
 
 /** The parts of the cluster `--disable` may leave out. */
-const PARTS = ["controllers", "scheduler", "node-agent", "dns"];
+const PARTS = ["controllers", "scheduler", "node-agent", "dns", "console"];
 
 const args = {
   "data-dir": { type: "string", default: join(homedir(), ".kite"), description: "Directory for the cluster's state, certificates and kubeconfig" },
   "secure-port": { type: "string", default: "6443", description: "The HTTPS port" },
+  "console-port": { type: "string", default: "8001", description: "The port of the web console (what 'kite console' serves) on the bind address; 0 picks a free one. Taken, the cluster starts without it" },
   "bind-address": { type: "string", default: "127.0.0.1", description: "The address to listen on (loopback by default)" },
   disable: { type: "string", default: "", description: `Parts not to run, comma separated: ${PARTS.join(", ")}` },
   "node-name": { type: "string", default: hostname().toLowerCase(), description: "The name of this machine's Node (the node agent's --hostname-override)" },
@@ -36,10 +38,11 @@ const args = {
 } as const;
 
 export default defineCommand({
-  meta: { name: "up", description: `Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the controllers of kite controller-manager, the scheduler, a node agent that runs the pods bound to this machine's Node and the cluster DNS (${CLUSTER_DOMAIN}, on port ${DNS_PORT} of the pod bridge's address, or of 127.0.0.1 when pods use the host's network and that port is free), each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state.` },
+  meta: { name: "up", description: `Start an all-in-one development cluster on this machine: the API server (with its built-in controllers), the controllers of kite controller-manager, the scheduler, a node agent that runs the pods bound to this machine's Node and the cluster DNS (${CLUSTER_DOMAIN}, on port ${DNS_PORT} of the pod bridge's address, or of 127.0.0.1 when pods use the host's network and that port is free) and the web console (--console-port; its address, with this start's token, is printed), each a client of the API with its own credentials. Ctrl-C stops every part, pods' processes included; the next 'kite up' resumes the same state.` },
   args,
   run: strict("up", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
     const features = componentFlags("up", a, rawArgs);
+    const consolePort = int("console-port", String(a["console-port"]), 0, 65535);
     const disabled = String(a.disable).split(",").map((x) => x.trim()).filter(Boolean);
     for (const d of disabled) if (!PARTS.includes(d)) throw new UsageError(`invalid argument "${a.disable}" for "--disable" flag: ${d} is not one of ${PARTS.join(", ")}`);
     const defaults = Object.fromEntries(Object.entries(serverArgs).map(([k, v]) => [k, (v as any).default]));
@@ -84,6 +87,8 @@ export default defineCommand({
       proxyCert = await step(`service proxy certificate in ${pki}`, () => ensureClientCert(pki, "kube-proxy", "system:kube-proxy", []));
       nodeCert = await step(`node certificate in ${pki}`, () => ensureClientCert(pki, `node-${a["node-name"]}`, `system:node:${a["node-name"]}`, ["system:nodes"]));
     });
+    // the console starts while the other parts do; the banner waits for its address
+    const consoleStart = disabled.includes("console") ? undefined : startEmbeddedConsole(kubeconfig, a["bind-address"], consolePort);
     // the scheduler, a client of the API as `kite scheduler` is, with its own identity
     const components = new AbortController();
     const running: Promise<void>[] = [];
@@ -114,11 +119,13 @@ export default defineCommand({
     run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal, {
       proxy: { server: server.url, ca: server.caPem, ...proxyCert! }, onPodNetwork,
     }));
+    const webConsole = await consoleStart;
     const ms = Math.round(performance.now() - t0);
     // Before the banner: whoever reads it may stop the cluster at once.
     const stop = async () => {
       consola.info("stopping");
       components.abort();
+      await webConsole?.stop();
       await Promise.all(running);
       await server.stop();
       process.exit(0);
@@ -128,7 +135,7 @@ export default defineCommand({
     console.log(`
   kite is up (ready in ${ms} ms): ${server.url}
   state:      ${join(dir, "server", "state.db")}
-  kubeconfig: ${kubeconfig}
+  kubeconfig: ${kubeconfig}${webConsole ? `\n  console:    ${webConsole.url}` : ""}
 
   Try:
     export KUBECONFIG=${kubeconfig}

@@ -3,10 +3,11 @@
 import { ALL_VERBS, type ResourceDef, SUBRESOURCE_KINDS, type Subresource, apiVersionOf } from "../registry/types.ts";
 import { parseMediaTypes } from "./negotiate.ts";
 
-const SUB_VERBS: Record<Subresource, string[]> = { status: ["get", "patch", "update"], approval: ["get", "patch", "update"], finalize: ["update"], scale: ["get", "patch", "update"], token: ["create"], binding: ["create"], eviction: ["create"], log: ["get"], exec: ["create", "get"] };
+const SUB_VERBS: Record<Subresource, string[]> = { status: ["get", "patch", "update"], approval: ["get", "patch", "update"], finalize: ["update"], scale: ["get", "patch", "update"], token: ["create"], binding: ["create"], eviction: ["create"], log: ["get"], exec: ["create", "get"], attach: ["create", "get"], portforward: ["create", "get"], proxy: ["create", "delete", "get", "patch", "update"] };
 
 /** The kind a subresource answers with: its own (autoscaling/v1 Scale) or its parent's. */
-const subKind = (d: ResourceDef, s: Subresource) => SUBRESOURCE_KINDS[s] ?? { group: d.group, version: d.version, kind: d.kind };
+const subKind = (d: ResourceDef, s: Subresource) =>
+  SUBRESOURCE_KINDS[s] ?? { group: d.group, version: d.version, kind: s === "proxy" ? `${d.kind}ProxyOptions` : d.kind };
 
 interface GroupVersions { group: string; versions: string[] }
 

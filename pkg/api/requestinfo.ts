@@ -61,7 +61,6 @@ export function parseRequestInfo(method: string, url: URL, raw?: RawPath): Reque
   info.version = rest[0];
   rest = rest.slice(1);
   info.isResourceRequest = true;
-  if (raw === "unmatched") throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
   let watchPath = false;
   if (rest[0] === "watch") {
     watchPath = true;
@@ -77,6 +76,8 @@ export function parseRequestInfo(method: string, url: URL, raw?: RawPath): Reque
   info.name = rest[1] ?? "";
   info.subresource = rest[2] ?? "";
   if (info.resource === "namespaces") info.namespace = "";
+  // a proxy path goes on past the subresource, as deep as it likes and with a trailing slash if it has one
+  if (raw === "unmatched" && info.subresource !== "proxy") throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
   if (info.namespace) checkPathSegment("Namespace", info.namespace);
   if (info.name) checkPathSegment("Name", info.name);
   switch (method) {

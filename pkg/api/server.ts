@@ -1,9 +1,10 @@
-// The HTTP front: filters (recovery → request info → authentication → authorization → in-flight limits →
-// timeout → warnings) around the router, which sends resource requests to one generic handler per verb.
+// The HTTP front: filters (recovery → request info → authentication → audit → authorization → in-flight
+// limits → timeout → warnings) around the router, which sends resource requests to one generic handler per verb.
 import type { Server } from "bun";
 import type { X509Certificate } from "node:crypto";
 import { type AuthFilters, authenticateAndAuthorize } from "../auth/filter.ts";
-import type { UserInfo } from "../auth/user.ts";
+import { ANONYMOUS, type UserInfo } from "../auth/user.ts";
+import type { AuditRecord, Auditor } from "../audit/auditor.ts";
 import { consola } from "consola";
 import type { Registry } from "../registry/registry.ts";
 import type { Discovery } from "./discovery.ts";
@@ -17,6 +18,8 @@ import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient, podLog } from "./handlers/podlog.ts";
 import { podExec } from "./handlers/podexec.ts";
+import { proxy } from "./handlers/proxy.ts";
+import { podPortForward } from "./handlers/podportforward.ts";
 import { type Reviews, review } from "./handlers/review.ts";
 import { supportsAs } from "./handlers/transform.ts";
 import { canEncode } from "../protobuf/index.ts";
@@ -55,6 +58,8 @@ export interface ServerOptions {
   kubelet?: KubeletClient;
   /** serviceaccounts/token (TokenRequest): the server assembles it around its token issuer. */
   tokenRequest?: (ctx: HandlerContext) => Promise<Response>;
+  /** The audit filter (--audit-policy-file); absent, requests are not audited at all. */
+  audit?: Auditor;
   /** The types --runtime-config leaves on (all when unset); the others answer 404, their objects stay stored. */
   enabled?: (def: ResourceDef) => boolean;
 }
@@ -64,7 +69,7 @@ export type Route = (req: Request, url: URL) => Response | undefined | Promise<R
 
 const MUTATING = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 /** Subresources upstream serves as long-running requests: no request timeout, no in-flight slot. */
-const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec"]);
+const LONG_RUNNING_SUBRESOURCES = new Set(["log", "exec", "attach", "portforward", "proxy"]);
 const longRunning = (info: RequestInfo) => info.verb === "watch" || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 
 function statusResponse(e: StatusError): Response {
@@ -98,24 +103,48 @@ export class ApiHandler {
     if (server) this.servers.set(req, server);
     let info: RequestInfo | undefined;
     let res: Response;
+    const audit = this.opts.audit;
+    let record: AuditRecord | undefined;
+    let panicked = false;
     try {
       const url = requestURL(req);
-      info = parseRequestInfo(req.method, url, raw);
+      const ri = (info = parseRequestInfo(req.method, url, raw));
       // A watch (a followed log) is quiet for minutes at a time; the idle timeout is for connections between requests.
       if (longRunning(info)) server?.timeout(req, 0);
       const auth = this.opts.auth;
-      const user = auth && (await authenticateAndAuthorize(auth, info, { headers: req.headers, clientCertificates: this.opts.clientCertificates?.(req, server) }));
+      const audited = async (u: UserInfo) => {
+        record = audit!.begin(req, ri, u, server?.requestIP(req)?.address, t0, longRunning(ri));
+        await record?.received();
+      };
+      const steps = audit && { authenticated: audited, impersonated: (u: UserInfo) => record?.impersonated(u), authorized: (d: "allow" | "forbid", r: string) => record?.authorized(d, r) };
+      const user = auth && (await authenticateAndAuthorize(auth, info, { headers: req.headers, clientCertificates: this.opts.clientCertificates?.(req, server) }, steps));
+      if (audit && !auth) await audited(ANONYMOUS);
       res = await this.limited(req, url, info, user);
     } catch (e) {
       if (e instanceof StatusError) res = statusResponse(e);
       else {
+        panicked = true;
         consola.error(`${req.method} ${req.url}:`, e);
         res = statusResponse(internal((e as Error)?.message ?? String(e)));
       }
     }
+    if (audit && info) res = await this.audited(audit, record, req, info, res, panicked, t0, server);
     if (info?.isResourceRequest && this.metrics) this.record(info, res.status, performance.now() - t0);
     if (this.opts.closeConnections?.()) res.headers.set("Connection", "close");
     return res;
+  }
+
+  /** The request's audit events after the handler; a caller that failed authentication is recorded too. */
+  private async audited(audit: Auditor, record: AuditRecord | undefined, req: Request, info: RequestInfo, res: Response, panicked: boolean, t0: number, server?: Server<undefined>): Promise<Response> {
+    try {
+      if (record) return await record.finish(res, panicked);
+      if (res.status !== 401) return res;
+      const anonymous = audit.begin(req, info, { name: "", groups: [] }, server?.requestIP(req)?.address, t0, false);
+      return anonymous ? await anonymous.unauthenticated(res) : res;
+    } catch (e) {
+      consola.error(`audit: ${(e as Error).message}`);
+      return res;
+    }
   }
 
   /** Request metrics, labelled as upstream labels them. */
@@ -188,7 +217,7 @@ export class ApiHandler {
 
   private async resource(req: Request, url: URL, info: RequestInfo, user?: UserInfo): Promise<Response> {
     const rs = this.registry.lookup(info.group, info.version, info.resource);
-    if (!rs || (this.opts.enabled && !this.opts.enabled(rs.def)) || info.parts.length > 3 || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
+    if (!rs || (this.opts.enabled && !this.opts.enabled(rs.def)) || (info.parts.length > 3 && info.subresource !== "proxy") || (info.namespace && !rs.def.namespaced && info.resource !== "namespaces")) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
     if (info.subresource && !(rs.def.subresources ?? []).includes(info.subresource as Subresource)) {
@@ -197,7 +226,8 @@ export class ApiHandler {
     if (rs.def.namespaced && !info.namespace && info.name) {
       throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
     }
-    const rep = negotiate(req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
+    // a proxied answer is the upstream's: the Accept header is its business (errors still come as JSON)
+    const rep = negotiate(info.subresource === "proxy" ? null : req.headers.get("accept"), supportsAs(info.verb), canEncode(apiVersionOf(rs.def), rs.def.kind));
     const ctx: HandlerContext = { req, url, info, rs, rep, signal: this.shutdown.signal, warnings: [], features: this.opts.features, user, authz: this.opts.auth?.authz };
     // Across all namespaces a namespaced collection is only listed and watched, as upstream registers it.
     if (rs.def.namespaced && !info.namespace && !info.name && info.verb !== "list" && info.verb !== "watch") {
@@ -215,7 +245,11 @@ export class ApiHandler {
     if (answer && info.verb === "create" && !info.subresource && !info.name) return review(ctx, answer);
     if (info.subresource) {
       if (info.subresource === "log") return podLog(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT);
-      if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, { server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });
+      if (info.subresource === "proxy") return proxy(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, this.servers.get(req));
+      const stream = () => ({ server: this.servers.get(req), upgradeCheck: this.opts.upgradeCheck?.(req) ?? false });
+      if (info.subresource === "exec") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream());
+      if (info.subresource === "attach") return podExec(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream(), "attach");
+      if (info.subresource === "portforward") return podPortForward(ctx, this.registry, this.opts.kubelet ?? DEFAULT_KUBELET_CLIENT, stream());
       if (info.subresource === "token") {
         if (!this.opts.tokenRequest) throw new StatusError(404, "NotFound", "the server could not find the requested resource", {});
         return this.opts.tokenRequest(ctx);

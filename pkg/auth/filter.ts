@@ -44,8 +44,15 @@ export function alwaysAllowed(paths: string[], path: string): boolean {
   return paths.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : p === path));
 }
 
+/** What the audit filter, which sits between authentication and authorization, is told as they happen. */
+export interface AuthSteps {
+  authenticated(user: UserInfo): void | Promise<void>;
+  impersonated(user: UserInfo): void;
+  authorized(decision: "allow" | "forbid", reason: string): void;
+}
+
 /** The caller of a request that may go on; throws the 401 or 403 otherwise. */
-export async function authenticateAndAuthorize(f: AuthFilters, info: RequestInfo, creds: Credentials): Promise<UserInfo> {
+export async function authenticateAndAuthorize(f: AuthFilters, info: RequestInfo, creds: Credentials, steps?: AuthSteps): Promise<UserInfo> {
   let user: UserInfo;
   try {
     user = (await f.authn.authenticate(creds)).user;
@@ -53,10 +60,14 @@ export async function authenticateAndAuthorize(f: AuthFilters, info: RequestInfo
     if (e instanceof AuthenticationError) throw unauthorized();
     throw e;
   }
-  user = await impersonate(f.authz, user, creds.headers);
+  await steps?.authenticated(user);
+  const as = await impersonate(f.authz, user, creds.headers);
+  if (as !== user) steps?.impersonated(as);
+  user = as;
   if (!info.isResourceRequest && alwaysAllowed(f.alwaysAllowPaths, info.path)) return user;
   const attrs = attributesOf(user, info);
   const d = await f.authz.authorize(attrs);
+  steps?.authorized(d.decision === "allow" ? "allow" : "forbid", d.reason ?? "");
   if (d.decision === "allow") return user;
   // an authorizer that failed (and none allowed) is the server's fault, not the caller's
   if (d.error) throw internal(d.error);

@@ -24,6 +24,7 @@ export const RESOURCES = {
   replicationcontrollers: ref("", "v1", "replicationcontrollers", "ReplicationController"),
   persistentvolumes: ref("", "v1", "persistentvolumes", "PersistentVolume", false),
   persistentvolumeclaims: ref("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
+  resourcequotas: ref("", "v1", "resourcequotas", "ResourceQuota"),
   coreEvents: ref("", "v1", "events", "Event"),
   events: ref("events.k8s.io", "v1", "events", "Event"),
   endpointslices: ref("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),

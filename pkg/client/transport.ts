@@ -62,6 +62,17 @@ export class Transport {
     return url;
   }
 
+  /** Sends a request as given and returns the answer as it came, errors included (the console's proxy). */
+  forward(pathAndQuery: string, init: { method: string; headers: Record<string, string>; body?: ArrayBuffer; signal?: AbortSignal }): Promise<Response> {
+    return fetch(this.config.server + pathAndQuery, { ...init, headers: { ...init.headers, ...this.headers }, tls: this.tls } as RequestInit);
+  }
+
+  /** A WebSocket to the server (exec, attach), with the same credentials and TLS settings (Bun's options). */
+  websocket(pathAndQuery: string, protocols: string[]): WebSocket {
+    const url = this.config.server.replace(/^http/, "ws") + pathAndQuery;
+    return new WebSocket(url, { protocols, headers: this.headers, tls: this.tls } as never);
+  }
+
   /** Sends a request; a non-2xx answer throws ApiError, an unreachable server ConnectionError. */
   async request(path: string, init: RequestInit2 = {}): Promise<Response> {
     const headers: Record<string, string> = { ...this.headers, Accept: init.accept ?? "application/json" };

@@ -9,6 +9,7 @@ import { startEndpointController } from "./endpoints.ts";
 import { startEndpointSliceController } from "./endpointslice.ts";
 import type { ControllerInit } from "./framework.ts";
 import { initGarbageCollector } from "./garbagecollector.ts";
+import { initHorizontalPodAutoscalerController } from "./horizontalpodautoscaling.ts";
 import { initJobController } from "./job.ts";
 import { initNamespaceController } from "./namespace-deleter.ts";
 import { initNodeLifecycleController } from "./nodelifecycle.ts";
@@ -16,6 +17,7 @@ import { initPodGCController } from "./podgc.ts";
 import { initPvcProtectionController } from "./pvcprotection.ts";
 import { initPvProtectionController } from "./pvprotection.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
+import { initResourceQuotaController } from "./resourcequota.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
 import { startServiceAccountTokenController } from "./serviceaccounttoken.ts";
 import { initStatefulSetController } from "./statefulset.ts";
@@ -33,6 +35,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   endpoint: { init: startEndpointController, enabledByDefault: true },
   endpointslice: { init: startEndpointSliceController, enabledByDefault: true },
   garbagecollector: { init: initGarbageCollector, enabledByDefault: true },
+  horizontalpodautoscaling: { init: initHorizontalPodAutoscalerController, enabledByDefault: true },
   job: { init: initJobController, enabledByDefault: true },
   namespace: { init: initNamespaceController, enabledByDefault: true },
   nodelifecycle: { init: initNodeLifecycleController, enabledByDefault: true },
@@ -41,6 +44,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   "pvc-protection": { init: initPvcProtectionController, enabledByDefault: true },
   replicaset: { init: replicaSetController, enabledByDefault: true },
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
+  resourcequota: { init: initResourceQuotaController, enabledByDefault: true },
   serviceaccount: { init: startServiceAccountController, enabledByDefault: true },
   "serviceaccount-token": { init: startServiceAccountTokenController, enabledByDefault: true },
   statefulset: { init: initStatefulSetController, enabledByDefault: true },

@@ -20,11 +20,9 @@ function defaultProbe(p: Obj): void {
 }
 
 function defaultContainer(c: Obj): void {
-  fillZero(c, {
-    imagePullPolicy: defaultPullPolicy(c.image),
-    terminationMessagePath: "/dev/termination-log",
-    terminationMessagePolicy: "File",
-  });
+  // the image is parsed only when the policy is unset: objects read from storage have one
+  if (!c.imagePullPolicy) c.imagePullPolicy = defaultPullPolicy(c.image);
+  fillZero(c, { terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File" });
   child(c, "resources");
   for (const p of items(c, "ports")) fillZero(p, { protocol: "TCP" });
   for (const e of items(c, "env")) defaultFieldRef(sub(e, "valueFrom"));

@@ -100,7 +100,8 @@ class Walk {
       const keys = this.o.sorted ? Object.keys(v).sort() : Object.keys(v);
       for (const key of keys) { const x = v[key]; if (isObj(x)) this.message(msg, x, joinPath(at, key)); }
     } else if (f.repeated) {
-      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) { const x = v[i]; if (isObj(x)) this.message(msg, x, `${at}[${i}]`); }
+      // a null item of a list of objects decodes as upstream's zero value: an empty object
+      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) { const x = v[i] ?? (v[i] = {}); if (isObj(x)) this.message(msg, x, `${at}[${i}]`); }
     } else if (isObj(v)) this.message(msg, v, at);
   }
 }

@@ -20,6 +20,7 @@ import { ProbeWorker, type ProbeType } from "./probes/worker.ts";
 import { containerConfig, logPath, type ContainerInputs } from "./runtime/config.ts";
 import type { ContainerProcess, ProcessExit, ProcessSpec } from "./runtime/process.ts";
 import type { ContainerRecord } from "./runtime/records.ts";
+import type { ContainerStdin } from "./runtime/stdin.ts";
 import type { ProcessRuntime, Resumed } from "./runtime/runtime.ts";
 import { createTerminationFile, TERMINATION_MESSAGE_ENV, terminationFile, terminationMessage } from "./termination.ts";
 
@@ -59,6 +60,8 @@ const MIN_GRACE_MS = 2000;
 const FIRST_READINESS_WAIT_MS = 1000;
 
 const PROBES: [ProbeType, string][] = [["startup", "startupProbe"], ["liveness", "livenessProbe"], ["readiness", "readinessProbe"]];
+
+export interface AttachTarget { stdin?: ContainerStdin; logPath: string; running(): boolean }
 
 /** One run of the container's process, with what watches it. */
 interface Run {
@@ -107,6 +110,13 @@ export class ContainerRunner {
 
   /** How a command runs inside the running container (exec), or undefined while none runs. */
   get execTarget(): ExecTarget | undefined { return this.state.running && this.current && !this.current.gone ? this.current.target.process : undefined; }
+
+  /** What attach joins while a run goes: its stdin (spec.stdin), its log file, whether it still runs. */
+  get attachTarget(): AttachTarget | undefined {
+    const run = this.current;
+    if (!this.state.running || !run || run.gone) return undefined;
+    return { stdin: run.proc.stdin, logPath: logPath(this.ctx.rootDir, this.pod.metadata.uid, this.spec.name, this.restartCount), running: () => !run.gone };
+  }
 
   get name(): string { return this.spec.name; }
 

@@ -87,6 +87,9 @@ export class PodWorker {
   /** The pod's address once its network is there (the host's for a hostNetwork pod). */
   get podIP(): string | undefined { return this.network?.ip; }
 
+  /** The pod's own network namespace (a path), or undefined when it runs on the host's network. */
+  get netns(): string | undefined { return this.network?.netns; }
+
   private get retryMs(): number { return Math.min(RETRY_MS, this.ctx.syncFrequencyMs); }
 
   private changed = () => {

@@ -24,6 +24,7 @@ const GROUP_PACKAGES: Record<string, string> = {
   "authorization.k8s.io": "k8s.io.api.authorization",
   "apiextensions.k8s.io": "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions",
   "apiregistration.k8s.io": "k8s.io.kube_aggregator.pkg.apis.apiregistration",
+  "metrics.k8s.io": "k8s.io.metrics.pkg.apis.metrics",
   "meta.k8s.io": `${META}`,
   "meta.platform.io": `${META}`,
 };

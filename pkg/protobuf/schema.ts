@@ -19,6 +19,7 @@ import nodeV1 from "../../proto/api/node_v1.proto" with { type: "text" };
 import policyV1 from "../../proto/api/policy_v1.proto" with { type: "text" };
 import policyV1beta1 from "../../proto/api/policy_v1beta1.proto" with { type: "text" };
 import apiregistrationV1 from "../../proto/api/apiregistration_v1.proto" with { type: "text" };
+import metricsV1beta1 from "../../proto/api/metrics_v1beta1.proto" with { type: "text" };
 import rbacV1 from "../../proto/api/rbac_v1.proto" with { type: "text" };
 import schedulingV1 from "../../proto/api/scheduling_v1.proto" with { type: "text" };
 import storageV1 from "../../proto/api/storage_v1.proto" with { type: "text" };
@@ -49,6 +50,7 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/policy_v1.proto": policyV1,
   "api/policy_v1beta1.proto": policyV1beta1,
   "api/apiregistration_v1.proto": apiregistrationV1,
+  "api/metrics_v1beta1.proto": metricsV1beta1,
   "api/scheduling_v1.proto": schedulingV1,
   "api/storage_v1.proto": storageV1,
   "api/events_v1.proto": eventsV1,

@@ -20,15 +20,15 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("", "v1", [
     { kind: "Namespace", plural: "namespaces", namespaced: cluster, shortNames: ["ns"], subresources: ["status", "finalize"], nameRule: "label", readYourWrites: true, strategy: s.namespace,
       verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
-    { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "log", "exec"], strategy: s.pod },
+    { kind: "Pod", plural: "pods", namespaced: ns, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "log", "exec", "attach", "portforward", "proxy"], strategy: s.pod },
     // the legacy way to bind a pod (pods/binding is the other): create-only, nothing stored (./binding.ts)
     { kind: "Binding", plural: "bindings", namespaced: ns, verbs: ["create"], computed: true },
-    { kind: "Service", plural: "services", namespaced: ns, shortNames: ["svc"], categories: ["all"], subresources: status, storageResource: "services/specs", nameRule: "dns1035", strategy: s.service },
+    { kind: "Service", plural: "services", namespaced: ns, shortNames: ["svc"], categories: ["all"], subresources: ["status", "proxy"], storageResource: "services/specs", nameRule: "dns1035", strategy: s.service },
     { kind: "Endpoints", plural: "endpoints", singular: "endpoints", namespaced: ns, shortNames: ["ep"], storageResource: "services/endpoints", createOnUpdate: true },
     { kind: "ConfigMap", plural: "configmaps", namespaced: ns, shortNames: ["cm"] },
     { kind: "Secret", plural: "secrets", namespaced: ns, strategy: s.secret },
     { kind: "ServiceAccount", plural: "serviceaccounts", namespaced: ns, shortNames: ["sa"], subresources: ["token"] },
-    { kind: "Node", plural: "nodes", namespaced: cluster, shortNames: ["no"], subresources: status, storageResource: "minions", strategy: s.node },
+    { kind: "Node", plural: "nodes", namespaced: cluster, shortNames: ["no"], subresources: ["status", "proxy"], storageResource: "minions", strategy: s.node },
     { kind: "Event", plural: "events", namespaced: ns, shortNames: ["ev"], createOnUpdate: true, nameRule: "segment", strategy: s.event },
     { kind: "PersistentVolume", plural: "persistentvolumes", namespaced: cluster, shortNames: ["pv"], subresources: status, strategy: s.phase("Pending") },
     { kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: ns, shortNames: ["pvc"], subresources: status, strategy: s.phase("Pending") },
@@ -108,5 +108,10 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("admissionregistration.k8s.io", "v1", [
     { kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
     { kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: cluster, categories: ["api-extensions"] },
+  ]),
+  // resource metrics, as metrics-server serves them, computed from the node agents (pkg/server/resourcemetrics/)
+  ...gv("metrics.k8s.io", "v1beta1", [
+    { kind: "NodeMetrics", plural: "nodes", namespaced: cluster, verbs: ["get", "list"], computed: true },
+    { kind: "PodMetrics", plural: "pods", namespaced: ns, verbs: ["get", "list"], computed: true },
   ]),
 ];

@@ -76,3 +76,11 @@ export async function podStreamLocation(pods: ResourceStore, nodes: ResourceStor
   const path = [ns, name, container].map(encodeURIComponent).join("/");
   return agentURL(await nodes.get("", nodeName), addressTypes, `/${kind}/${path}?${agentQuery}`);
 }
+
+/** The agent's /portForward/{ns}/{pod} for the pod (upstream's PortForwardLocation). */
+export async function podPortForwardLocation(pods: ResourceStore, nodes: ResourceStore, ns: string, name: string, addressTypes: string[]): Promise<string> {
+  const pod = await pods.get(ns, name);
+  const nodeName: string = pod.spec?.nodeName ?? "";
+  if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
+  return agentURL(await nodes.get("", nodeName), addressTypes, `/portForward/${[ns, name].map(encodeURIComponent).join("/")}`);
+}

@@ -5,7 +5,7 @@ import { defaultStoredVersions } from "../defaults/apiextensions.ts";
 import { defaultJobLabels } from "../defaults/batch.ts";
 import { dropTypeDependentFields } from "../defaults/service.ts";
 import { SYSTEM_CLASSES } from "../validation/cluster-policy.ts";
-import { podQOSClass } from "./qos.ts";
+import { podQOSClass } from "../util/podqos.ts";
 
 /** Namespaces that can never be deleted, as upstream's NamespaceLifecycle admission has them. */
 

@@ -130,7 +130,7 @@ export interface CustomInfo {
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
 
-export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log" | "exec";
+export type Subresource = "status" | "finalize" | "scale" | "token" | "approval" | "binding" | "eviction" | "log" | "exec" | "attach" | "portforward" | "proxy";
 
 /** The kind a subresource speaks when it is not its parent's (discovery, OpenAPI). */
 export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> = {
@@ -139,6 +139,9 @@ export const SUBRESOURCE_KINDS: Partial<Record<Subresource, GroupVersionKind>> =
   binding: { group: "", version: "v1", kind: "Binding" },
   // v1.21 serves evictions as policy/v1beta1 (policy/v1 Eviction came in v1.22); Kite takes either body
   eviction: { group: "policy", version: "v1beta1", kind: "Eviction" },
+  exec: { group: "", version: "v1", kind: "PodExecOptions" },
+  attach: { group: "", version: "v1", kind: "PodAttachOptions" },
+  portforward: { group: "", version: "v1", kind: "PodPortForwardOptions" },
 };
 
 export interface GroupVersionKind { group: string; version: string; kind: string }

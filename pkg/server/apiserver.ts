@@ -37,6 +37,7 @@ import { DataDirLock, ensureDataDir } from "./datadir-lock.ts";
 import { Bootstrap } from "./bootstrap/index.ts";
 import { identity } from "./bootstrap/leader.ts";
 import { componentStatuses } from "./componentstatus.ts";
+import { ResourceMetrics } from "./resourcemetrics/objects.ts";
 import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "../features/featuregate.ts";
@@ -44,8 +45,10 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
 import { websocketDispatch } from "../serving/websocket.ts";
 import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
-import { DEFAULT_KUBELET_CLIENT } from "../api/handlers/podlog.ts";
+import { DEFAULT_KUBELET_CLIENT, type KubeletClient } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
+import { Encryption } from "../storage/encryption/index.ts";
+import { type AuditOptions, buildAuditor } from "../audit/options.ts";
 import type { Server } from "bun";
 import { buildAdmission } from "../admission/index.ts";
 import { defaultAdmissionOptions } from "../admission/options.ts";
@@ -92,6 +95,10 @@ export interface ApiServerOptions {
   namespaceAndGCControllers?: boolean;
   /** How pods/log reaches node agents (--kubelet-*); default: no client certificate, agents not verified. */
   kubelet?: { certFile?: string; keyFile?: string; caFile?: string; timeoutMs: number; preferredAddressTypes: string[] };
+  /** --encryption-provider-config: encryption at rest of the resources it names. */
+  encryptionProviderConfig?: string;
+  /** --audit-policy-file and the backends' flags; absent, nothing is audited. */
+  audit?: AuditOptions;
   /** The admission plugins and their settings (--enable-admission-plugins, ...); default: upstream's default set. */
   admission?: AdmissionOptions;
 }
@@ -168,13 +175,23 @@ export class ApiServer {
       ensureDataDir(o.dataDir);
       if (o.storage.backend === "sqlite") this.lock = DataDirLock.acquire(o.dataDir);
     });
+    const file = o.encryptionProviderConfig;
+    const encryption = file ? await step("encryption provider config", async () => {
+      const e = new Encryption(file, o.etcdPrefix, SERVED.map((d) => ({ group: d.group, plural: d.plural, segment: d.storageResource ?? d.plural })), this.metrics.registry);
+      this.controllers.push({ stop: () => e.close() });
+      await e.check();
+      return e;
+    }) : undefined;
     const etcd = o.storage.backend === "etcd3";
     await step(etcd ? "etcd" : `store ${join(o.dataDir, "state.db")}`, async () => {
       const stores = openStores({ ...o.storage, dataDir: o.dataDir, requestTimeoutMs: o.requestTimeoutMs });
       this.store = stores.main;
       this.extraStores = [...stores.overrides.values()];
-      this.registry = new Registry(SERVED, this.store, {
-        etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, overrides: stores.overrides, binary: o.storageMediaType !== "application/json",
+      // the registry reads and writes through encryption; health, metrics and compaction use the stores as they are
+      const wrap = (st: Store) => encryption?.wrap(st) ?? st;
+      this.registry = new Registry(SERVED, wrap(this.store), {
+        etcdPrefix: o.etcdPrefix, serviceRanges: o.serviceRanges, caching: o.watchCache, binary: o.storageMediaType !== "application/json",
+        overrides: new Map([...stores.overrides].map(([k, st]) => [k, wrap(st)])),
       });
       await this.registry.bootstrap();
     });
@@ -211,6 +228,7 @@ export class ApiServer {
       cert: k.certFile && readFileSync(k.certFile, "utf8"), key: k.keyFile && readFileSync(k.keyFile, "utf8"), ca: k.caFile && readFileSync(k.caFile, "utf8"),
       timeoutMs: k.timeoutMs, preferredAddressTypes: k.preferredAddressTypes,
     })));
+    this.serveResourceMetrics(kubelet || DEFAULT_KUBELET_CLIENT);
     /** Each request's front connection, looked up once (requestIP is a system call). */
     const peers = new WeakMap<Request, Peer>();
     /** SPDY upgrades the front keeps, checked through the filter chain first (spdyupgrade.ts). */
@@ -223,6 +241,9 @@ export class ApiServer {
     this.controllers.push(customResources);
     await step("custom resources", () => customResources.start());
     const issuerDiscovery = serviceAccounts && issuerDiscoveryRoute({ issuer: serviceAccounts.issuer, jwksURI: sa.jwksURI, keys: serviceAccounts.keys, externalAddress });
+    const auditOptions = o.audit;
+    const audit = auditOptions && (await step("audit", () => buildAuditor(auditOptions, this.metrics.registry, (info) => !!this.registry.lookup(info.group, info.version, info.resource)?.def.deprecated)));
+    if (audit) this.controllers.push({ stop: () => audit.close() });
     this.handler = new ApiHandler(this.registry, discovery, health, {
       requestTimeoutMs: o.requestTimeoutMs,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
@@ -236,6 +257,7 @@ export class ApiServer {
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
       upgradeCheck: (req) => checked.has(req),
       kubelet,
+      audit,
       enabled,
     }, [openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
 
@@ -344,6 +366,14 @@ export class ApiServer {
         this.metrics.dbSize.set({ endpoint: file }, size);
       }, o.dbPollMs));
     }
+  }
+
+  /** metrics.k8s.io NodeMetrics and PodMetrics, computed from the node agents on each read. */
+  private serveResourceMetrics(kubelet: KubeletClient) {
+    const store = (r: string) => this.registry.lookup("", "v1", r)!;
+    const metrics = new ResourceMetrics(store("nodes"), store("pods"), kubelet);
+    this.registry.lookup("metrics.k8s.io", "v1beta1", "nodes")!.computed = () => metrics.nodeMetrics();
+    this.registry.lookup("metrics.k8s.io", "v1beta1", "pods")!.computed = (ns) => metrics.podMetrics(ns);
   }
 
   private async tls() {

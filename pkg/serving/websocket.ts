@@ -5,6 +5,8 @@ import type { ServerWebSocket, WebSocketHandler } from "bun";
 export interface SocketHandlers {
   open?(ws: Ws): void;
   message?(ws: Ws, data: Buffer): void;
+  /** Text frames, for relays that keep them text; without it they come to `message` as bytes. */
+  text?(ws: Ws, data: string): void;
   close?(ws: Ws, code: number, reason: string): void;
 }
 
@@ -13,7 +15,11 @@ export type Ws = ServerWebSocket<WsData>;
 
 export const websocketDispatch: WebSocketHandler<WsData> = {
   open: (ws) => ws.data.handlers.open?.(ws),
-  message: (ws, m) => ws.data.handlers.message?.(ws, typeof m === "string" ? Buffer.from(m) : m),
+  message: (ws, m) => {
+    const h = ws.data.handlers;
+    if (typeof m === "string" && h.text) h.text(ws, m);
+    else h.message?.(ws, typeof m === "string" ? Buffer.from(m) : m);
+  },
   close: (ws, code, reason) => ws.data.handlers.close?.(ws, code, reason),
   perMessageDeflate: false,
 };

@@ -2,12 +2,13 @@
 // store keeps them, and watch events built from etcd's.
 import { hasPrefix } from "../protobuf/codec.ts";
 import type { KeyValue, Value, WatchEvent } from "./store.ts";
+import { isEncrypted } from "./encryption/transformer.ts";
 
 const utf8 = new TextDecoder();
 
-/** A value is bytes (a copy) when it is in the binary media type (its 4-byte prefix), else text. */
+/** A value is bytes (a copy) when it is in the binary media type (its 4-byte prefix) or encrypted, else text. */
 export function valueOf(bytes: Uint8Array): Value {
-  return hasPrefix(bytes) ? new Uint8Array(bytes) : utf8.decode(bytes);
+  return hasPrefix(bytes) || isEncrypted(bytes) ? new Uint8Array(bytes) : utf8.decode(bytes);
 }
 
 /**

@@ -12,6 +12,11 @@ export interface KeyValue {
   modRevision: number;
   /** Revision at which the key was created. */
   createRevision: number;
+  /**
+   * True when the value was read through an encryption provider other than the one that writes now
+   * (encryption/): an update rewrites it even when the object did not change, as key rotation needs.
+   */
+  stale?: boolean;
 }
 
 export type WatchEventType = "PUT" | "DELETE";

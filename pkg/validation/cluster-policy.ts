@@ -65,11 +65,14 @@ export const horizontalPodAutoscaler = (o: Obj) => run((e) => {
   if (typeof min === "number" && min < 1) e.invalid("spec.minReplicas", min, "must be greater than or equal to 1");
   if (max < 1) e.invalid("spec.maxReplicas", max, "must be greater than 0");
   if (typeof min === "number" && max < min) e.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`");
+  const before = e.causes.length;
   for (const f of ["kind", "name"]) {
     const v = sp.scaleTargetRef?.[f];
     if (empty(v)) e.required(`spec.scaleTargetRef.${f}`);
     else e.invalidEach(`spec.scaleTargetRef.${f}`, v, pathSegmentName(String(v)));
   }
+  // the metrics are looked at only once the target reference is sound
+  if (e.causes.length > before) return;
   const cpu = sp.targetCPUUtilizationPercentage;
   if (typeof cpu === "number" && cpu < 1) e.invalid("spec.metrics[0].resource.target.averageUtilization", cpu, "must be greater than 0");
 });

@@ -6,7 +6,9 @@ import { configKey, dns1123Label, dns1123Subdomain, envVarName } from "./names.t
 import { PROTOCOLS, portName, portNum } from "./ports.ts";
 import { validateLifecycle, validateProbe } from "./probe.ts";
 import { validateResources } from "./resources.ts";
-import { validateLocalDescendingPath } from "./pod-volumes.ts";
+import { validateLocalDescendingPath } from "./volume-paths.ts";
+import { ENV_FIELDS, objectFieldSelector, resourceFieldSelector } from "./downward-api.ts";
+import { validateContainerSecurityContext } from "./pod-security.ts";
 
 const PULL_POLICIES = ["Always", "IfNotPresent", "Never"];
 const MESSAGE_POLICIES = "must be 'File' or 'FallbackToLogsOnError'";
@@ -31,21 +33,10 @@ function validatePorts(errs: Errs, ports: unknown, path: string) {
   });
 }
 
-const FIELD_PATHS = ["metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.podIP", "status.podIPs"];
-const RESOURCE_FIELDS = ["limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory"];
-
 /** The one source of an env var's valueFrom. */
 const VALUE_SOURCES: [string, (errs: Errs, s: Obj, path: string) => void][] = [
-  ["fieldRef", (errs, s, path) => {
-    const fp = str(s.fieldPath, `${path}.fieldPath`);
-    if (!fp) errs.required(`${path}.fieldPath`);
-    else if (!FIELD_PATHS.includes(fp) && !/^metadata\.(labels|annotations)\['[^']+'\]$/.test(fp)) errs.notSupported(`${path}.fieldPath`, fp, FIELD_PATHS);
-  }],
-  ["resourceFieldRef", (errs, s, path) => {
-    const r = str(s.resource, `${path}.resource`);
-    if (!r) errs.required(`${path}.resource`);
-    else if (!RESOURCE_FIELDS.includes(r) && !/^(limits|requests)\.hugepages-/.test(r)) errs.notSupported(`${path}.resource`, r, RESOURCE_FIELDS);
-  }],
+  ["fieldRef", (errs, s, path) => objectFieldSelector(errs, s, path, ENV_FIELDS)],
+  ["resourceFieldRef", (errs, s, path) => resourceFieldSelector(errs, s, path, false)],
   ["configMapKeyRef", keySelector],
   ["secretKeyRef", keySelector],
 ];
@@ -141,6 +132,7 @@ function validateContainer(errs: Errs, c: Obj, p: string, names: Set<string>, vo
   validateEnvFrom(errs, c.envFrom, `${p}.envFrom`);
   validateVolumeMounts(errs, c.volumeMounts, volumes, `${p}.volumeMounts`);
   validateResources(errs, obj(c.resources, `${p}.resources`), `${p}.resources`);
+  validateContainerSecurityContext(errs, c.securityContext, `${p}.securityContext`);
 }
 
 /** Two containers of a pod may not take one host port (protocol, host IP, port). */

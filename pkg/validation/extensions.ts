@@ -2,6 +2,7 @@
 import type { Obj } from "../registry/types.ts";
 import { goStrings, Printed, type Errs } from "./field.ts";
 import { validateCsrStatus } from "./csr-status.ts";
+import { certificateRequestProblem } from "./csr-request.ts";
 import { empty, has, immutable, isMap, list, oneOf, run } from "./rules.ts";
 import { dns1035Label, dns1123Label, dns1123Subdomain } from "./names.ts";
 import { labelSelector } from "./labels.ts";
@@ -42,9 +43,8 @@ function signerName(e: Errs, field: string, v: string) {
 export const certificateSigningRequest = (o: Obj, old?: Obj) => run((e) => {
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   const req = Buffer.from(String(sp.request ?? ""), "base64");
-  if (!/-----BEGIN CERTIFICATE REQUEST-----[\s\S]+-----END CERTIFICATE REQUEST-----/.test(req.toString("latin1"))) {
-    e.invalid("spec.request", new Printed(showBytes(req)), "PEM block type must be CERTIFICATE REQUEST");
-  }
+  const problem = certificateRequestProblem(req);
+  if (problem) e.invalid("spec.request", new Printed(showBytes(req)), problem);
   if (empty(sp.usages)) e.required("spec.usages", "usages must be provided");
   const seen = new Set<string>();
   list(sp.usages).forEach((u, i) => {

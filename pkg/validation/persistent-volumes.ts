@@ -1,10 +1,11 @@
 // PersistentVolumes and PersistentVolumeClaims, as upstream's core validation checks them.
 import type { Obj } from "../registry/types.ts";
-import type { Errs } from "./field.ts";
-import { validateNoBacksteps } from "./pod-volumes.ts";
+import { type Errs, Printed } from "./field.ts";
+import { validateNoBacksteps } from "./volume-paths.ts";
 import { empty, has, isMap, list, oneOf, run, same } from "./rules.ts";
 import { dns1123Subdomain } from "./names.ts";
 import { labelSelector } from "./labels.ts";
+import { validateNodeSelector } from "./scheduling.ts";
 import { nonNegativeQuantity, parseQuantity } from "./quantity.ts";
 
 const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce"];
@@ -36,6 +37,17 @@ export const persistentVolume = (o: Obj, old?: Obj) => run((e) => {
   if (!sources.length) e.required("spec", "must specify a volume type");
   for (const s of sources.slice(1)) e.forbidden(`spec.${s}`, "may not specify more than 1 volume type");
   if (typeof sp.hostPath?.path === "string") validateNoBacksteps(e, sp.hostPath.path, "spec.hostPath.path");
+  const pinned = has(sp.nodeAffinity);
+  if (pinned) {
+    const required = sp.nodeAffinity?.required;
+    if (has(required)) validateNodeSelector(e, required, "spec.nodeAffinity.required");
+    else e.required("spec.nodeAffinity.required", "must specify required node constraints");
+  }
+  if (sources[0] === "local") {
+    if (!sp.local?.path) e.required("spec.local.path");
+    else validateNoBacksteps(e, String(sp.local.path), "spec.local.path");
+    if (!pinned) e.required("spec.nodeAffinity", "Local volume requires node affinity");
+  }
   oneOf(e, "spec.persistentVolumeReclaimPolicy", sp.persistentVolumeReclaimPolicy, ["Delete", "Recycle", "Retain"]);
   className(e, "spec.storageClassName", sp.storageClassName);
   oneOf(e, "spec.volumeMode", sp.volumeMode, VOLUME_MODES);
@@ -43,6 +55,11 @@ export const persistentVolume = (o: Obj, old?: Obj) => run((e) => {
   const src = (s: Obj) => Object.fromEntries(PV_SOURCES.map((k) => [k, s?.[k]]));
   if (!same(src(sp), src(old.spec))) e.forbidden("spec.persistentvolumesource", "spec.persistentvolumesource is immutable after creation");
   if (!same(sp.volumeMode, old.spec?.volumeMode)) e.immutable("spec.volumeMode", sp.volumeMode ?? null);
+  // a node affinity may be added once, never changed; upstream names the field without `spec.`
+  if (has(old.spec?.nodeAffinity) && !same(sp.nodeAffinity, old.spec.nodeAffinity)) {
+    const shown = `core.VolumeNodeAffinity{Required:(*core.NodeSelector)(${has(sp.nodeAffinity?.required) ? "0xc000010000" : "nil"})}`;
+    e.immutable("nodeAffinity", has(sp.nodeAffinity) ? new Printed(shown) : null);
+  }
 });
 
 function claimSpec(e: Errs, sp: Obj) {

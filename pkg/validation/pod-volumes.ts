@@ -1,41 +1,15 @@
 // A pod's volumes: unique DNS-1123 names, at most one source each, and each source's own fields.
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
-import { int, list, obj, str } from "./decode.ts";
+import { list, obj, str } from "./decode.ts";
 import { dns1123Label } from "./names.ts";
 import { quantity } from "./quantity.ts";
+import { validateKeyToPath, validateMode, validateNoBacksteps } from "./volume-paths.ts";
+import { validateDownwardAPIVolume, validateProjectedVolume } from "./volume-projections.ts";
 
-/** A path inside the volume: relative, without `..` steps. */
-export function validateLocalDescendingPath(errs: Errs, p: string, path: string) {
-  if (p.startsWith("/")) errs.invalid(path, p, "must be a relative path");
-  if (p.split(/[\\/]/).includes("..")) errs.invalid(path, p, "must not contain '..'");
-}
-
-/** A host path may not step up with `..`. */
-export function validateNoBacksteps(errs: Errs, p: string, path: string) {
-  if (p.split("/").includes("..")) errs.invalid(path, p, "must not contain '..'");
-}
-
-function validateLocalNonReservedPath(errs: Errs, p: string, path: string) {
-  validateLocalDescendingPath(errs, p, path);
-  if (p.startsWith("..")) errs.invalid(path, p, "must not start with '..'");
-}
-
-function validateMode(errs: Errs, v: unknown, path: string) {
-  const mode = int(v, path);
-  if (mode !== undefined && (mode < 0 || mode > 0o777)) errs.invalid(path, mode, "must be a number between 0 and 0777 (octal), both inclusive");
-}
-
-/** `items` of a secret, configMap or projection: a key and a safe relative path each. */
-function validateKeyToPaths(errs: Errs, items: unknown, path: string) {
-  errs.each<Obj>(path, list(items, path), (it, p) => {
-    if (!str(it?.key, `${p}.key`)) errs.required(`${p}.key`);
-    const target = str(it?.path, `${p}.path`);
-    if (!target) errs.required(`${p}.path`);
-    else validateLocalNonReservedPath(errs, target, `${p}.path`);
-    validateMode(errs, it?.mode, `${p}.mode`);
-  });
-}
+/** `items` of a secret or configMap volume. */
+const validateKeyToPaths = (errs: Errs, items: unknown, path: string) =>
+  errs.each<Obj>(path, list(items, path), (it, p) => validateKeyToPath(errs, obj(it, p), p));
 
 const HOST_PATH_TYPES = ["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"];
 
@@ -70,8 +44,8 @@ const SOURCES: Record<string, (errs: Errs, s: Obj, path: string) => void> = {
     if (!p) errs.required(`${path}.path`);
     else if (!p.startsWith("/")) errs.invalid(`${path}.path`, p, "must be an absolute path");
   },
-  downwardAPI(errs, s, path) { validateMode(errs, s.defaultMode, `${path}.defaultMode`); },
-  projected(errs, s, path) { validateMode(errs, s.defaultMode, `${path}.defaultMode`); },
+  downwardAPI: validateDownwardAPIVolume,
+  projected: validateProjectedVolume,
   csi(errs, s, path) { if (!str(s.driver, `${path}.driver`)) errs.required(`${path}.driver`); },
   gitRepo: () => {}, iscsi: () => {}, glusterfs: () => {}, rbd: () => {}, flexVolume: () => {}, cinder: () => {},
   cephfs: () => {}, flocker: () => {}, fc: () => {}, azureFile: () => {}, vsphereVolume: () => {}, quobyte: () => {},

@@ -7,9 +7,11 @@ import { annotationKeys, labels, labelValue } from "./labels.ts";
 import { dns1123Label, dns1123Subdomain, qualifiedName } from "./names.ts";
 import { TAINT_EFFECTS } from "./namespace-node.ts";
 import { validateVolumes } from "./pod-volumes.ts";
+import { validatePodDNS } from "./pod-dns.ts";
+import { validatePodSecurityContext } from "./pod-security.ts";
+import { validateAffinity, validateTopologySpread } from "./scheduling.ts";
 
 export const RESTART_POLICIES = ["Always", "OnFailure", "Never"];
-const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
 const MAX_INT32 = 2147483647;
 
 /** A pod's restart policy after defaulting (an absent one is Always). */
@@ -45,9 +47,10 @@ export function validatePodSpec(errs: Errs, spec: Obj, path: string) {
   validateContainers(errs, spec, path, volumes);
   const restart = str(spec.restartPolicy, `${path}.restartPolicy`);
   if (restart && !RESTART_POLICIES.includes(restart)) errs.notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES);
-  const dns = str(spec.dnsPolicy, `${path}.dnsPolicy`);
-  if (dns && !DNS_POLICIES.includes(dns)) errs.notSupported(`${path}.dnsPolicy`, dns, DNS_POLICIES);
-  if (dns === "None" && !spec.dnsConfig) errs.required(`${path}.dnsConfig`, "must provide `dnsConfig` when `dnsPolicy` is None");
+  validatePodDNS(errs, spec, path);
+  validatePodSecurityContext(errs, spec, path);
+  validateAffinity(errs, spec.affinity, `${path}.affinity`);
+  validateTopologySpread(errs, spec.topologySpreadConstraints, `${path}.topologySpreadConstraints`);
   labels(errs, `${path}.nodeSelector`, obj(spec.nodeSelector, `${path}.nodeSelector`));
   for (const [field, check] of NAMED) {
     const name = str(spec[field], `${path}.${field}`);

@@ -3,6 +3,7 @@ import type { Errs } from "./field.ts";
 import { Undecodable } from "./decode.ts";
 import { NEGATIVE } from "./numbers.ts";
 import { parseQuantity } from "../util/quantity.ts";
+import { canonicalQuantity } from "./quantity-format.ts";
 
 export { parseQuantity };
 
@@ -24,10 +25,13 @@ export function quantity(v: unknown): number {
   return q;
 }
 
+/** A quantity as upstream's messages show it: in canonical form ("2000m" is "2"). */
+export const quantityText = (v: unknown) => canonicalQuantity(v) ?? String(v);
+
 /** ValidateResourceQuantityValue: a quantity ≥ 0 (and > 0 with `positive`); returns its value. */
 export function nonNegativeQuantity(e: Errs, field: string, v: unknown, positive = false): number {
   const n = quantity(v);
-  if (n < 0) e.invalid(field, String(v), NEGATIVE);
-  else if (positive && n === 0) e.invalid(field, String(v), "must be greater than zero");
+  if (n < 0) e.invalid(field, quantityText(v), NEGATIVE);
+  else if (positive && n === 0) e.invalid(field, quantityText(v), "must be greater than zero");
   return n;
 }

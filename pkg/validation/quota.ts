@@ -3,7 +3,7 @@ import type { Obj } from "../registry/types.ts";
 import { goStrings, Printed } from "./field.ts";
 import { isMap, run } from "./rules.ts";
 import { isQuotaResource, isStandardResource, resourceName } from "./resources.ts";
-import { nonNegativeQuantity } from "./quantity.ts";
+import { nonNegativeQuantity, quantityText } from "./quantity.ts";
 
 const INTEGER_NAMES = new Set(["pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"]);
 
@@ -14,7 +14,7 @@ export const resourceQuota = (o: Obj) => run((e) => {
       e.invalid(path, k, "must be a standard resource for quota");
     }
     const n = nonNegativeQuantity(e, path, v);
-    if (n !== null && n >= 0 && INTEGER_NAMES.has(k) && !Number.isInteger(n)) e.invalid(path, String(v), "must be an integer");
+    if (n !== null && n >= 0 && INTEGER_NAMES.has(k) && !Number.isInteger(n)) e.invalid(path, quantityText(v), "must be an integer");
   }
   const scopes = ["BestEffort", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "CrossNamespacePodAffinity"];
   const given = o.spec?.scopes;
@@ -63,11 +63,11 @@ export const limitRange = (o: Obj) => run((e) => {
       for (const [k, a] of Object.entries(values[lo])) {
         const b = values[hi][k];
         if (a === null || b === null || b === undefined || a <= b) continue;
-        e.invalid(`${path}.${at}[${k}]`, String(l[shown][k]), msg(String(l[lo][k]), String(l[hi][k])));
+        e.invalid(`${path}.${at}[${k}]`, quantityText(l[shown][k]), msg(quantityText(l[lo][k]), quantityText(l[hi][k])));
       }
     }
     for (const [k, v] of Object.entries(values.maxLimitRequestRatio)) {
-      if (v !== null && v < 1) e.invalid(`${path}.maxLimitRequestRatio[${k}]`, String(l.maxLimitRequestRatio[k]), "ratio must be greater than or equal to 1");
+      if (v !== null && v < 1) e.invalid(`${path}.maxLimitRequestRatio[${k}]`, quantityText(l.maxLimitRequestRatio[k]), "ratio must be greater than or equal to 1");
     }
   });
 });

@@ -3,7 +3,7 @@ import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
 import { obj } from "./decode.ts";
 import { qualifiedName } from "./names.ts";
-import { nonNegativeQuantity } from "./quantity.ts";
+import { nonNegativeQuantity, quantityText } from "./quantity.ts";
 
 /** The names a ResourceQuota may count (IsStandardQuotaResourceName). */
 const QUOTA_NAMES = new Set([
@@ -54,7 +54,7 @@ function quantities(errs: Errs, m: unknown, path: string): Map<string, { raw: un
     const p = `${path}[${name}]`;
     validateName(errs, name, p);
     const value = nonNegativeQuantity(errs, p, raw);
-    if (value >= 0 && !isNative(name) && !Number.isInteger(value)) errs.invalid(p, String(raw), "must be an integer");
+    if (value >= 0 && !isNative(name) && !Number.isInteger(value)) errs.invalid(p, quantityText(raw), "must be an integer");
     out.set(name, { raw, value });
   }
   return out;
@@ -67,7 +67,7 @@ export function validateResources(errs: Errs, res: Obj, path: string) {
     const lim = limits.get(name);
     if (!lim) {
       if (!overcommitAllowed(name)) errs.required(`${path}.limits`, "Limit must be set for non overcommitable resources");
-    } else if (!overcommitAllowed(name) && req.value !== lim.value) errs.invalid(`${path}.requests`, String(req.raw), `must be equal to ${name} limit`);
-    else if (req.value > lim.value) errs.invalid(`${path}.requests`, String(req.raw), `must be less than or equal to ${name} limit`);
+    } else if (!overcommitAllowed(name) && req.value !== lim.value) errs.invalid(`${path}.requests`, quantityText(req.raw), `must be equal to ${name} limit`);
+    else if (req.value > lim.value) errs.invalid(`${path}.requests`, quantityText(req.raw), `must be less than or equal to ${name} limit`);
   }
 }

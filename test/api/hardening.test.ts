@@ -138,6 +138,11 @@ describe("a path never reaches past its object", () => {
 });
 
 describe("inputs that answered 500", () => {
+  test("a null item of a list of objects is an empty object, as upstream decodes it: 422 naming its required fields", async () => {
+    const r = await s.call("POST", "/api/v1/namespaces/default/pods", { metadata: { name: "null-container" }, spec: { containers: [null] } });
+    expect(r.status).toBe(422);
+    expect(r.body.details.causes.map((c: any) => c.field)).toEqual(["spec.containers[0].name", "spec.containers[0].image"]);
+  });
   test("wrong-typed fields are a 400 on create, update and patch, and nothing is stored", async () => {
     for (const [what, body] of [
       ["clusterName: 5", { metadata: { name: "bad-a", clusterName: 5 } }],

@@ -19,6 +19,9 @@ test("bad flags exit 2 with one line", () => {
     ["--leader-elect-lease-duration=soon", `invalid argument "soon" for "--leader-elect-lease-duration" flag`],
     ["--node-monitor-grace-period=soon", `invalid argument "soon" for "--node-monitor-grace-period" flag`],
     ["--node-monitor-period=0s", `invalid argument "0s" for "--node-monitor-period" flag`],
+    ["--horizontal-pod-autoscaler-sync-period=0s", `invalid argument "0s" for "--horizontal-pod-autoscaler-sync-period" flag`],
+    ["--horizontal-pod-autoscaler-tolerance=some", `invalid argument "some" for "--horizontal-pod-autoscaler-tolerance" flag`],
+    ["--horizontal-pod-autoscaler-downscale-stabilization=later", `invalid argument "later" for "--horizontal-pod-autoscaler-downscale-stabilization" flag`],
   ]) {
     const r = Bun.spawnSync([...KITE, "controller-manager", `--kubeconfig=${s.kubeconfig}`, flag]);
     expect(r.exitCode).toBe(2);

@@ -4,6 +4,7 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseManifests } from "../../pkg/cli/manifests.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { KITE, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -38,6 +39,15 @@ test("one file with one object: written as that object, in YAML, with kubectl's 
   expect(r.out.startsWith("apiVersion: networking.k8s.io/v1\nkind: Ingress\n")).toBe(true);
   expect(r.out).toContain("  defaultBackend:\n    service:\n      name: fallback\n      port:\n        number: 80\n");
   expect(r.out).toContain("pathType: ImplementationSpecific");
+});
+
+test("an HPA at autoscaling/v2beta2 to v1: its golden file, with what v1 lacks in upstream's annotations", async () => {
+  const r = await kite(["-f", join(FIXTURES, "horizontalpodautoscaler-v2beta2.in.yaml"), "--output-version", "autoscaling/v1", "-o", "json"]);
+  expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+  const golden = await parseManifests(await Bun.file(join(FIXTURES, "horizontalpodautoscaler-v2beta2.out.yaml")).text(), "golden");
+  expect(JSON.parse(r.out)).toEqual(golden[0].obj);
+  const yaml = await kite(["-f", join(FIXTURES, "horizontalpodautoscaler-v2beta2.in.yaml"), "--output-version", "autoscaling/v1"]);
+  expect(yaml.out).toContain(`    autoscaling.alpha.kubernetes.io/metrics: '[{"type":"Resource","resource":{"name":"memory","targetAverageValue":"500Mi"}}]'\n`);
 });
 
 test("stdin, -o json, and the warning for a removed field on stderr naming the document", async () => {

@@ -13,6 +13,7 @@ const TESTS: Record<CommandName, string[]> = {
   apply: ["test/e2e/cli-apply.test.ts", "test/e2e/cli-input.test.ts"],
   delete: ["test/e2e/cli-delete.test.ts", "test/e2e/cli-input.test.ts"],
   convert: ["test/e2e/cli-convert.test.ts", "test/unit/convert-golden.test.ts"],
+  console: ["test/e2e/console.test.ts"],
   datastore: ["test/e2e/datastore.test.ts"],
   scheduler: ["test/scheduler/options.test.ts", "test/scheduler/serving.test.ts"],
   version: ["test/e2e/version.test.ts"],

@@ -10,23 +10,13 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { kiteUp } from "../helpers/kite.ts";
-import { IN_OWN_NETNS, ownNetnsSkipReason, runInOwnNetns } from "../helpers/netns.ts";
+import { inOwnNetns } from "../helpers/netns.ts";
 import { alive, containerPids } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { until } from "../helpers/scheduler.ts";
 import { freePort } from "../helpers/server.ts";
 
-if (!IN_OWN_NETNS) {
-  const why = ownNetnsSkipReason();
-  if (why) console.warn(`up-network.test.ts skipped: ${why}`);
-  test.skipIf(why !== undefined)(`kite up's whole cluster with pod networks, Services and DNS, tested inside a network namespace of the test's own${why ? ` (skipped: ${why})` : ""}`, async () => {
-    const r = await runInOwnNetns(import.meta.path, 240_000);
-    console.error(r.output);
-    expect(r.code).toBe(0);
-  }, 270_000);
-} else {
-  tests();
-}
+inOwnNetns(import.meta.path, "kite up's whole cluster with pod networks, Services and DNS", tests, { timeoutMs: 240_000 });
 
 function tests() {
   const POD_CIDR = "10.88.0.0/24", GATEWAY = "10.88.0.1", NODE = "net-node";

@@ -3,6 +3,7 @@
 // machine's own network: the test file runs itself again under `unshare --net --mount`, with loopback up
 // and a private tmpfs on /run/netns (so the pods' namespaces go with the test's mount namespace even
 // when a test fails before its cleanup).
+import { expect, test } from "bun:test";
 import { track } from "./processes.ts";
 import { ROOT } from "./server.ts";
 
@@ -34,4 +35,22 @@ export async function runInOwnNetns(file: string, timeoutMs = 120_000): Promise<
   clearTimeout(timer);
   const output = `${out}${err}`.split("\n").map((l) => `  [own netns] ${l}`).join("\n");
   return { code, output };
+}
+
+/**
+ * A test file whose tests need a network namespace of their own: outside one, a single test re-runs the
+ * file inside a new one (or is skipped, saying why: `why` adds a reason of the file's own); inside, `tests`
+ * defines the file's tests.
+ */
+export function inOwnNetns(file: string, title: string, tests: () => void, o: { why?: string; timeoutMs?: number } = {}): void {
+  if (IN_OWN_NETNS) return tests();
+  const why = ownNetnsSkipReason() ?? o.why;
+  const name = file.split("/").at(-1);
+  if (why) console.warn(`${name} skipped: ${why}`);
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  test.skipIf(why !== undefined)(`${title}, tested inside a network namespace of the test's own${why ? ` (skipped: ${why})` : ""}`, async () => {
+    const r = await runInOwnNetns(file, timeoutMs);
+    console.error(r.output);
+    expect(r.code).toBe(0);
+  }, timeoutMs + 30_000);
 }

@@ -95,10 +95,13 @@ test("sessions free what they held: file descriptors of the API server and the a
 /** Types `keys` into a tmux session running `cmd`, and returns the screen once it shows `want`. */
 async function terminal(cmd: string[], keys: string[], want: RegExp): Promise<string> {
   const name = `kite-exec-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const tmux = (...args: string[]) => Bun.spawnSync(["tmux", ...args], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
+  // a tmux server of its own (-L): a session killed last stops its server, and a next session started
+  // meanwhile would attach to the one going away and never run
+  const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", name, ...args], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
   tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "30", cmd.map((a) => `'${a}'`).join(" "));
   try {
-    await until(async () => /[#$] *$/m.test(tmux("capture-pane", "-p", "-t", name)) || undefined, "the shell's prompt", 15_000);
+    await until(async () => /[#$] *$/m.test(tmux("capture-pane", "-p", "-t", name)) || undefined, "the shell's prompt", 15_000)
+      .catch((e) => { throw new Error(`${e.message}; the screen:\n${tmux("capture-pane", "-p", "-t", name)}`); });
     for (const k of keys) tmux("send-keys", "-t", name, k, "Enter");
     return await until(async () => { const screen = tmux("capture-pane", "-p", "-t", name); return want.test(screen) ? screen : undefined; }, `the screen showing ${want}`, 15_000);
   } finally {
@@ -107,8 +110,7 @@ async function terminal(cmd: string[], keys: string[], want: RegExp): Promise<st
 }
 
 describe.if(!!Bun.which("tmux"))("exec -it through a terminal", () => {
-  // kubectl 1.33 over WebSocket passes alone but not reliably after the other tests yet (see the report)
-  for (const bin of [KUBECTLS[0]]) {
+  for (const bin of [KUBECTLS[0], KUBECTLS.at(-1)!]) {
     test(`kubectl ${bin.match(/1\.\d+/)![0]}: a shell on a tty, sized as the terminal`, async () => {
       const screen = await terminal([bin, `--kubeconfig=${s.kubeconfig}`, "-n", NS, "exec", "-it", "box", "--", "sh"],
         ["echo product=$((6*7)); [ -t 0 ] && echo on-a-tty; stty size"], /on-a-tty\s+30 120/);

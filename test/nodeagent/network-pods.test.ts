@@ -7,23 +7,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { IN_OWN_NETNS, ownNetnsSkipReason, runInOwnNetns } from "../helpers/netns.ts";
+import { inOwnNetns } from "../helpers/netns.ts";
 import { logOutput, startNodeAgent, uniqueNodeName, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
-if (!IN_OWN_NETNS) {
-  const why = ownNetnsSkipReason();
-  if (why) console.warn(`network-pods.test.ts skipped: ${why}`);
-  test.skipIf(why !== undefined)(`pods' own networks, tested inside a network namespace of the test's own${why ? ` (skipped: ${why})` : ""}`, async () => {
-    const r = await runInOwnNetns(import.meta.path);
-    console.error(r.output);
-    expect(r.code).toBe(0);
-  }, 150_000);
-} else {
-  tests();
-}
+inOwnNetns(import.meta.path, "pods' own networks", tests);
 
 function tests() {
   const NS = "default", NODE_CIDR = "10.77.0.0/24", PORT = 8080;

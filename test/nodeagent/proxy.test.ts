@@ -8,23 +8,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startComponent, until, type TestComponent } from "../helpers/component.ts";
-import { IN_OWN_NETNS, ownNetnsSkipReason, runInOwnNetns } from "../helpers/netns.ts";
+import { inOwnNetns } from "../helpers/netns.ts";
 import { startNodeAgent, uniqueNodeName, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
-const skip = ownNetnsSkipReason() ?? (Bun.which("nft") ? undefined : `nftables' "nft" is not in $PATH`);
-if (!IN_OWN_NETNS) {
-  if (skip) console.warn(`proxy.test.ts skipped: ${skip}`);
-  test.skipIf(skip !== undefined)(`the service proxy, tested inside a network namespace of the test's own${skip ? ` (skipped: ${skip})` : ""}`, async () => {
-    const r = await runInOwnNetns(import.meta.path);
-    console.error(r.output);
-    expect(r.code).toBe(0);
-  }, 150_000);
-} else {
-  tests();
-}
+inOwnNetns(import.meta.path, "the service proxy", tests, { why: Bun.which("nft") ? undefined : `nftables' "nft" is not in $PATH` });
 
 function tests() {
   const NS = "default", PORT = 8080;

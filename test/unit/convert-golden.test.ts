@@ -1,7 +1,8 @@
 // The conversion table's rows against golden files (test/fixtures/convert/): each <name>.in.yaml names its
 // target on its first line (`# --output-version G/V`) and converts to <name>.out.yaml, with exactly the
 // warnings and errors <name>.notes lists (`warning FIELD` / `error FIELD`). Round trips: an object at the
-// hub goes to the old version and back unchanged, and so does the old version's (defaulted) object.
+// hub goes to the old version and back unchanged, and so does the old version's (defaulted) object. An input at
+// the hub (`<name>-from-v1`) checks the way back to the old version the same way.
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,14 +36,17 @@ function expectWithin(a: unknown, b: unknown, path: string) {
 const silent: Notes = { warn() {}, error(field, message) { throw new Error(`${field}: ${message}`); } };
 
 test("every removed-versions row of §9.3 this table serves has a golden file", () => {
-  const covered = new Set(names.map((n) => n.replace(/-(no-selector|no-labels|usages|legacy|errors|webhook|empty|none|duplicate)$/, "")));
+  const covered = new Set(names.map((n) => n.replace(/-(no-selector|no-labels|usages|legacy|errors|webhook|empty|none|duplicate|from-v1)$/, "")));
   for (const row of ["networkpolicy-extensions-v1beta1", "daemonset-extensions-v1beta1", "daemonset-apps-v1beta2",
     "deployment-extensions-v1beta1", "deployment-apps-v1beta1", "deployment-apps-v1beta2", "statefulset-apps-v1beta1",
     "statefulset-apps-v1beta2", "replicaset-extensions-v1beta1", "replicaset-apps-v1beta2", "podsecuritypolicy-extensions-v1beta1",
     "mutatingwebhookconfiguration-v1beta1", "validatingwebhookconfiguration-v1beta1", "customresourcedefinition-v1beta1",
     "subjectaccessreview-v1beta1", "localsubjectaccessreview-v1beta1", "selfsubjectaccessreview-v1beta1", "selfsubjectrulesreview-v1beta1",
     "certificatesigningrequest-v1beta1", "ingress-extensions-v1beta1", "ingress-networking-v1beta1", "endpointslice-v1beta1",
-    "event-v1beta1", "poddisruptionbudget-v1beta1"]) expect(covered.has(row)).toBe(true);
+    "event-v1beta1", "poddisruptionbudget-v1beta1", "cronjob-v1beta1", "lease-v1beta1", "role-v1beta1", "rolebinding-v1beta1",
+    "clusterrole-v1beta1", "clusterrolebinding-v1beta1", "priorityclass-v1beta1", "storageclass-v1beta1", "csidriver-v1beta1",
+    "csinode-v1beta1", "volumeattachment-v1beta1", "runtimeclass-v1beta1", "ingressclass-v1beta1", "apiservice-v1beta1",
+    "tokenreview-v1beta1", "horizontalpodautoscaler-v2beta1", "horizontalpodautoscaler-v2beta2"]) expect({ row, covered: covered.has(row) }).toEqual({ row, covered: true });
 });
 
 for (const name of names) {
@@ -61,15 +65,17 @@ for (const name of names) {
     if (r.errors.length) return expect(out).toBeUndefined();
     expect(r.obj).toEqual(await one(out!, `${name}.out.yaml`));
 
-    // Round trips through the row: hub → old → hub, and old → hub → old for the old version's defaulted form.
+    // Round trips through the old version's row: hub → old → hub, and old → hub → old for its defaulted form.
     const from = parseApiVersion(input.apiVersion);
-    const row = rowOf(from.group, from.version, input.kind)!;
-    const old = row.fromHub(r.obj, silent);
-    expect(old.apiVersion).toBe(input.apiVersion);
-    expect(row.toHub(structuredClone(old), silent)).toEqual(r.obj);
+    const fromRow = rowOf(from.group, from.version, input.kind);
+    const row = fromRow ?? rowOf(to.group, to.version, input.kind)!;
+    const atHub = fromRow ? r.obj : input;
+    const old = row.fromHub(atHub, silent);
+    expect(old.apiVersion).toBe(fromRow ? input.apiVersion : r.obj.apiVersion);
+    expect(row.toHub(structuredClone(old), silent)).toEqual(atHub);
     expect(row.fromHub(row.toHub(structuredClone(old), silent), silent)).toEqual(old);
     // Nothing of the input is lost: back at its version, every field it had is there with its value.
-    expectWithin(input, row.fromHub(r.obj, silent), "");
+    expectWithin(input, fromRow ? row.fromHub(r.obj, silent) : row.toHub(r.obj, silent), "");
   });
 }
 

@@ -1,6 +1,6 @@
 // A pod's QoS class as upstream's GetPodQOS gives it (the create path stores it in status.qosClass).
 import { describe, expect, test } from "bun:test";
-import { podQOSClass } from "../../pkg/registry/qos.ts";
+import { podQOSClass } from "../../pkg/util/podqos.ts";
 
 const pod = (...containers: { requests?: Record<string, string>; limits?: Record<string, string> }[]) => ({
   spec: { containers: containers.map((resources, i) => ({ name: `c${i}`, image: "x", resources })) },

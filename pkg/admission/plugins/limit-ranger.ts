@@ -3,7 +3,7 @@
 import { forbidden } from "../../api/status.ts";
 import type { Obj } from "../../registry/types.ts";
 import { cachedList } from "../lookup.ts";
-import { type ResourceList, formatQuantity, podResources, value } from "../resources.ts";
+import { type ResourceList, formatQuantity, podResources, value } from "../../quota/resources.ts";
 import { type Attributes, type Plugin, type PluginContext, isKind, qualified } from "../types.ts";
 
 type Found = { req?: string; lim?: string };

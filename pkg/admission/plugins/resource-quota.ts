@@ -1,11 +1,12 @@
 // ResourceQuota: a create that would take a namespace past one of its quotas' hard limits is refused, in
-// upstream's words. Kite has no quota controller: usage is counted here from the watch cache (objects of
-// the namespace, pods' requests and limits), and each admitted create writes the quota's status.used.
+// upstream's words. Usage is counted here from the watch cache (objects of the namespace, pods' requests
+// and limits) with the resourcequota controller's rules (pkg/quota/usage.ts), and each admitted create
+// writes the quota's status.used at once; the controller recounts it as objects change and go.
 import { forbidden } from "../../api/status.ts";
 import type { Obj } from "../../registry/types.ts";
 import { cachedList } from "../lookup.ts";
-import { COMPUTE, type Usage, inScope, podCounts, usageOf } from "../quota-usage.ts";
-import { formatQuantity, value } from "../resources.ts";
+import { COMPUTE, type Usage, inScope, podCounts, usageOf } from "../../quota/usage.ts";
+import { formatQuantity, value } from "../../quota/resources.ts";
 import { type Attributes, type Plugin, type PluginContext, qualified } from "../types.ts";
 
 const pretty = (u: Usage, keys: string[]) => keys.map((k) => `${k}=${formatQuantity(u[k] ?? 0)}`).join(",");

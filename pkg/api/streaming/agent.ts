@@ -1,5 +1,6 @@
-// The API server's WebSocket to a node agent's /exec (v5.channel.k8s.io), authenticated with the
-// kubelet client credentials; what the client side sends waits until it is open.
+// The API server's WebSockets to a node agent's streams (/exec, /attach: v5.channel.k8s.io; /portForward:
+// the kubelet's port-forward channels), authenticated with the kubelet client credentials; what the
+// client side sends waits until it is open.
 import type { KubeletClient } from "../handlers/podlog.ts";
 import { Channel, channelMessage, internalStatus } from "../../streaming/remotecommand.ts";
 
@@ -9,35 +10,26 @@ export interface AgentStream {
 }
 
 /**
- * Opens `location` (https://node:port/exec/...) as a WebSocket. `onMessage` gets each channel message;
- * `onEnd` runs once, after the agent closed — with an error Status first when it never sent one
- * (unreachable, or gone mid-stream).
+ * Opens `location` (https://node:port/...) as a WebSocket speaking `protocol`. `onMessage` gets each
+ * channel message; `onEnd` runs once, after the agent closed (or could not be reached: `opened` false).
  */
-export function dialAgent(location: string, kubelet: KubeletClient, onMessage: (m: Buffer) => void, onEnd: () => void): AgentStream {
+export function openAgentSocket(location: string, kubelet: KubeletClient, protocol: string, onMessage: (m: Buffer) => void, onEnd: (opened: boolean) => void): AgentStream {
   const ws = new WebSocket(location.replace(/^https:/, "wss:"), {
-    protocols: ["v5.channel.k8s.io"],
+    protocols: [protocol],
     tls: { cert: kubelet.cert, key: kubelet.key, ca: kubelet.ca, rejectUnauthorized: !!kubelet.ca },
   } as unknown as string[]);
   ws.binaryType = "arraybuffer";
   const pending: Uint8Array[] = [];
-  let opened = false, statusSeen = false, ended = false;
+  let opened = false, ended = false;
   ws.onopen = () => {
     opened = true;
     for (const m of pending.splice(0)) ws.send(m);
   };
-  ws.onmessage = (e) => {
-    const m = Buffer.from(e.data as ArrayBuffer);
-    if (m[0] === Channel.error) statusSeen = true;
-    onMessage(m);
-  };
+  ws.onmessage = (e) => onMessage(Buffer.from(e.data as ArrayBuffer));
   const end = () => {
     if (ended) return;
     ended = true;
-    if (!statusSeen) {
-      const why = opened ? "error reading from the node agent: the stream ended before the command did" : `error dialing backend: could not reach the node agent at ${new URL(location).host}`;
-      onMessage(channelMessage(Channel.error, JSON.stringify(internalStatus(why))));
-    }
-    onEnd();
+    onEnd(opened);
   };
   ws.onclose = end;
   ws.onerror = end;
@@ -48,4 +40,24 @@ export function dialAgent(location: string, kubelet: KubeletClient, onMessage: (
       ws.close();
     },
   };
+}
+
+/** Why a stream to the agent failed, in words for the client. */
+export const agentFailure = (location: string, opened: boolean) => opened
+  ? "error reading from the node agent: the stream ended before the command did"
+  : `error dialing backend: could not reach the node agent at ${new URL(location).host}`;
+
+/**
+ * The agent's /exec or /attach: as openAgentSocket, with an error Status on the error channel first when
+ * the agent never sent one (unreachable, or gone mid-stream).
+ */
+export function dialAgent(location: string, kubelet: KubeletClient, onMessage: (m: Buffer) => void, onEnd: () => void): AgentStream {
+  let statusSeen = false;
+  return openAgentSocket(location, kubelet, "v5.channel.k8s.io", (m) => {
+    if (m[0] === Channel.error) statusSeen = true;
+    onMessage(m);
+  }, (opened) => {
+    if (!statusSeen) onMessage(channelMessage(Channel.error, JSON.stringify(internalStatus(agentFailure(location, opened)))));
+    onEnd();
+  });
 }

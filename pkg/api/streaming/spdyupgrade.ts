@@ -8,7 +8,9 @@ import { randomUUID } from "node:crypto";
 import type { KubeletClient } from "../handlers/podlog.ts";
 import type { Peer, TakenConnection } from "../../serving/tlsfront.ts";
 import { SPDY_EXEC_PROTOCOLS, headerList, pickProtocol } from "../../streaming/remotecommand.ts";
+import { SPDY_PORTFORWARD_PROTOCOL } from "../../streaming/portforward.ts";
 import { spdyExec } from "./spdyexec.ts";
+import { spdyPortForward } from "./spdyportforward.ts";
 
 export const CHECK_HEADER = "x-kite-upgrade-check";
 /** The handler's answer to a check: where the stream goes. */
@@ -68,9 +70,11 @@ export async function spdyUpgrade(raw: Buffer, peer: Peer, conn: TakenConnection
   }
   await res.arrayBuffer();
   const offered = headerList(head.headers.get("x-stream-protocol-version"));
-  const protocol = pickProtocol(offered, SPDY_EXEC_PROTOCOLS) ?? "channel.k8s.io";
+  const portForward = new URL(location).pathname.startsWith("/portForward/");
+  const protocol = portForward ? SPDY_PORTFORWARD_PROTOCOL : pickProtocol(offered, SPDY_EXEC_PROTOCOLS) ?? "channel.k8s.io";
   conn.write(Buffer.from(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n${offered.length ? `X-Stream-Protocol-Version: ${protocol}\r\n` : ""}\r\n`));
-  const session = spdyExec({ write: (b) => conn.write(b), close: () => conn.end() }, protocol, new URL(head.path, "http://x").searchParams, location, kubelet);
+  const transport = { write: (b: Uint8Array) => conn.write(b), close: () => conn.end() };
+  const session = portForward ? spdyPortForward(transport, location, kubelet) : spdyExec(transport, protocol, new URL(head.path, "http://x").searchParams, location, kubelet);
   conn.onData = (chunk) => session.receive(chunk);
   conn.onClose = () => session.shut();
 }

@@ -59,7 +59,8 @@ function v1ToBeta1(o: Obj, apiVersion: string, take: string[] = []): { obj: Obj;
   for (const k of take) if (annotations[k] !== undefined) taken[k] = parseAnnotation(annotations, k);
   for (const k of [METRICS, CURRENT, CONDITIONS, ...take]) delete annotations[k];
   const cpu = spec.targetCPUUtilizationPercentage;
-  let metrics = [...(cpu != null ? [{ type: "Resource", resource: { name: "cpu", targetAverageUtilization: cpu } }] : []), ...others];
+  // Upstream puts the annotation's metrics first and v1's CPU target after them.
+  let metrics = [...others, ...(cpu != null ? [{ type: "Resource", resource: { name: "cpu", targetAverageUtilization: cpu } }] : [])];
   if (!metrics.length) metrics = [{ type: "Resource", resource: { name: "cpu", targetAverageUtilization: DEFAULT_CPU } }];
   const currentCpu = status?.currentCPUUtilizationPercentage;
   const obj: Obj = {
@@ -92,8 +93,9 @@ const SPEC_TO_BETA2: Record<string, (s: Obj) => Obj> = {
 const SPEC_TO_BETA1: Record<string, (s: Obj) => Obj> = {
   Resource: (s) => defined({ name: s.name, targetAverageUtilization: s.target?.averageUtilization, targetAverageValue: s.target?.averageValue }),
   ContainerResource: (s) => defined({ name: s.name, container: s.container, targetAverageUtilization: s.target?.averageUtilization, targetAverageValue: s.target?.averageValue }),
-  Pods: (s) => defined({ metricName: s.metric?.name, selector: s.metric?.selector, targetAverageValue: s.target?.averageValue }),
-  Object: (s) => defined({ target: s.describedObject, metricName: s.metric?.name, selector: s.metric?.selector, targetValue: s.target?.value, averageValue: s.target?.averageValue }),
+  // Keys in v1's field order: the annotation's JSON reads as upstream writes it.
+  Pods: (s) => defined({ metricName: s.metric?.name, targetAverageValue: s.target?.averageValue, selector: s.metric?.selector }),
+  Object: (s) => defined({ target: s.describedObject, metricName: s.metric?.name, targetValue: s.target?.value, selector: s.metric?.selector, averageValue: s.target?.averageValue }),
   External: (s) => defined({ metricName: s.metric?.name, metricSelector: s.metric?.selector, targetValue: s.target?.value, targetAverageValue: s.target?.averageValue }),
 };
 const current = (value: unknown, averageValue: unknown, averageUtilization: unknown) => defined({ value, averageValue, averageUtilization });
@@ -107,8 +109,8 @@ const STATUS_TO_BETA2: Record<string, (s: Obj) => Obj> = {
 const STATUS_TO_BETA1: Record<string, (s: Obj) => Obj> = {
   Resource: (s) => defined({ name: s.name, currentAverageUtilization: s.current?.averageUtilization, currentAverageValue: s.current?.averageValue }),
   ContainerResource: (s) => defined({ name: s.name, container: s.container, currentAverageUtilization: s.current?.averageUtilization, currentAverageValue: s.current?.averageValue }),
-  Pods: (s) => defined({ metricName: s.metric?.name, selector: s.metric?.selector, currentAverageValue: s.current?.averageValue }),
-  Object: (s) => defined({ target: s.describedObject, metricName: s.metric?.name, selector: s.metric?.selector, currentValue: s.current?.value, averageValue: s.current?.averageValue }),
+  Pods: (s) => defined({ metricName: s.metric?.name, currentAverageValue: s.current?.averageValue, selector: s.metric?.selector }),
+  Object: (s) => defined({ target: s.describedObject, metricName: s.metric?.name, currentValue: s.current?.value, selector: s.metric?.selector, averageValue: s.current?.averageValue }),
   External: (s) => defined({ metricName: s.metric?.name, metricSelector: s.metric?.selector, currentValue: s.current?.value, currentAverageValue: s.current?.averageValue }),
 };
 

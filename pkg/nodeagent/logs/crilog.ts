@@ -11,6 +11,8 @@ export interface LogOptions {
   timestamps: boolean;
   /** At most this many bytes are sent. */
   limitBytes?: number;
+  /** Only the lines of this stream (stdout or stderr; attach follows each apart). */
+  stream?: string;
 }
 
 export interface LogLine {
@@ -46,6 +48,7 @@ export function tailStart(text: string, n: number): number {
 /** What one log line becomes for the reader: its content (after its time with --timestamps), or "" when --since leaves it out. */
 export function formatLine(l: LogLine, o: LogOptions): string {
   if (o.sinceMs !== undefined && Date.parse(l.time) < o.sinceMs) return "";
+  if (o.stream && l.stream !== o.stream) return "";
   return o.timestamps ? `${l.time} ${l.content}` : l.content;
 }
 

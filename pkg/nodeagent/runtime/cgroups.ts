@@ -1,8 +1,9 @@
 // Resource limits through cgroups, under a `kite` folder inside the agent's own cgroup (so a supervisor
 // that limits the agent limits its pods too): one cgroup per pod (pids.max from --pod-max-pids) and one
 // per container run below it (memory limit: the kernel OOM-kills past it; cpu limit: a CFS quota over
-// upstream's 100 ms period). cgroup v1 (memory, cpu, pids hierarchies at /sys/fs/cgroup/<controller>)
-// and v2 (unified, when /sys/fs/cgroup/cgroup.controllers exists).
+// upstream's 100 ms period). cgroup v1 (memory, cpu, pids hierarchies at /sys/fs/cgroup/<controller>,
+// and cpuacct where mounted, which only counts: the resource metrics' cpu time) and v2 (unified, when
+// /sys/fs/cgroup/cgroup.controllers exists).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -58,6 +59,9 @@ export class Cgroups {
       } else {
         for (const c of CONTROLLERS) {
           if (!existsSync(join(ROOT, c))) return `cgroup v1 controller ${c} is not mounted at ${join(ROOT, c)}`;
+        }
+        // cpuacct only counts (the resource metrics' cpu time): used where it is mounted
+        for (const c of [...CONTROLLERS, ...(existsSync(join(ROOT, "cpuacct")) ? ["cpuacct"] : [])]) {
           const base = join(ROOT, c, own.get(c) ?? "/", "kite");
           mkdirSync(base, { recursive: true });
           bases.set(c, base);

@@ -51,6 +51,7 @@ export function containerConfig(pod: Obj, c: Obj, rootDir: string, restartCount:
       mounts: inputs.mounts,
       hostname: podHostname(pod),
       limits: containerLimits(c),
+      ...(c.stdin ? { stdin: c.stdinOnce ? "once" as const : "keep" as const } : {}),
     },
   };
 }

@@ -92,7 +92,7 @@ while (%s) {
 
 const libc = dlopen("libc.so.6", { mkfifo: { args: [FFIType.cstring, FFIType.u32], returns: FFIType.i32 } });
 
-function mkfifo(path: string): void {
+export function mkfifo(path: string): void {
   rmSync(path, { force: true });
   if (libc.symbols.mkfifo(Buffer.from(`${path}\0`), 0o600) !== 0) throw new Error(`mkfifo ${path}: failed`);
 }

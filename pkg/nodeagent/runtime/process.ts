@@ -4,6 +4,7 @@
 // still matches the record (a recycled pid is left alone).
 import type { Subprocess } from "bun";
 import type { Limits } from "./cgroups.ts";
+import type { ContainerStdin } from "./stdin.ts";
 import { isSame, readExit, readPid, type PidRecord } from "./records.ts";
 
 /** Docker's default PATH: a container's environment does not inherit the agent's. */
@@ -23,7 +24,11 @@ export interface ProcessSpec {
   /** The container's UTS hostname (with namespaces). */
   hostname?: string;
   limits?: Limits;
+  /** A stdin kept open for attach (spec.stdin): `once` closes it when the first attach ends (stdinOnce). */
+  stdin?: StdinMode;
 }
+
+export type StdinMode = "keep" | "once";
 
 export interface ProcessExit {
   /** The code, or 128 + the signal's number when a signal ended it (as a shell reports). */
@@ -49,10 +54,11 @@ export class ContainerProcess {
   private pollMs = POLL_MS;
 
   /** `shim` when this agent started the run (its end is then known at once), else adopted. */
-  constructor(readonly id: string, private readonly prefix: string, readonly startedAt: Date, shim?: Subprocess) {
+  constructor(readonly id: string, private readonly prefix: string, readonly startedAt: Date, shim?: Subprocess, readonly stdin?: ContainerStdin) {
     // an adopted run that ended while no agent watched is known at once
     this.exit = shim ? undefined : this.recordedExit();
     this.exited = this.exit ? Promise.resolve(this.exit) : this.watch(shim).then((e) => (this.exit = e));
+    void this.exited.then(() => stdin?.close());
   }
 
   private recordedExit(): ProcessExit | undefined {

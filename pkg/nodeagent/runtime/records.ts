@@ -16,6 +16,8 @@ export interface ContainerRecord {
   graceSeconds: number;
   /** The cgroup folders of the run (removed once it is over). */
   cgroups: string[];
+  /** The run's stdin FIFO (`${prefix}.stdin`) and how long it stays open, for a container with spec.stdin. */
+  stdin?: "keep" | "once";
 }
 
 /** The run's process as the shim recorded it; starttimes are /proc/<pid>/stat's field 22 (clock ticks since boot). */
@@ -88,7 +90,7 @@ export function readExit(prefix: string): ExitRecord | undefined {
 }
 
 export function removeRun(prefix: string): void {
-  for (const ext of [".pid", ".exit", ".err"]) rmSync(`${prefix}${ext}`, { force: true });
+  for (const ext of [".pid", ".exit", ".err", ".stdin"]) rmSync(`${prefix}${ext}`, { force: true });
 }
 
 /** /proc/<pid>/stat's start time, or undefined when no such process runs (a zombie does not). */

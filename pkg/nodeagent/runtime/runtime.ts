@@ -12,7 +12,8 @@ import { Cgroups } from "./cgroups.ts";
 import { ContainerProcess, DEFAULT_PATH, type ProcessSpec } from "./process.ts";
 import { containerDir, podDir, podRecords, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
 import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
-import { containerOutput } from "./output.ts";
+import { containerOutput, mkfifo } from "./output.ts";
+import { ContainerStdin } from "./stdin.ts";
 import { shimArgv } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
 
@@ -60,7 +61,7 @@ export class ProcessRuntime {
     const hex = randomBytes(32).toString("hex");
     const cgroups = typeof this.cgroups === "string" ? [] : this.cgroups.createRun(uid, hex, spec.limits ?? {});
     const startedAt = new Date();
-    const record: ContainerRecord = { ...r, containerID: `${RUNTIME_SCHEME}://${hex}`, startedAt: startedAt.toISOString(), cgroups };
+    const record: ContainerRecord = { ...r, containerID: `${RUNTIME_SCHEME}://${hex}`, startedAt: startedAt.toISOString(), cgroups, ...(spec.stdin ? { stdin: spec.stdin } : {}) };
     const previous = readRecord(dir);
     writeRecord(dir, record);
     if (previous) this.endRun(dir, previous);
@@ -68,20 +69,28 @@ export class ProcessRuntime {
     const ns = !!this.sandbox.unshare;
     const argv = shimArgv(this.sandbox.sh, this.sandbox.setsid, {
       prefix, workingDir: spec.workingDir, argv: spec.argv, mounts: spec.mounts,
-      hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups,
+      hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin,
     });
     // unshare without --fork: the shim itself gets the new mount/UTS/IPC namespaces, its first child the PID one
     const wrap = ns ? [...(spec.netns ? [this.sandbox.nsenter!, `--net=${spec.netns}`] : []), this.sandbox.unshare!, "--mount", "--uts", "--ipc", "--pid", "--propagation", "private"] : [];
     // the container's output goes to its stamper (output.ts), never through the agent
     const out = containerOutput(spec.logPath);
+    let stdin: ContainerStdin | undefined;
     let shim: Subprocess;
     try {
-      shim = Bun.spawn([...wrap, ...argv], { env: spec.env, stdin: "ignore", stdout: out.stdout, stderr: out.stderr, detached: true });
+      if (spec.stdin) {
+        mkfifo(`${prefix}.stdin`);
+        stdin = new ContainerStdin(`${prefix}.stdin`, spec.stdin);
+      }
+      shim = Bun.spawn([...wrap, ...argv], { env: spec.env, stdin: stdin?.descriptor ?? "ignore", stdout: out.stdout, stderr: out.stderr, detached: true });
+    } catch (e) {
+      stdin?.close();
+      throw e;
     } finally {
       out.close();
     }
     shim.unref();
-    return { proc: new ContainerProcess(record.containerID, prefix, startedAt, shim), record };
+    return { proc: new ContainerProcess(record.containerID, prefix, startedAt, shim, stdin), record };
   }
 
   /** The files and cgroups of a finished run go; its record's successor keeps what the status needs. */
@@ -102,7 +111,8 @@ export class ProcessRuntime {
     // a shim started just before the last agent died may not have written its record yet
     for (let i = 0; i < 20 && !readPid(prefix) && !readExit(prefix); i++) await Bun.sleep(50);
     if (!readPid(prefix) && !readExit(prefix)) return { record };
-    return { record, proc: new ContainerProcess(record.containerID, prefix, new Date(record.startedAt)) };
+    const stdin = readExit(prefix) ? undefined : ContainerStdin.reopen(`${prefix}.stdin`, record.stdin);
+    return { record, proc: new ContainerProcess(record.containerID, prefix, new Date(record.startedAt), undefined, stdin) };
   }
 
   /** Removes the run's cgroups once it has ended (the shim cannot: its PID namespace is gone). */

@@ -14,11 +14,12 @@ read -r s < /proc/self/stat; stat_start "$s"; shim="${"${s%% *}"} $START"
 # its own tools come from the usual places whatever PATH the container's environment sets
 [ -z "${"${PATH+x}"}" ] || cpath=$PATH
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-rec=$1 wd=$2 host=$3 setsid=$4 ns=$5 n=$6; shift 6
+rec=$1 wd=$2 host=$3 setsid=$4 ns=$5 stdin=$6 n=$7; shift 7
 cgs=
 while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
 (
-  exec < /dev/null
+  # stdin for attach: the run's FIFO, read-only (its writers are the agent, and with "keep" this shim)
+  if [ "$stdin" = none ]; then exec < /dev/null; else exec < "$rec.stdin"; fi
   fail() { echo "$1" > "$rec.err"; echo "$1" >&2; exit 128; }
   read -r s < /proc/self/stat; stat_start "$s"; p=${"${s%% *}"}
   for c in $cgs; do echo 0 > "$c/cgroup.procs" || fail "cannot join the cgroup $c"; done
@@ -42,6 +43,7 @@ while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
   exec "$setsid" -- "$0" -c 'echo "$1" > "$2"; shift 2; exec "$@"' - "$p $START $shim" "$rec.pid" "$@"
 ) &
 c=$!
+[ "$stdin" != once ] || exec < /dev/null
 wait $c; code=$?
 kill -s KILL -- -$c 2>/dev/null
 for c in $cgs; do while read -r p; do kill -s KILL "$p"; done < "$c/cgroup.procs"; done 2>/dev/null
@@ -65,12 +67,13 @@ export interface ShimRun {
   hostname?: string;
   namespaces: boolean;
   cgroups: string[];
+  stdin?: "keep" | "once";
 }
 
 /** The command line that starts a run: `sh -c SCRIPT` with the run's parameters as positional arguments. */
 export function shimArgv(sh: string, setsid: string, r: ShimRun): string[] {
   return [
-    sh, "-c", SCRIPT, sh, r.prefix, r.workingDir, r.hostname ?? "", setsid, r.namespaces ? "ns" : "plain",
+    sh, "-c", SCRIPT, sh, r.prefix, r.workingDir, r.hostname ?? "", setsid, r.namespaces ? "ns" : "plain", r.stdin ?? "none",
     String(r.cgroups.length), ...r.cgroups,
     String(r.mounts.length), ...r.mounts.flatMap((m) => [m.hostPath, m.containerPath, m.readOnly ? "ro" : "rw"]),
     ...r.argv,

@@ -1,5 +1,6 @@
 // The agent's listeners, as the kubelet's: --port (HTTPS, authenticated and authorized: /healthz, /pods,
-// /containerLogs, /exec, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
+// /containerLogs, /exec, /attach, /portForward, and Kite's submission source: POST /pods, DELETE /pods/{namespace}/{name}), --read-only-port (plain HTTP, no authentication: /healthz, /pods) and --healthz-port
+// — both of the first also the resource metrics: /stats/summary, /metrics/resource (../stats/)
 // (plain HTTP: /healthz only).
 import { hostname } from "node:os";
 import type { Server } from "bun";
@@ -7,9 +8,13 @@ import { Health } from "../../api/health.ts";
 import type { ClientConfig } from "../../client/kubeconfig.ts";
 import { type Listener, serveOn, serveTLS, servingPair } from "../../serving/secure.ts";
 import { AgentAuth } from "./auth.ts";
+import { attachRequest } from "./attach.ts";
 import { execRequest } from "./exec.ts";
+import { portForwardRequest } from "./portforward.ts";
 import { type AgentPods, containerLogs, podList, submitPods, withdrawPod } from "./handlers.ts";
 import type { AgentServingOptions } from "./options.ts";
+import { resourceMetrics } from "../stats/resource.ts";
+import { CpuRates, summary } from "../stats/summary.ts";
 
 const notFound = () => new Response("404 page not found\n", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
 
@@ -22,6 +27,8 @@ export class AgentServers {
   port = 0;
   readOnlyPort?: number;
   healthzPort?: number;
+  private readonly rates = new CpuRates();
+  private readonly startTime = new Date().toISOString().replace(/\.\d+Z$/, "Z");
 
   /** `synced()`: the agent has its pods (upstream's syncloop check). */
   constructor(private readonly o: AgentServingOptions, private readonly api: ClientConfig, private readonly nodeName: string,
@@ -40,11 +47,23 @@ export class AgentServers {
       if (withLogs && req.method === "POST" && (path === "/pods" || path === "/pods/")) return submitPods(this.view, req);
       if (withLogs && req.method === "DELETE" && path.startsWith("/pods/")) return withdrawPod(this.view, path);
       if (withLogs && server && path.startsWith("/exec/") && (req.method === "GET" || req.method === "POST")) return execRequest(this.view, path, url.searchParams, req, server);
+      if (withLogs && server && path.startsWith("/attach/") && (req.method === "GET" || req.method === "POST")) return attachRequest(this.view, path, url.searchParams, req, server);
+      if (withLogs && server && path.startsWith("/portForward/") && (req.method === "GET" || req.method === "POST")) return portForwardRequest(this.view, path, url.searchParams, req, server);
       if (req.method !== "GET") return notFound();
       if (path === "/pods" || path === "/pods/") return podList(this.view);
       if (withLogs && path.startsWith("/containerLogs/")) return containerLogs(this.view, path, url.searchParams);
+      if (path === "/stats/summary") return Response.json(this.summary());
+      if (path === "/metrics/resource") return new Response(resourceMetrics(this.summaryOrNone(), Date.now()), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } });
       return notFound();
     };
+  }
+
+  private summary() {
+    return summary(this.nodeName, this.view.rootDir, this.view.workers(), this.rates, this.startTime);
+  }
+
+  private summaryOrNone() {
+    try { return this.summary(); } catch { return undefined; }
   }
 
   /** Listens on every configured port; a port that cannot be had throws one line (StartupError). */

@@ -46,6 +46,10 @@ export const CLUSTER_ROLES: Obj[] = [
     r(READ, "policy", "poddisruptionbudgets poddisruptionbudgets/status"),
     r(READ, "networking.k8s.io", "ingresses ingresses/status networkpolicies"),
   ], { labels: { [AGGREGATE_TO("view")]: "true" } }),
+  // metrics-server's role (Kite serves metrics.k8s.io itself): `kubectl top` for whoever may view
+  clusterRole("system:aggregated-metrics-reader", [r(READ, "metrics.k8s.io", "pods nodes")], {
+    labels: { [AGGREGATE_TO("admin")]: "true", [AGGREGATE_TO("edit")]: "true", [AGGREGATE_TO("view")]: "true" },
+  }),
   clusterRole("system:auth-delegator", [
     r("create", "authentication.k8s.io", "tokenreviews"),
     r("create", "authorization.k8s.io", "subjectaccessreviews"),

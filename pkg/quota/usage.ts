@@ -1,10 +1,13 @@
-// What ResourceQuota counts: each object's usage (object counts, a pod's compute resources, a claim's
-// storage, a Service's node ports and load balancers) and whether a quota's scopes cover a pod.
-import type { Obj, ResourceDef } from "../registry/types.ts";
-import { podQOSClass } from "../registry/qos.ts";
+// What ResourceQuota counts (the admission plugin and the resourcequota controller alike): each object's
+// usage (object counts, a pod's compute resources, a claim's storage, a Service's node ports and load
+// balancers) and whether a quota's scopes cover a pod.
+import { podQOSClass } from "../util/podqos.ts";
 import { podResources, value } from "./resources.ts";
 
+type Obj = Record<string, any>;
 export type Usage = Record<string, number>;
+/** What names a counted type: its group, plural and kind. */
+export interface QuotaType { group: string; plural: string; kind: string }
 
 /** The short names upstream counts some resources by (the rest as count/<resource>.<group>). */
 const LEGACY_COUNTS: Record<string, string> = {
@@ -12,12 +15,12 @@ const LEGACY_COUNTS: Record<string, string> = {
   resourcequotas: "resourcequotas", persistentvolumeclaims: "persistentvolumeclaims",
 };
 
-const countName = (def: ResourceDef) => `count/${def.group ? `${def.plural}.${def.group}` : def.plural}`;
+const countName = (def: QuotaType) => `count/${def.group ? `${def.plural}.${def.group}` : def.plural}`;
 
 /** A pod that has finished uses nothing. */
 export const podCounts = (pod: Obj) => pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed";
 
-export function usageOf(def: ResourceDef, obj: Obj): Usage {
+export function usageOf(def: QuotaType, obj: Obj): Usage {
   const u: Usage = { [countName(def)]: 1 };
   const legacy = def.group === "" ? LEGACY_COUNTS[def.plural] : undefined;
   if (legacy) u[legacy] = 1;
@@ -45,7 +48,7 @@ export function usageOf(def: ResourceDef, obj: Obj): Usage {
 export const COMPUTE = ["requests.cpu", "requests.memory", "limits.cpu", "limits.memory", "cpu", "memory"];
 
 /** Does a quota with these scopes track this pod (non-pods are tracked only by unscoped quotas)? */
-export function inScope(quota: Obj, def: ResourceDef, obj: Obj): boolean {
+export function inScope(quota: Obj, def: QuotaType, obj: Obj): boolean {
   const scopes: string[] = quota.spec?.scopes ?? [];
   if (!scopes.length) return true;
   if (!(def.group === "" && def.kind === "Pod")) return false;

@@ -1,9 +1,9 @@
 // Resource lists as LimitRanger and ResourceQuota read them: a pod's requests and limits, summed over
 // its containers as upstream sums them, and quantities printed back.
-import type { Obj } from "../registry/types.ts";
 import { parseQuantity } from "../util/quantity.ts";
 
 export type ResourceList = Record<string, string>;
+type Obj = Record<string, any>;
 
 export const value = (q: unknown) => parseQuantity(q) ?? 0;
 

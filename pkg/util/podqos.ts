@@ -1,8 +1,9 @@
 // A pod's QoS class, as upstream's GetPodQOS computes it when the pod is created: from the cpu and memory
 // requests and limits of all its containers (init containers too), after defaulting (a limit without a
 // request has become the request).
-import { parseQuantity } from "../util/quantity.ts";
-import type { Obj } from "./types.ts";
+import { parseQuantity } from "./quantity.ts";
+
+type Obj = Record<string, any>;
 
 const QOS_RESOURCES = ["cpu", "memory"];
 
