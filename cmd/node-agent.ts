@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { strict } from "../pkg/cli/args.ts";
 import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
 import { NODE_AGENT_ARGS, NOT_BUILT } from "../pkg/nodeagent/flags.ts";
-import { nodeAgentOptions, withConfigFile } from "../pkg/nodeagent/options.ts";
+import { API_MAX_IN_FLIGHT, nodeAgentOptions, withConfigFile } from "../pkg/nodeagent/options.ts";
 import { runUntilSignal, startOrExit } from "./component.ts";
 
 const ARGS = { ...NODE_AGENT_ARGS, ...COMPONENT_ARGS };
@@ -24,7 +24,7 @@ export default defineCommand({
     const { Transport } = await import("../pkg/client/transport.ts");
     const { runNodeAgent } = await import("../pkg/nodeagent/agent.ts");
     const limit = o.kubeAPIQPS > 0 ? { qps: o.kubeAPIQPS, burst: Math.max(1, o.kubeAPIBurst) } : {};
-    const client = await startOrExit(async () => new Client(new Transport({ ...(await loadClientConfig({ kubeconfig: o.kubeconfig })), ...limit })));
+    const client = await startOrExit(async () => new Client(new Transport({ ...(await loadClientConfig({ kubeconfig: o.kubeconfig })), ...limit, maxInFlight: API_MAX_IN_FLIGHT })));
     await runUntilSignal((signal) => runNodeAgent(o, client, signal), "shutting down (the pods keep running)");
   }),
 });

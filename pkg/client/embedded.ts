@@ -11,7 +11,7 @@ export interface EmbeddedTarget {
   key: string;
 }
 
-/** A client for `target`; `limits` sets a client-side rate limit (the scheduler's qps and burst). */
-export function embeddedClient(target: EmbeddedTarget, limits: Pick<ClientConfig, "qps" | "burst"> = {}): Client {
-  return new Client(new Transport({ ...target, ...limits, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
+/** A client for `target`, not rate-limited (the API server it talks to is in the same process). */
+export function embeddedClient(target: EmbeddedTarget, settings: Pick<ClientConfig, "maxInFlight"> = {}): Client {
+  return new Client(new Transport({ ...target, ...settings, insecure: false, namespace: "default", explicitNamespace: false, source: "kite up", cacheDir: "" }));
 }

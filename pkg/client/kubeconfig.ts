@@ -44,6 +44,12 @@ export interface ClientConfig {
   /** Client-side rate limit (--kube-api-qps / --kube-api-burst); unset means none, as the CLI runs. */
   qps?: number;
   burst?: number;
+  /**
+   * At most this many requests waiting for their answer's headers at once (unset: no limit). Each request
+   * in flight over HTTP/1.1 holds a connection of its own: a burst of hundreds would open (and pay the TLS
+   * handshake of) as many; a few connections kept alive serve it as fast.
+   */
+  maxInFlight?: number;
 }
 
 type Dict = Record<string, any>;

@@ -25,6 +25,9 @@ export class Transport {
   private readonly tls: Record<string, unknown>;
   /** Set when config.qps is: what every request waits on. */
   readonly rateLimiter?: TokenBucket;
+  /** Requests waiting for a place when config.maxInFlight are in flight. */
+  private readonly waiting: (() => void)[] = [];
+  private inFlight = 0;
 
   constructor(readonly config: ClientConfig) {
     // client-go's default burst when only qps is given is 10; a burst below 1 could never send.
@@ -78,11 +81,15 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       if (this.rateLimiter) await this.rateLimiter.wait(init.signal);
+      const limited = this.config.maxInFlight !== undefined;
+      if (limited) await this.enter();
       try {
         res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal: init.signal, tls: this.tls } as RequestInit);
       } catch (e) {
         if ((e as Error)?.name === "AbortError") throw e;
         throw new ConnectionError(this.config.server, this.config.source, e);
+      } finally {
+        if (limited) this.leave();
       }
       if (this.onWarning) for (const w of warningsOf(res.headers)) this.onWarning(w);
       if (res.ok) return res;
@@ -94,6 +101,18 @@ export class Transport {
       }
       throw errorFromResponse(res.status, text);
     }
+  }
+
+  private async enter(): Promise<void> {
+    if (this.inFlight >= this.config.maxInFlight!) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.inFlight++;
+  }
+
+  /** The place goes to the next waiting request (the count stays), or is freed. */
+  private leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight--;
   }
 
   /** A request whose answer is JSON, or the binary form when the Accept header allowed it. */

@@ -127,7 +127,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const stopLeftover = async (uid: string, grace?: number) => {
     await runtime.stopRecorded(uid, grace);
     const dir = volumesDir(o.rootDir, uid);
-    unmountUnder(dir);
+    await unmountUnder(dir);
     rmSync(dir, { recursive: true, force: true });
     runtime.forget(uid);
   };
@@ -138,7 +138,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await w.terminate(grace);
     // a run recorded by an earlier agent that the worker had not taken over yet (volumes still pending) stops too
     await runtime.stopRecorded(uid, grace);
-    w.removeVolumes();
+    await w.removeVolumes();
     await w.tearDownNetwork();
     runtime.forget(uid);
     await writeStatus(w);

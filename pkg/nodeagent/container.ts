@@ -220,7 +220,7 @@ export class ContainerRunner {
 
   /** One run of the process, to its terminated state. */
   private async runOnce(spec: ProcessSpec): Promise<{ terminated: Obj; run?: Run }> {
-    const messageFile = createTerminationFile(spec.logPath, this.restartCount);
+    const messageFile = await createTerminationFile(spec.logPath, this.restartCount);
     spec.env = { ...spec.env, [TERMINATION_MESSAGE_ENV]: messageFile };
     let started: { proc: ContainerProcess; record: ContainerRecord };
     try {
@@ -259,6 +259,8 @@ export class ContainerRunner {
     // what a probe or hook still runs when the container ends goes with it
     void proc.exited.then(() => { run.gone = true; abort.abort(); });
 
+    // exec hooks and probes enter the container through its recorded process: the first ones wait for it
+    if (fresh) await proc.started();
     const postStart = fresh ? this.spec.lifecycle?.postStart : undefined;
     if (postStart && !run.gone && !this.stopping) {
       // the pod's status says ContainerCreating while a hook runs, however long it takes

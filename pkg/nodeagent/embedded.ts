@@ -4,7 +4,7 @@
 import { embeddedClient, type EmbeddedTarget } from "../client/embedded.ts";
 import { runNodeAgent } from "./agent.ts";
 import { NODE_AGENT_ARGS } from "./flags.ts";
-import { nodeAgentOptions } from "./options.ts";
+import { API_MAX_IN_FLIGHT, nodeAgentOptions } from "./options.ts";
 
 export interface EmbeddedAgentExtras {
   /** The service proxy's own identity (system:kube-proxy); the node's when absent. */
@@ -17,6 +17,6 @@ export interface EmbeddedAgentExtras {
 export function runEmbeddedNodeAgent(target: EmbeddedTarget, flags: Record<string, string>, signal: AbortSignal, extras: EmbeddedAgentExtras = {}): Promise<void> {
   const defaults: Record<string, unknown> = Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as { default?: unknown }).default]));
   const o = { ...nodeAgentOptions({ ...defaults, ...flags }, []), stopPodsOnExit: true, onPodNetwork: extras.onPodNetwork };
-  const client = embeddedClient(target);
+  const client = embeddedClient(target, { maxInFlight: API_MAX_IN_FLIGHT });
   return runNodeAgent(o, client, signal, extras.proxy ? embeddedClient(extras.proxy) : client);
 }

@@ -13,6 +13,9 @@ import { type AgentServingOptions, servingOptions } from "./server/options.ts";
 
 export interface Taint { key: string; value?: string; effect: string }
 
+/** The agent's requests in flight at once (the rest wait): a burst of pods' writes reuses a few kept-alive connections. */
+export const API_MAX_IN_FLIGHT = 16;
+
 export interface NodeAgentOptions {
   kubeconfig?: string;
   nodeName: string;

@@ -2,7 +2,8 @@
 // another, each to completion, then the containers together), its status, its stop. The agent creates
 // one per pod uid and calls terminate() when it is deleted.
 import { consola } from "consola";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "../client/client.ts";
 import type { CoreEventRecorder } from "../client/corev1events.ts";
@@ -28,6 +29,11 @@ import { ApiObjects } from "./volumes/objects.ts";
 
 /** upstream's pod worker waits 10 s after a failed sync before the next (a shorter --sync-frequency wins). */
 const RETRY_MS = 10_000;
+/**
+ * How long a new pod's first status (Pending, its containers ContainerCreating) waits for something to
+ * say: a pod whose containers start (or fail to) within it gets one status write instead of two.
+ */
+const FIRST_STATUS_WAIT_MS = 1000;
 
 export interface PodWorkerContext {
   rootDir: string;
@@ -61,9 +67,11 @@ export class PodWorker {
   /** Set when the agent evicts the pod: it is Failed with this reason and message from then on. */
   evicted?: { reason: string; message: string };
   private pending = false;
-  private resolvConfWritten = false;
+  private firstStatus?: ReturnType<typeof setTimeout>;
+  private resolvConfWritten?: Promise<void>;
   private network?: PodNetwork;
   private networkSetUp?: Promise<void>;
+  private volumesSetUp?: Promise<boolean>;
 
   /** Records an event about the pod. */
   readonly record: RecordEvent;
@@ -85,6 +93,7 @@ export class PodWorker {
   private get retryMs(): number { return Math.min(RETRY_MS, this.ctx.syncFrequencyMs); }
 
   private changed = () => {
+    clearTimeout(this.firstStatus);
     if (this.pending) return;
     this.pending = true;
     // after this macrotask: a start that resolves its env and volumes without I/O is one write, not two
@@ -104,12 +113,13 @@ export class PodWorker {
     for (const c of this.pod.spec.initContainers ?? []) this.initContainers.push(new ContainerRunner(this.pod, c, ctx, true));
     for (const c of this.pod.spec.containers ?? []) this.containers.push(new ContainerRunner(this.pod, c, ctx));
     this.networkSetUp = this.setUpNetwork(ctx);
-    void Promise.all([this.prepareVolumes(), this.networkSetUp]).then(([ready]) => {
+    this.volumesSetUp = this.prepareVolumes();
+    void Promise.all([this.volumesSetUp, this.networkSetUp]).then(([ready]) => {
       if (!ready || this.stopped.signal.aborted) return;
       void this.run();
       if (this.volumes.syncs) void this.syncVolumes();
     });
-    this.changed();
+    this.firstStatus = setTimeout(this.changed, FIRST_STATUS_WAIT_MS);
   }
 
   /** Init containers in order, each until it succeeded (a failure under restartPolicy Never fails the pod), then the containers. */
@@ -175,7 +185,7 @@ export class PodWorker {
       serviceEnv: serviceEnv(services, pod.metadata.namespace, pod.spec.enableServiceLinks !== false),
       warn: (reason, message) => { consola.warn(`pod ${this.key}: ${reason}: ${message}`); this.record("Warning", reason, message); },
     });
-    return { env, mounts: [...this.resolvConfMounts(), ...containerMounts(c, this.volumes.prepared, env)] };
+    return { env, mounts: [...(await this.resolvConfMounts()), ...containerMounts(c, this.volumes.prepared, env)] };
   }
 
   private get resolvConfPath(): string { return join(podDir(this.ctx.rootDir, this.uid), "resolv.conf"); }
@@ -184,21 +194,25 @@ export class PodWorker {
    * The pod's /etc/resolv.conf per its dnsPolicy, written once as the sandbox's is, bind-mounted into each
    * container's mount namespace (none without mount namespaces: the host's file is what they see).
    */
-  private resolvConfMounts(): Mount[] {
+  private async resolvConfMounts(): Promise<Mount[]> {
     if (!this.ctx.runtime.sandbox.unshare) return [];
-    if (!this.resolvConfWritten) {
-      const { conf, events } = podResolvConf(this.pod as PodLike, this.ctx.dns);
-      for (const e of events) { consola.warn(`pod ${this.key}: ${e.reason}: ${e.message}`); this.record(e.type, e.reason, e.message); }
-      mkdirSync(podDir(this.ctx.rootDir, this.uid), { recursive: true });
-      writeFileSync(this.resolvConfPath, formatResolvConf(conf));
-      this.resolvConfWritten = true;
-    }
+    // once for all the pod's containers (written off the event loop); a failed write is tried again
+    this.resolvConfWritten ??= this.writeResolvConf().catch((e) => { this.resolvConfWritten = undefined; throw e; });
+    await this.resolvConfWritten;
     return [{ hostPath: this.resolvConfPath, containerPath: "/etc/resolv.conf", readOnly: false }];
+  }
+
+  private async writeResolvConf(): Promise<void> {
+    const { conf, events } = podResolvConf(this.pod as PodLike, this.ctx.dns);
+    for (const e of events) { consola.warn(`pod ${this.key}: ${e.reason}: ${e.message}`); this.record(e.type, e.reason, e.message); }
+    await mkdir(podDir(this.ctx.rootDir, this.uid), { recursive: true });
+    await writeFile(this.resolvConfPath, formatResolvConf(conf));
   }
 
   /** Stops every container (preStop, SIGTERM, SIGKILL after graceMs); resolves when all are gone. */
   terminate(graceMs: number): Promise<void> {
     this.stopped.abort();
+    clearTimeout(this.firstStatus);
     // every call reaches the containers: a later one with less time hastens a stop under way
     const stops = [...this.initContainers, ...this.containers].map((c) => c.stop(graceMs));
     this.terminating ??= Promise.all(stops).then(() => this.ctx.backoff.forget(`${this.uid}/`));
@@ -206,8 +220,10 @@ export class PodWorker {
   }
 
   /** After terminate(), when the pod is gone for good: its volume folders are unmounted and removed. */
-  removeVolumes(): void {
-    try { this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
+  async removeVolumes(): Promise<void> {
+    // a mount still under way when the pod stopped is undone too
+    await this.volumesSetUp;
+    try { await this.volumes.tearDown(); } catch (e) { consola.warn(`pod ${this.key}: failed to remove its volumes: ${(e as Error).message}`); }
     rmSync(this.resolvConfPath, { force: true });
   }
 

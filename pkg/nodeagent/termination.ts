@@ -6,7 +6,8 @@
 // container's folder of --root-dir (next to its log), and its path in the environment variable
 // KITE_TERMINATION_MESSAGE_PATH. (Where the runtime gives a container its own mount namespace, that file
 // is what belongs at terminationMessagePath.)
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parseCRILine, tailStart } from "./logs/crilog.ts";
 
@@ -21,10 +22,10 @@ const LOG_READ_BYTES = 256 * 1024;
 export const terminationFile = (logPath: string, restartCount: number) => join(dirname(logPath), `${restartCount}.termination-log`);
 
 /** The termination-message file of one run of a container, created empty. */
-export function createTerminationFile(logPath: string, restartCount: number): string {
+export async function createTerminationFile(logPath: string, restartCount: number): Promise<string> {
   const path = terminationFile(logPath, restartCount);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, "");
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, "");
   return path;
 }
 

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { parseCRILine } from "../../pkg/nodeagent/logs/crilog.ts";
 import { Cgroups } from "../../pkg/nodeagent/runtime/cgroups.ts";
 import { containerDir, isSame, readPid, readRecord, runPrefix, type PidRecord } from "../../pkg/nodeagent/runtime/records.ts";
-import { unmountUnder } from "../../pkg/nodeagent/volumes/tmpfs.ts";
+import { canMount, mountPointsUnder } from "../../pkg/nodeagent/volumes/tmpfs.ts";
 import { startComponent, type TestComponent, until } from "./component.ts";
 import { atCleanup, tempDir } from "./processes.ts";
 import { TEST_TOKEN, type TestServer } from "./server.ts";
@@ -82,7 +82,7 @@ export function stopContainers(rootDir: string): void {
   while (killed.some((p) => isSame(p.pid, p.start) || isSame(p.shimPid, p.shimStart)) && Date.now() < deadline) Bun.sleepSync(10);
   Cgroups.removeRun([...cgroups]);
   // memory-backed volumes of the pods left behind
-  unmountUnder(rootDir);
+  if (canMount()) for (const p of mountPointsUnder(rootDir)) Bun.spawnSync(["umount", p], { stdout: "ignore", stderr: "ignore" });
 }
 
 /** True while a process with this pid runs: a zombie (dead, not yet reaped by its new parent) is not. */

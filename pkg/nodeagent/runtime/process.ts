@@ -44,8 +44,8 @@ export interface ProcessExit {
 
 /** How often a process this agent did not start itself (adopted) is checked, and while it is being stopped. */
 const POLL_MS = 1000, STOPPING_POLL_MS = 100;
-/** How long a just-started shim may take to record the process. */
-const RECORD_WAIT_MS = 2000;
+/** How long a just-started shim may take to record the process, and how often that is looked at. */
+const RECORD_WAIT_MS = 2000, STARTED_POLL_MS = 10;
 
 export class ContainerProcess {
   /** Set once the run has ended. */
@@ -69,6 +69,14 @@ export class ContainerProcess {
   /** The container's pid (its process group's id) while it runs, once the shim has recorded it. */
   get pid(): number | undefined {
     return this.exit ? undefined : this.recorded()?.pid;
+  }
+
+  /**
+   * Resolves once the shim has recorded the container's process (it then runs the command, in its
+   * namespaces) or the run has ended, or after RECORD_WAIT_MS: what enters the container waits for it.
+   */
+  async started(): Promise<void> {
+    for (const until = Date.now() + RECORD_WAIT_MS; !this.exit && !readPid(this.prefix) && Date.now() < until;) await Bun.sleep(STARTED_POLL_MS);
   }
 
   /** The run's process, while it is the one recorded. */

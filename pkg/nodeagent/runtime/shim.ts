@@ -31,9 +31,10 @@ while [ "$n" -gt 0 ]; do cgs="$cgs $1"; shift; n=$((n - 1)); done
   fi
   n=$1; shift
   while [ "$n" -gt 0 ]; do
-    if [ -d "$1" ]; then mkdir -p -- "$2"; else mkdir -p -- "${"${2%/*}"}" && { [ -e "$2" ] || : > "$2"; }; fi || fail "cannot create the mount point $2"
-    mount --rbind -- "$1" "$2" || fail "cannot mount $1 at $2"
-    [ "$3" != ro ] || mount -o remount,bind,ro -- "$2" || fail "cannot make $2 read-only"
+    # a mount point that is there already costs no mkdir; a read-only one is bound and remounted by one mount
+    if [ -d "$1" ]; then [ -d "$2" ] || mkdir -p -- "$2"; else [ -e "$2" ] || { mkdir -p -- "${"${2%/*}"}" && : > "$2"; }; fi || fail "cannot create the mount point $2"
+    if [ "$3" = ro ]; then o="-o ro"; else o=; fi
+    mount --rbind $o -- "$1" "$2" || fail "cannot mount $1 at $2"
     shift 3; n=$((n - 1))
   done
   cd -- "$wd" || fail "cannot enter the working directory $wd"

@@ -43,6 +43,7 @@ export function volumesDir(rootDir: string, podUid: string): string {
 export class PodVolumes {
   /** Volumes set up so far, by name. */
   readonly prepared = new Map<string, PreparedVolume>();
+  private tornDown?: Promise<void>;
 
   constructor(private readonly pod: () => Obj, private readonly ctx: VolumeContext) {}
 
@@ -70,8 +71,8 @@ export class PodVolumes {
     const p = PROJECTIONS[kind], dir = join(this.dir, p.plugin, v.name);
     try {
       const payload = await p.payload(v[kind], { pod: this.pod(), objects: this.ctx.objects, allocatable: this.ctx.allocatable });
-      if (first && p.memory) setupTmpfs(dir);
-      else if (first) setupDir(dir);
+      if (first && p.memory) await setupTmpfs(dir);
+      else if (first) await setupDir(dir);
       writeAtomically(dir, payload);
     } catch (e) {
       throw setUpFailed(v.name, e);
@@ -85,8 +86,8 @@ export class PodVolumes {
     if (v.emptyDir) {
       const dir = join(this.dir, "kubernetes.io~empty-dir", v.name);
       try {
-        if (v.emptyDir.medium === "Memory") setupTmpfs(dir, v.emptyDir.sizeLimit);
-        else setupDir(dir);
+        if (v.emptyDir.medium === "Memory") await setupTmpfs(dir, v.emptyDir.sizeLimit);
+        else await setupDir(dir);
       } catch (e) { throw setUpFailed(v.name, e); }
       return { path: dir, readOnly: false };
     }
@@ -107,10 +108,14 @@ export class PodVolumes {
   }
 
   /** Unmounts and removes the pod's volume folders (a hostPath's or a PV's own folder is never touched). */
-  tearDown(): void {
-    this.ctx.objects.forget(this.pod().metadata.uid);
-    unmountUnder(this.dir);
-    rmSync(this.dir, { recursive: true, force: true });
-    this.prepared.clear();
+  tearDown(): Promise<void> {
+    // one teardown however many stops ask for it (a deletion and a stopping agent may both)
+    this.tornDown ??= (async () => {
+      this.ctx.objects.forget(this.pod().metadata.uid);
+      await unmountUnder(this.dir);
+      rmSync(this.dir, { recursive: true, force: true });
+      this.prepared.clear();
+    })();
+    return this.tornDown;
   }
 }

@@ -1,15 +1,18 @@
 // Folders of a pod's volumes, plain or memory-backed: emptyDir's setupDir (mode 0777) and setupTmpfs (a
 // tmpfs mounted on it, `size=` from sizeLimit), which only root may mount; and the unmounting of every
 // tmpfs under a pod's folder when the pod goes.
-import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { chmod, mkdir, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { consola } from "consola";
 import { parseQuantity } from "../../util/quantity.ts";
 
 export const canMount = () => process.getuid?.() === 0;
 
-export function setupDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  if ((statSync(dir).mode & 0o7777) !== 0o777) chmodSync(dir, 0o777);
+export async function setupDir(dir: string): Promise<void> {
+  // off the event loop: a busy disk's metadata writes would hold every other pod's start
+  await mkdir(dir, { recursive: true });
+  if (((await stat(dir)).mode & 0o7777) !== 0o777) await chmod(dir, 0o777);
 }
 
 /** The mount points at or under `dir`, deepest first (/proc/self/mountinfo escapes spaces as \040). */
@@ -19,28 +22,36 @@ export function mountPointsUnder(dir: string): string[] {
   return points.filter((p) => p === dir || p.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
 }
 
-function run(argv: string[]): void {
-  const r = Bun.spawnSync(argv, { stdout: "ignore", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`mount failed: exit status ${r.exitCode}\nMounting command: ${argv[0]}\nMounting arguments: ${argv.slice(1).join(" ")}\nOutput: ${r.stderr.toString().trim()}`);
+const mountFailed = (argv: string[], code: number | null, output: string) =>
+  new Error(`mount failed: exit status ${code}\nMounting command: ${argv[0]}\nMounting arguments: ${argv.slice(1).join(" ")}\nOutput: ${output.trim()}`);
+
+/** Runs a mount command without holding the event loop while it runs (a pod's start is not the agent's pause). */
+async function run(argv: string[]): Promise<void> {
+  const p = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const [output, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
+  if (code !== 0) throw mountFailed(argv, code, output);
 }
+
+/** A folder something is mounted on: its device differs from its parent's (no read of the whole mount table). */
+const isMountPoint = (dir: string) => statSync(dir).dev !== statSync(dirname(dir)).dev;
 
 let saidNoTmpfs = false;
 
 /** The folder, with a tmpfs on it when this agent may mount (else a plain folder, said once in the log). */
-export function setupTmpfs(dir: string, sizeLimit?: string): void {
-  setupDir(dir);
+export async function setupTmpfs(dir: string, sizeLimit?: string): Promise<void> {
+  await setupDir(dir);
   if (!canMount()) {
     if (!saidNoTmpfs) consola.warn("memory-backed volumes (emptyDir medium Memory, secret, projected) are plain folders: only root may mount a tmpfs");
     saidNoTmpfs = true;
     return;
   }
-  if (mountPointsUnder(dir).includes(dir)) return;
+  if (isMountPoint(dir)) return;
   const bytes = parseQuantity(sizeLimit);
-  run(["mount", "-t", "tmpfs", ...(bytes ? ["-o", `size=${Math.ceil(bytes)}`] : []), "tmpfs", dir]);
+  await run(["mount", "-t", "tmpfs", ...(bytes ? ["-o", `size=${Math.ceil(bytes)}`] : []), "tmpfs", dir]);
 }
 
 /** Unmounts every mount under `dir` (a pod's volumes folder) before it is removed. */
-export function unmountUnder(dir: string): void {
+export async function unmountUnder(dir: string): Promise<void> {
   if (!canMount()) return;
-  for (const p of mountPointsUnder(dir)) run(["umount", p]);
+  for (const p of mountPointsUnder(dir)) await run(["umount", p]);
 }
