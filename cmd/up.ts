@@ -60,6 +60,9 @@ export default defineCommand({
     // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
     const agentFlags: Record<string, string> = {
       "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "proxy-mode": a["proxy-mode"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
+      // the cluster's only node: room for a 100-replica Deployment's rolling update with 25 % surge (upstream's
+      // 110 is per node of a cluster of many), within the /24 of the default pod CIDR
+      "max-pods": "250",
       address: a["bind-address"], port: "0", "read-only-port": "0", "healthz-port": "0",
       "client-ca-file": join(pki, "ca.crt"), "anonymous-auth": "false", "authorization-mode": "AlwaysAllow",
       "cluster-domain": CLUSTER_DOMAIN,
