@@ -6,10 +6,8 @@ import {
 } from "../api/status.ts";
 import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
-import { ProtobufError, canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
-import { messageForKind } from "../protobuf/kinds.ts";
-import { type FieldCheck, checkFields, reportDropped } from "../fieldvalidation/index.ts";
-import { goTypeError } from "../fieldvalidation/typeerror.ts";
+import { canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtobuf } from "../protobuf/index.ts";
+import type { FieldCheck } from "../fieldvalidation/index.ts";
 import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
 import { type Selector, everything, parseFieldSelector } from "./selector.ts";
 import { type FieldCause, type Obj, type ResourceDef, type UpdateTarget, apiVersionOf } from "./types.ts";
@@ -19,6 +17,7 @@ import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
 import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
+import { checkBody } from "./body.ts";
 import { listCollection } from "./list.ts";
 import { watchCollection } from "./watch.ts";
 import { replaceContents, upgradeStored } from "./versions.ts";
@@ -122,7 +121,6 @@ export function now(): string {
 }
 const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join("");
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** What a generation bump watches: everything but metadata, and but status when status is its own subresource. */
 function specPart(o: Obj, statusApart: boolean): Obj {
@@ -565,66 +563,9 @@ export class ResourceStore {
     return { ...list, items: out.filter((x) => x !== undefined) };
   }
 
-  /**
-   * Body checks shared by create and update: object shape, kind, apiVersion, namespace, fields. `def`: a
-   * kind a subresource of this type takes instead (a ServiceAccount's TokenRequest).
-   */
+  /** Body checks shared by create and update (./body.ts); `def`: a kind a subresource takes instead. */
   checkBody(body: unknown, ns: string, fields?: FieldCheck, def: ResourceDef = this.def): Obj {
-    if (!isObject(body)) throw badRequest("the body of the request must be a JSON or YAML object");
-    const want = apiVersionOf(def);
-    if (body.kind !== undefined && body.kind !== def.kind) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(def.kind)}`);
-    }
-    if (body.apiVersion !== undefined && body.apiVersion !== want) {
-      throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${want})`);
-    }
-    if (body.metadata === undefined || body.metadata === null) body.metadata = {};
-    // upstream names the version alone here
-    const cannot = (what: string) => badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${what}`);
-    if (!isObject(body.metadata)) throw cannot("metadata must be an object");
-    const md = body.metadata;
-    for (const f of ["name", "generateName", "namespace", "resourceVersion", "uid"]) {
-      if (md[f] !== undefined && md[f] !== null && typeof md[f] !== "string") throw cannot(`metadata.${f} must be a string`);
-    }
-    for (const f of ["labels", "annotations"]) {
-      if (md[f] !== undefined && md[f] !== null && (!isObject(md[f]) || Object.values(md[f]).some((v) => typeof v !== "string"))) {
-        throw cannot(`metadata.${f} must be a map of strings`);
-      }
-    }
-    // kind and apiVersion lead, as upstream serializes them.
-    const { kind: _k, apiVersion: _a, ...rest } = body;
-    body = { kind: def.kind, apiVersion: want, ...rest };
-    const m = (body as Obj).metadata;
-    if (def.namespaced) {
-      if (m.namespace && m.namespace !== ns) {
-        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
-      }
-      m.namespace = ns;
-    } else delete m.namespace;
-    // Every field must have its type, as decoding into upstream's typed objects demands: a value of the
-    // wrong type stored once would break every later protobuf read and watch of the collection.
-    const plan = messageForKind(want, def.kind);
-    // a version without its own message is checked (and its unknown fields dropped) at its hub
-    const c = def.conversion;
-    if (!plan && c && messageForKind(apiVersionOf(c.hub), c.hub.kind)) {
-      return c.fromHub(this.checkBody(c.toHub(body as Obj), ns, fields, { ...def, ...c.hub, conversion: undefined }));
-    }
-    if (plan) {
-      // Unknown fields (at any depth) are dropped, as decoding into upstream's typed objects drops them.
-      const strict = checkFields(plan, body as Obj, fields);
-      try {
-        encodeProtobuf(body as Obj);
-      } catch (e) {
-        if (e instanceof ProtobufError) throw cannot(goTypeError(plan, body as Obj) ?? e.message.replace(/^cannot encode /, ""));
-        throw e;
-      }
-      // a value of the wrong type is the error upstream's decoding reports first
-      if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
-    } else if (def.strategy?.decode) {
-      const strict = reportDropped(def.strategy.decode(body as Obj), fields);
-      if (strict) throw fields?.patch ? badRequest(strict) : cannot(strict);
-    }
-    return body as Obj;
+    return checkBody(def, body, ns, fields);
   }
 
   /** Annotations of this hub that carry another version's status (pkg/convert rows' statusAnnotations). */
