@@ -26,6 +26,7 @@ export const CONTROLLER_ACCOUNTS: Record<string, string> = {
   replicaset: "replicaset-controller",
   replicationcontroller: "replication-controller",
   resourcequota: "resourcequota-controller",
+  service: "service-controller",
   serviceaccount: "service-account-controller",
   statefulset: "statefulset-controller",
   "ttl-after-finished": "ttl-after-finished-controller",

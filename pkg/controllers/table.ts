@@ -18,6 +18,7 @@ import { initPvcProtectionController } from "./pvcprotection.ts";
 import { initPvProtectionController } from "./pvprotection.ts";
 import { replicaSetController, replicationControllerController } from "./replicaset.ts";
 import { initResourceQuotaController } from "./resourcequota.ts";
+import { initServiceController } from "./service.ts";
 import { startServiceAccountController } from "./serviceaccount.ts";
 import { startServiceAccountTokenController } from "./serviceaccounttoken.ts";
 import { initStatefulSetController } from "./statefulset.ts";
@@ -45,6 +46,7 @@ export const CONTROLLERS: Record<string, ControllerEntry> = {
   replicaset: { init: replicaSetController, enabledByDefault: true },
   replicationcontroller: { init: replicationControllerController, enabledByDefault: true },
   resourcequota: { init: initResourceQuotaController, enabledByDefault: true },
+  service: { init: initServiceController, enabledByDefault: true },
   serviceaccount: { init: startServiceAccountController, enabledByDefault: true },
   "serviceaccount-token": { init: startServiceAccountTokenController, enabledByDefault: true },
   statefulset: { init: initStatefulSetController, enabledByDefault: true },
