@@ -49,6 +49,8 @@ async function seed(srv: TestServer) {
     metadata: { name: "e-v1" }, eventTime: "2021-04-08T12:00:00.000000Z", reportingController: "example.com/ctl", reportingInstance: "ctl-1",
     action: "Scheduling", reason: "Scheduled", type: "Normal", note: "n", regarding: { kind: "Pod", namespace: NS, name: "web", uid: "uid-web", apiVersion: "v1" },
   });
+  // a pod runs as an account that exists (the ServiceAccount admission plugin)
+  await create(`/api/v1/namespaces/${NS}/serviceaccounts`, { metadata: { name: "robot" } });
   await create(PODS, pod("p-node", { nodeName: "node-1", restartPolicy: "Never", serviceAccountName: "robot", schedulerName: "other" }));
   await create(PODS, pod("p-free"));
 }
