@@ -42,7 +42,13 @@ export interface InformerOptions extends Selection {
   minWatchTimeoutSeconds?: number;
   /** Rewrites each object before the store keeps it (client-go's TransformFunc), e.g. dropManagedFields. */
   transform?: (obj: Obj) => Obj;
+  /** Objects as PartialObjectMetadata (client-go's metadata informers): the metadata only, from the server. */
+  metadataOnly?: boolean;
 }
+
+/** What a metadata informer asks for: lists and watch events as upstream's metadata client asks. */
+const METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+const METADATA_WATCH = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
 /** A transform for components that never read field ownership: managedFields is most of a small object. */
 export function dropManagedFields(obj: Obj): Obj {
@@ -201,7 +207,7 @@ export class SharedInformer {
     do {
       const page = await this.client.list(this.resource, {
         ...this.selection(), limit: paged ? this.pageSize : undefined, continue: cont,
-        resourceVersion: cont ? undefined : rv || undefined, signal: this.abort.signal,
+        resourceVersion: cont ? undefined : rv || undefined, signal: this.abort.signal, accept: this.options.metadataOnly ? METADATA_LIST : undefined,
       });
       for (let obj of page.items ?? []) {
         if (this.options.transform) obj = this.options.transform(obj);
@@ -232,7 +238,7 @@ export class SharedInformer {
       try {
         const stream = this.client.watch(this.resource, {
           ...this.selection(), resourceVersion: this.store.resourceVersion, allowWatchBookmarks: true,
-          timeoutSeconds, signal: this.abort.signal,
+          timeoutSeconds, signal: this.abort.signal, accept: this.options.metadataOnly ? METADATA_WATCH : undefined,
         });
         for await (const ev of stream) {
           events++;

@@ -9,7 +9,7 @@
 import { consola } from "consola";
 import { ApiError, isConflict, isNotFound, type Client, type Obj } from "../client/client.ts";
 import type { ApiResource } from "../client/discovery.ts";
-import type { InformerFactory } from "../client/informer.ts";
+import { InformerFactory, dropManagedFields } from "../client/informer.ts";
 import type { ResourceRef } from "../client/resources.ts";
 import { objectOf, type DeletedFinalStateUnknown } from "../client/store.ts";
 import { type ControllerInit, KeyedController } from "./framework.ts";
@@ -47,6 +47,7 @@ class GarbageCollector extends KeyedController {
 
   override async run(workers: number, signal: AbortSignal): Promise<void> {
     // Discovery comes first: the collector starts its own informers once it knows the types.
+    signal.addEventListener("abort", () => this.factory.stop(), { once: true });
     while (!signal.aborted && !(await this.discover(signal).then(() => true, (e) => { consola.warn(`garbagecollector: discovery failed: ${(e as Error).message}`); return false; }))) {
       await Bun.sleep(1000);
     }
@@ -258,4 +259,6 @@ class GarbageCollector extends KeyedController {
 const describe = (n: GraphNode) =>
   `${n.resource.group ? `${n.resource.group}/` : ""}${n.resource.version}, Kind=${n.resource.kind} ${n.obj.metadata.namespace ? `${n.obj.metadata.namespace}/` : ""}${n.obj.metadata.name} (${n.uid})`;
 
-export const initGarbageCollector: ControllerInit = (ctx) => new GarbageCollector(ctx.client, ctx.factory);
+/** Its informers are its own and hold metadata only (upstream's metadata informers): owners, uids and finalizers are all it reads. */
+export const initGarbageCollector: ControllerInit = (ctx) =>
+  new GarbageCollector(ctx.client, new InformerFactory(ctx.client, { metadataOnly: true, transform: dropManagedFields }));
