@@ -25,7 +25,12 @@ test("the Node: labels, taints, addresses, capacity from the host, nodeInfo and 
     zone: "a", "node.kubernetes.io/role": "worker", "kubernetes.io/hostname": agent.name, "kubernetes.io/os": "linux",
     "kubernetes.io/arch": process.arch === "x64" ? "amd64" : process.arch,
   });
-  expect(node.spec.taints).toEqual([{ key: "dedicated", value: "agents", effect: "NoSchedule" }, { key: "gpu", effect: "NoExecute" }]);
+  // --register-with-taints, and the not-ready taint TaintNodesByCondition admission gives a new Node (no node
+  // lifecycle controller runs here to take it off once the node is Ready)
+  expect(node.spec.taints).toEqual([
+    { key: "dedicated", value: "agents", effect: "NoSchedule" }, { key: "gpu", effect: "NoExecute" },
+    { key: "node.kubernetes.io/not-ready", effect: "NoSchedule" },
+  ]);
   expect(node.status.addresses).toEqual([{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: agent.name }]);
   const fs = statfsSync(agent.rootDir);
   const memKi = Number(/MemTotal:\s+(\d+)/.exec(await Bun.file("/proc/meminfo").text())![1]);
