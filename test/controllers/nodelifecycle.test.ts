@@ -59,7 +59,9 @@ const deleted = async (name: string) => {
 };
 
 beforeAll(async () => {
-  s = await startServer();
+  // The controller's own taints and evictions are under test: without the admission plugins that give a new
+  // Node the not-ready taint and every pod 300 s tolerations of not-ready and unreachable nodes.
+  s = await startServer(["--disable-admission-plugins=DefaultTolerationSeconds,TaintNodesByCondition"]);
   renewals = (async () => {
     while (renewing) {
       for (const name of alive) {
