@@ -107,7 +107,8 @@ test("a command runs in a pod's terminal (exec through the console's WebSocket r
   await shot("terminal");
   await page.keyboard.type("exit 3\n");
   await page.locator("[data-state=closed]").waitFor();
-  expect(await page.locator(".xterm-rows").textContent()).toContain("command terminated with non-zero exit code");
+  // xterm.js renders what it is given on a later frame: wait for the exit status's line
+  await page.waitForFunction(() => document.querySelector(".xterm-rows")?.textContent?.includes("command terminated with non-zero exit code"));
 });
 
 test("a ConfigMap is edited with a diff preview and saved by server-side apply; a conflict names the field and its manager", async () => {
