@@ -403,7 +403,7 @@ export class ApiServer {
     if (o.countPollMs > 0) {
       this.pollTimers.push(setInterval(async () => {
         for (const rs of this.registry.all) {
-          if (rs.def.codec || rs.def.computed) continue;
+          if (rs.def.codec || rs.def.asyncCodec || rs.def.computed) continue;
           const n = await rs.store.count(rs.prefix).catch(() => undefined);
           if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
         }
