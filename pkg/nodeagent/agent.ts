@@ -18,7 +18,8 @@ import { nodeRef, podRef, recordFor } from "./events.ts";
 import { ServiceProxy } from "./proxy/proxier.ts";
 import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
-import { defaultHostIP, readHost } from "./host.ts";
+import { readHost } from "./host.ts";
+import { hostNodeIP } from "./nodeaddress.ts";
 import { NodeLease } from "./lease.ts";
 import { startPodNetworks } from "./network/start.ts";
 import { allocatableOf, capacityOf, type Obj } from "./node.ts";
@@ -43,7 +44,7 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 /** `proxyClient`: the service proxy's own identity where it has one (kite up's system:kube-proxy, as upstream's kube-proxy). */
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal, proxyClient: Client = client): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
-  const nodeIP = o.nodeIP ?? defaultHostIP();
+  const nodeIP = o.nodeIP ?? (await hostNodeIP(o.nodeName));
   configureLogRotation(o.logRotation);
   // as upstream's kubelet: core/v1 events from source kubelet, written at most --event-qps per second
   const broadcaster = new CoreEventBroadcaster(client, { qps: o.eventQPS, burst: o.eventBurst });

@@ -5,6 +5,7 @@
 // connection to it (server.requestIP), and refuses connections the front did not open.
 import type { X509Certificate } from "node:crypto";
 import type { Socket, SocketAddress, TCPSocketListener } from "bun";
+import { SocketPipe } from "../util/socketpipe.ts";
 
 /** What the handshake showed of one client connection. */
 export interface Peer {
@@ -69,51 +70,6 @@ class Taken implements TakenConnection {
 /** A handshake that has not finished within this long is dropped (Bun.serve's own limit is about the same). */
 const HANDSHAKE_SECONDS = 10;
 
-/** One direction of a connection: bytes the destination could not take yet wait here, the source paused. */
-class Pipe {
-  private queue: Uint8Array[] = [];
-  private ending = false;
-  constructor(private src: () => Socket<Conn> | undefined, private dst: () => Socket<Conn> | undefined) {}
-
-  send(chunk: Uint8Array) {
-    const dst = this.dst();
-    if (!dst || this.queue.length) {
-      this.queue.push(Uint8Array.from(chunk));
-      return;
-    }
-    const n = dst.write(chunk);
-    if (n < chunk.length) {
-      this.queue.push(Uint8Array.from(chunk.subarray(Math.max(n, 0))));
-      this.src()?.pause();
-    }
-  }
-
-  /** The destination can take more (it drained, or just connected). */
-  flush() {
-    const dst = this.dst();
-    if (!dst) return;
-    while (this.queue.length) {
-      const head = this.queue[0];
-      const n = dst.write(head);
-      if (n < head.length) {
-        this.queue[0] = head.subarray(Math.max(n, 0));
-        this.src()?.pause();
-        return;
-      }
-      this.queue.shift();
-    }
-    if (this.ending) dst.end();
-    else this.src()?.resume();
-  }
-
-  /** The source is done: end the destination once what is queued has gone. */
-  end() {
-    this.ending = true;
-    const dst = this.dst();
-    if (dst && !this.queue.length) dst.end();
-  }
-}
-
 /** A client connection and its loopback connection to the HTTP server. */
 class Conn {
   client?: Socket<Conn>;
@@ -125,8 +81,8 @@ class Conn {
   /** The loopback connection's source port, its key in TlsFront.byPort. */
   upPort = 0;
   closed = false;
-  readonly toUp = new Pipe(() => this.client, () => this.up);
-  readonly toClient = new Pipe(() => this.up, () => this.client);
+  readonly toUp = new SocketPipe(() => this.client, () => this.up);
+  readonly toClient = new SocketPipe(() => this.up, () => this.client);
 }
 
 export class TlsFront {

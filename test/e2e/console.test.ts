@@ -34,7 +34,7 @@ const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`
 
 beforeAll(async () => {
   const [port, consolePort] = [await freePort(), await freePort()];
-  up = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, `--console-port=${consolePort}`, "--pod-network=host", "--proxy-mode=none", "--node-name=console-node"], { stdout: "pipe", stderr: "pipe" });
+  up = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, `--console-port=${consolePort}`, "--pod-network=host", "--proxy-mode=none", "--node-ip=127.0.0.1", "--node-name=console-node"], { stdout: "pipe", stderr: "pipe" });
   track(up);
   const [out, b] = await Promise.all([readUntil(up as never, "Ctrl-C"), launchBrowser()]);
   browser = b;
