@@ -18,6 +18,7 @@ import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
 import { AUDIT_ARGS, auditOptions } from "../pkg/audit/options.ts";
 import { ADMISSION_ARGS, admissionOptions } from "../pkg/admission/options.ts";
 import { SERVING_ARGS, servingOptions } from "../pkg/server/serving-options.ts";
+import { tlsMinVersion } from "../pkg/serving/tls-options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
@@ -28,7 +29,6 @@ export const args = {
   "cert-dir": { type: "string", description: "Directory of the generated TLS certificates (default DATA-DIR/pki); ignored with --tls-cert-file" },
   "tls-cert-file": { type: "string", description: "File containing the default x509 certificate for HTTPS" },
   "tls-private-key-file": { type: "string", description: "File containing the default x509 private key matching --tls-cert-file" },
-  "tls-min-version": { type: "string", description: "Minimum TLS version supported: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13" },
   "advertise-address": { type: "string", description: "The IP address on which to advertise the apiserver to members of the cluster" },
   "request-timeout": { type: "string", default: "1m0s", description: "Default timeout of a request handler (watches excepted)" },
   "min-request-timeout": { type: "string", default: "1800", description: "Seconds a watch stays open at least (randomized up to twice that)" },
@@ -102,7 +102,6 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
   oneOf("storage-media-type", a["storage-media-type"], ["application/json", "application/vnd.kubernetes.protobuf", "application/vnd.platform.protobuf"]);
   let overrides: Record<string, string[]>;
   try { overrides = parseServersOverrides(a["etcd-servers-overrides"] ?? ""); } catch (e) { throw new UsageError(`invalid argument for "--etcd-servers-overrides" flag: ${(e as Error).message}`); }
-  if (a["tls-min-version"]) oneOf("tls-min-version", a["tls-min-version"], ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"]);
   if (!!a["tls-cert-file"] !== !!a["tls-private-key-file"]) throw new UsageError("--tls-cert-file and --tls-private-key-file must be given together");
   const flagValue = <T>(name: string, parse: (v: string) => T): T => {
     try { return parse(String(a[name])); } catch (e) { throw new UsageError(`invalid argument "${a[name]}" for "--${name}" flag: ${(e as Error).message}`); }
@@ -118,7 +117,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     certDir: a["cert-dir"],
     tlsCertFile: a["tls-cert-file"],
     tlsPrivateKeyFile: a["tls-private-key-file"],
-    tlsMinVersion: a["tls-min-version"],
+    tlsMinVersion: tlsMinVersion(a["tls-min-version"]),
     advertiseAddress: a["advertise-address"],
     requestTimeoutMs: duration("request-timeout", a["request-timeout"]),
     minRequestTimeoutSeconds: int("min-request-timeout", a["min-request-timeout"], 0),

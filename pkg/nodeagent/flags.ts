@@ -1,12 +1,7 @@
-// The flags of `kite node-agent` built so far: upstream v1.21 kubelet's names, defaults and (shortened)
-// words. Every other kubelet option is not accepted yet (an unknown flag exits 2); NOT_BUILT names them.
+// The flags of `kite node-agent`: upstream v1.21 kubelet's names, defaults and (shortened) words.
 import { homedir } from "node:os";
 import { join } from "node:path";
-
-/** The kubelet options this agent does not implement yet: refused as unknown flags, listed in --help. */
-export const NOT_BUILT = [
-  "--tls-min-version", "--tls-cipher-suites",
-];
+import { TLS_ARGS } from "../serving/tls-options.ts";
 
 /** Says, in --help, what an accepted kubelet option does here. */
 const INERT = " (Accepted for compatibility: no effect with the process runtime.)";
@@ -103,5 +98,7 @@ export const NODE_AGENT_ARGS = {
   "container-log-max-files": { type: "string", default: "5", description: "Set the maximum number of container log files that can be present for a container. The number must be >= 2." },
   "pod-cidr": { type: "string", description: "The IPv4 CIDR to use for pod IP addresses when the Node's spec.podCIDR is not set (as upstream's standalone mode; default 10.244.0.0/24)." },
   "proxy-mode": { type: "string", default: "auto", description: "Kite's own: the service proxy run inside the agent (upstream's kube-proxy). nftables routes Services' cluster IPs and node ports to their ready endpoints with rules in nftables table ip kite (needs root, Linux and nft); userspace has the agent listen on each Service port and relay connections (TCP and UDP) round-robin to ready endpoints: on the node port on every address and on the cluster IP, which it adds to the loopback device (label lo:kite) as root, or unprivileged on a proxy port per Service port on 127.0.0.1, named in the log; none routes nothing; auto is nftables where it can run, else userspace (said in the log and the Node's Ready message). A standalone agent leaves its rules and cluster IPs for its successor at exit, as kube-proxy does; kite up removes them." },
+  ...TLS_ARGS,
+  "hairpin-mode": { type: "string", default: "promiscuous-bridge", description: "How a pod reaches itself through a Service (its packet leaves and comes back by the same bridge port): promiscuous-bridge (the bridge kite0 in promiscuous mode, and, since the agent's proxy DNATs on the host, hairpin on each pod's bridge port), hairpin-veth (hairpin on each pod's bridge port only) or none (a pod cannot reach itself through a Service)." },
   "pod-network": { type: "string", default: "bridge", description: "Kite's own: bridge gives each pod that is not hostNetwork its own network namespace on bridge kite0 with an address from the pod CIDR (needs root, Linux, ip and nsenter; else pods fall back to the host's network, said in the log and the Node's Ready message); host runs every pod on the host's network." },
 } as const;

@@ -1,4 +1,5 @@
 // `kite node-agent`'s flags → NodeAgentOptions, refusing bad values with one line (UsageError, exit 2).
+import { HAIRPIN_MODES, type HairpinMode } from "./network/podnetworks.ts";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
@@ -60,6 +61,8 @@ export interface NodeAgentOptions {
   warnings: string[];
   podCIDR?: string;
   podNetwork: "bridge" | "host";
+  /** --hairpin-mode: how a pod's packet to its own Service comes back through the bridge. */
+  hairpinMode: HairpinMode;
   /** --proxy-mode: the service proxy (proxy/proxier.ts). */
   proxyMode: ProxyMode;
   /** --cluster-dns (invalid IPs dropped with a warning, as upstream), --cluster-domain, --resolv-conf ("" for none). */
@@ -239,6 +242,7 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     clusterDomain: a["cluster-domain"] ?? "",
     resolvConf: a["resolv-conf"] ?? "/etc/resolv.conf",
     podNetwork: oneOf("pod-network", a["pod-network"], ["bridge", "host"]) as "bridge" | "host",
+    hairpinMode: oneOf("hairpin-mode", a["hairpin-mode"] ?? "promiscuous-bridge", [...HAIRPIN_MODES]) as HairpinMode,
     proxyMode: oneOf("proxy-mode", a["proxy-mode"] ?? "auto", [...PROXY_MODES]) as ProxyMode,
     serving: servingOptions(a, resolve(a["root-dir"])),
     logRotation: logRotation(a),

@@ -68,7 +68,8 @@ export interface ApiServerOptions {
   certDir?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
-  tlsMinVersion?: string;
+  /** --tls-min-version as a protocol number (0x303: TLS 1.2). */
+  tlsMinVersion?: number;
   advertiseAddress?: string;
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
@@ -138,7 +139,6 @@ function keepServingOnEscapedErrors() {
  */
 const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_IDLE_TIMEOUT_SECONDS) || 90));
 
-const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
 const openapi = (gzip: boolean, served: () => ResourceDef[]): Route => async (req, url) =>
@@ -437,7 +437,7 @@ export class ApiServer {
       ({ cert, key } = readServingPair(c.certFile, c.keyFile));
       this.caPem = c.ca;
     }
-    const min = o.tlsMinVersion ? TLS_VERSIONS[o.tlsMinVersion] : undefined;
+    const min = o.tlsMinVersion;
     const ciphers = o.serving?.ciphers;
     return { cert, key, ...(min ? { minVersion: min } : {}), ...(ciphers ? { ciphers } : {}) } as any;
   }

@@ -4,40 +4,12 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { UsageError, bool, int, oneOf } from "../cli/args.ts";
+import { TLS_ARGS, opensslCiphers } from "../serving/tls-options.ts";
 
-/** Go's cipher suite names, as component-base lists them, and OpenSSL's names of the same suites. */
-const CIPHERS: Record<string, string | null> = {
-  TLS_AES_128_GCM_SHA256: null, TLS_AES_256_GCM_SHA384: null, TLS_CHACHA20_POLY1305_SHA256: null,
-  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA: "ECDHE-ECDSA-AES128-SHA",
-  TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: "ECDHE-ECDSA-AES128-GCM-SHA256",
-  TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA: "ECDHE-ECDSA-AES256-SHA",
-  TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384: "ECDHE-ECDSA-AES256-GCM-SHA384",
-  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305: "ECDHE-ECDSA-CHACHA20-POLY1305",
-  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256: "ECDHE-ECDSA-CHACHA20-POLY1305",
-  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA: "ECDHE-RSA-AES128-SHA",
-  TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256: "ECDHE-RSA-AES128-GCM-SHA256",
-  TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA: "ECDHE-RSA-AES256-SHA",
-  TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384: "ECDHE-RSA-AES256-GCM-SHA384",
-  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305: "ECDHE-RSA-CHACHA20-POLY1305",
-  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: "ECDHE-RSA-CHACHA20-POLY1305",
-  TLS_RSA_WITH_AES_128_CBC_SHA: "AES128-SHA",
-  TLS_RSA_WITH_AES_128_GCM_SHA256: "AES128-GCM-SHA256",
-  TLS_RSA_WITH_AES_256_CBC_SHA: "AES256-SHA",
-  TLS_RSA_WITH_AES_256_GCM_SHA384: "AES256-GCM-SHA384",
-  // insecure, still accepted as upstream accepts them
-  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256: "ECDHE-ECDSA-AES128-SHA256",
-  TLS_ECDHE_ECDSA_WITH_RC4_128_SHA: "ECDHE-ECDSA-RC4-SHA",
-  TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA: "ECDHE-RSA-DES-CBC3-SHA",
-  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256: "ECDHE-RSA-AES128-SHA256",
-  TLS_ECDHE_RSA_WITH_RC4_128_SHA: "ECDHE-RSA-RC4-SHA",
-  TLS_RSA_WITH_3DES_EDE_CBC_SHA: "DES-CBC3-SHA",
-  TLS_RSA_WITH_AES_128_CBC_SHA256: "AES128-SHA256",
-  TLS_RSA_WITH_RC4_128_SHA: "RC4-SHA",
-};
 export const SERVING_ARGS = {
   "cors-allowed-origins": { type: "string", description: "Comma-separated regular expressions of allowed origins for CORS; a matching Origin gets the CORS headers and its preflight OPTIONS a 204. Empty disables CORS" },
   "strict-transport-security-directives": { type: "string", description: "Comma-separated HSTS directives (max-age=SECONDS, includeSubDomains, preload) sent in a Strict-Transport-Security header on every response. Empty sends none" },
-  "tls-cipher-suites": { type: "string", description: `Comma-separated TLS 1.2 cipher suites offered (Go's names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); default: the TLS library's. TLS 1.3 suites are accepted and always on, as upstream. Possible values: ${Object.keys(CIPHERS).join(", ")}` },
+  ...TLS_ARGS,
   "tls-sni-cert-key": { type: "string", description: "A certificate and key for the names it serves: certfile,keyfile[:name1,name2] (names default to the certificate's DNS names; *.domain is a wildcard). Repeatable; the most specific name wins over --tls-cert-file's default" },
   "profiling": { type: "boolean", default: true, description: "Serve profiles at /debug/pprof/ to authorized users: profile?seconds=N (a CPU sampling report of JavaScriptCore) and heap (a V8-format heap snapshot)" },
   "contention-profiling": { type: "boolean", default: false, description: "Accepted without effect: JavaScript has no lock contention to profile (upstream enables Go's block profiler; needs --profiling)" },
@@ -93,9 +65,6 @@ export function servingOptions(a: Record<string, any>, nodePorts: { min: number;
       }
     }
   }
-  const suites = list(a["tls-cipher-suites"]);
-  for (const s of suites) if (!(s in CIPHERS)) throw new UsageError(`invalid argument "${a["tls-cipher-suites"]}" for "--tls-cipher-suites" flag: Cipher suite ${s} not supported or doesn't exist`);
-  const openssl = [...new Set(suites.map((s) => CIPHERS[s]).filter((s): s is string => !!s))];
   const kubernetesServiceNodePort = int("kubernetes-service-node-port", a["kubernetes-service-node-port"], 0, 65535);
   if (kubernetesServiceNodePort > 0 && (kubernetesServiceNodePort < nodePorts.min || kubernetesServiceNodePort > nodePorts.max)) {
     throw new UsageError(`--kubernetes-service-node-port ${kubernetesServiceNodePort} must be within the service node port range ${nodePorts.min}-${nodePorts.max}`);
@@ -106,7 +75,7 @@ export function servingOptions(a: Record<string, any>, nodePorts: { min: number;
     corsAllowedOrigins,
     hsts: given ? hstsDirectives.join("; ") : undefined,
     profiling: bool("profiling", a.profiling),
-    ciphers: suites.length ? openssl.join(":") : undefined,
+    ciphers: opensslCiphers(a["tls-cipher-suites"]),
     sniCerts: [a["tls-sni-cert-key"] ?? []].flat().filter(Boolean).map(parseSni),
     externalHostname: a["external-hostname"] || undefined,
     allowPrivileged: bool("allow-privileged", a["allow-privileged"]),
