@@ -1,10 +1,11 @@
 // matchPolicy Equivalent against a real HTTPS webhook on loopback: a webhook registered for
 // networking.k8s.io/v1 ingresses is called for a write at extensions/v1beta1 with the object converted to
 // v1 (kind v1, requestKind v1beta1), and its patch comes back to the v1beta1 object; an Exact one is not.
+// The same for a custom resource's two versions.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateServingCerts } from "../../pkg/pki/certs.ts";
 import type { TestServer } from "../helpers/server.ts";
-import { expectCode, useServer } from "./fixtures.ts";
+import { expectCode, until, useServer } from "./fixtures.ts";
 
 const NS = "webhook-equivalent";
 let s: TestServer;
@@ -22,6 +23,19 @@ const PATCHES: Record<string, unknown[]> = {
     { op: "replace", path: "/spec/rules/0/http/paths/0/backend/service/port/number", value: 8080 },
   ],
   "/exact": [{ op: "add", path: "/metadata/annotations", value: { exact: "yes" } }],
+  "/widget": [{ op: "add", path: "/spec/seenAs", value: "v1" }],
+};
+const G = "equiv.example.com";
+const open = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+const widgets = {
+  metadata: { name: `widgets.${G}` },
+  spec: {
+    group: G, scope: "Namespaced", names: { plural: "widgets", singular: "widget", kind: "Widget" },
+    versions: [
+      { name: "v1", served: true, storage: true, schema: { openAPIV3Schema: open } },
+      { name: "v2", served: true, storage: false, schema: { openAPIV3Schema: open } },
+    ],
+  },
 };
 
 beforeAll(async () => {
@@ -43,8 +57,13 @@ beforeAll(async () => {
   expectCode(await s.call("POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", {
     metadata: { name: "ingress-hooks" },
     // matchPolicy is left to v1's default, Equivalent, on the first
-    webhooks: [webhook("equivalent.example.com", "/equivalent"), webhook("exact.example.com", "/exact", { matchPolicy: "Exact" })],
+    webhooks: [
+      webhook("equivalent.example.com", "/equivalent"), webhook("exact.example.com", "/exact", { matchPolicy: "Exact" }),
+      webhook("widget.example.com", "/widget", { rules: [{ operations: ["CREATE"], apiGroups: [G], apiVersions: ["v1"], resources: ["widgets"] }] }),
+    ],
   }), 201, "create the mutating configuration");
+  expectCode(await s.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgets), 201, "create the CRD");
+  await until(async () => (await s.call("GET", `/apis/${G}/v2/namespaces/${NS}/widgets`)).status === 200, "widgets served at v2");
 });
 
 afterAll(() => hook?.stop(true));
@@ -88,5 +107,17 @@ describe("matchPolicy", () => {
     expect(r.body.metadata.annotations).toEqual({ exact: "yes" });
     expect(seen.map((x) => x.path).sort()).toEqual(["/equivalent", "/exact"]);
     expect(seen[0].request.requestKind).toEqual(seen[0].request.kind);
+  });
+
+  test("Equivalent: a custom resource written at v2 reaches a webhook registered for v1", async () => {
+    seen.length = 0;
+    const r = await s.call("POST", `/apis/${G}/v2/namespaces/${NS}/widgets`, { apiVersion: `${G}/v2`, kind: "Widget", metadata: { name: "w" }, spec: { size: 3 } });
+    expectCode(r, 201, "create a v2 Widget");
+    expect(r.body.apiVersion).toBe(`${G}/v2`);
+    expect(r.body.spec).toEqual({ size: 3, seenAs: "v1" });
+    expect(seen.map((x) => x.path)).toEqual(["/widget"]);
+    const req = seen[0].request;
+    expect([req.kind, req.requestKind]).toEqual([{ group: G, version: "v1", kind: "Widget" }, { group: G, version: "v2", kind: "Widget" }]);
+    expect(req.object.apiVersion).toBe(`${G}/v1`);
   });
 });
