@@ -24,7 +24,7 @@ const restricted = {
   spec: {
     privileged: false, allowPrivilegeEscalation: false, requiredDropCapabilities: ["NET_RAW"],
     volumes: ["configMap", "secret", "projected", "emptyDir", "hostPath"], allowedHostPaths: [{ pathPrefix: "/var/log", readOnly: true }],
-    hostPorts: [{ min: 8000, max: 8080 }], seLinux: anyRule, runAsUser: { rule: "MustRunAsNonRoot" },
+    hostPorts: [{ min: 8000, max: 8080 }], forbiddenSysctls: ["net.core.*"], seLinux: anyRule, runAsUser: { rule: "MustRunAsNonRoot" },
     fsGroup: { rule: "MustRunAs", ranges: [{ min: 1000, max: 2000 }] }, supplementalGroups: { rule: "MustRunAs", ranges: [{ min: 500, max: 600 }] },
   },
 };
@@ -100,6 +100,11 @@ describe("PodSecurityPolicy admission", () => {
       "spec.containers[0].securityContext.runAsUser: Invalid value: 0: running with the root UID is forbidden",
       `spec.containers[0].securityContext.capabilities.add: Invalid value: "SYS_ADMIN": capability may not be added`,
       "spec.containers[0].hostPort: Invalid value: 9000: Host port 9000 is not allowed to be used. Allowed ports: [8000-8080]",
+    ]));
+    const sysctls = pod("alice-sysctls", { securityContext: { sysctls: [{ name: "net.ipv4.tcp_syncookies", value: "1" }, { name: "kernel.msgmax", value: "65536" }, { name: "net.core.somaxconn", value: "1024" }] } });
+    expect(expectStatus(await create("alice", sysctls), 403, "Forbidden", "sysctls").message).toBe(refusal("alice-sysctls", [
+      `pod.spec.securityContext.sysctls[1]: Forbidden: unsafe sysctl "kernel.msgmax" is not allowed`,
+      `pod.spec.securityContext.sysctls[2]: Forbidden: sysctl "net.core.somaxconn" is not allowed`,
     ]));
     const writable = pod("alice-logs", { volumes: [{ name: "logs", hostPath: { path: "/var/log/app" } }] }, { volumeMounts: [{ name: "logs", mountPath: "/logs" }] });
     expect(expectStatus(await create("alice", writable), 403, "Forbidden", "a writable allowed host path").message)

@@ -1,7 +1,7 @@
 // One PodSecurityPolicy applied to one pod (upstream's simple provider): `mutate` fills in what the policy
 // defaults (group ids, the user id, runAsNonRoot, capabilities, a read-only root, privilege escalation, the
 // RuntimeClass) where the pod left it unset; `check` lists, in upstream's words, everything the pod asks
-// for that the policy does not allow. Seccomp, AppArmor, SELinux and sysctl strategies are not applied.
+// for that the policy does not allow. Seccomp, AppArmor and SELinux strategies are not applied.
 import type { Obj } from "../../registry/types.ts";
 import { Printed, showValue } from "../../validation/field.ts";
 
@@ -15,6 +15,13 @@ const showRanges = (r: Ranges) => `[${r.map((x) => `{${x.min} ${x.max}}`).join("
 const goSlice = (type: string, v: unknown[] | undefined, quote = false) =>
   new Printed(v ? `[]${type}{${v.map((x) => (quote ? JSON.stringify(x) : String(x))).join(", ")}}` : `[]${type}(nil)`);
 const inRanges = (id: number, r: Ranges) => r.some((x) => id >= x.min && id <= x.max);
+const forbiddenDetail = (path: string, detail: string) => `${path}: Forbidden: ${detail}`;
+
+/** The sysctls v1.21's kubelet calls safe (namespaced and isolated): allowed unless the policy forbids them. */
+const SAFE_SYSCTLS = ["kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range"];
+/** A sysctl name against names and `prefix*` patterns. */
+const matchesSysctl = (name: string, patterns: string[] | undefined) =>
+  (patterns ?? []).some((p) => (p.endsWith("*") ? name.startsWith(p.slice(0, -1)) : name === p));
 
 /** Every container of the pod with its field path, init containers first (upstream's VisitContainersWithPath). */
 function containers(pod: Obj): [Obj, string][] {
@@ -197,6 +204,12 @@ export function check(psp: Obj, pod: Obj): string[] {
   if (!sp.hostNetwork && spec.hostNetwork) out.push(invalid(`${path}.hostNetwork`, true, "Host network is not allowed to be used"));
   if (!sp.hostPID && spec.hostPID) out.push(invalid(`${path}.hostPID`, true, "Host PID is not allowed to be used"));
   if (!sp.hostIPC && spec.hostIPC) out.push(invalid(`${path}.hostIPC`, true, "Host IPC is not allowed to be used"));
+  ((psc.sysctls ?? []) as Obj[]).forEach((x, i) => {
+    // upstream words this path from `pod`
+    const path = `pod.spec.securityContext.sysctls[${i}]`;
+    if (matchesSysctl(x.name, sp.forbiddenSysctls)) out.push(forbiddenDetail(path, `sysctl ${JSON.stringify(x.name)} is not allowed`));
+    else if (!SAFE_SYSCTLS.includes(x.name) && !matchesSysctl(x.name, sp.allowedUnsafeSysctls)) out.push(forbiddenDetail(path, `unsafe sysctl ${JSON.stringify(x.name)} is not allowed`));
+  });
   out.push(...volumeErrors(psp, pod));
   const rc = spec.runtimeClassName, allowedRC: string[] | undefined = sp.runtimeClass?.allowedRuntimeClassNames;
   if (sp.runtimeClass && rc != null && !(allowedRC ?? []).some((n) => n === "*" || n === rc)) out.push(invalid("spec.runtimeClassName", rc, ""));
