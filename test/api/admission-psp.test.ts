@@ -20,7 +20,10 @@ afterAll(async () => { await s?.stop(); }, 30_000);
 const PSP = "/apis/policy/v1beta1/podsecuritypolicies";
 const anyRule = { rule: "RunAsAny" };
 const restricted = {
-  metadata: { name: "restricted" },
+  metadata: {
+    name: "restricted",
+    annotations: { "seccomp.security.alpha.kubernetes.io/defaultProfileName": "runtime/default", "seccomp.security.alpha.kubernetes.io/allowedProfileNames": "runtime/default" },
+  },
   spec: {
     privileged: false, allowPrivilegeEscalation: false, requiredDropCapabilities: ["NET_RAW"],
     volumes: ["configMap", "secret", "projected", "emptyDir", "hostPath"], allowedHostPaths: [{ pathPrefix: "/var/log", readOnly: true }],
@@ -78,7 +81,8 @@ describe("PodSecurityPolicy admission", () => {
     const r = await create("alice", pod("alice-plain"));
     expectCode(r, 201, "alice creates a plain pod");
     expect(r.body.metadata.annotations["kubernetes.io/psp"]).toBe("restricted");
-    expect(r.body.spec.securityContext).toMatchObject({ fsGroup: 1000, supplementalGroups: [500] });
+    expect(r.body.metadata.annotations["seccomp.security.alpha.kubernetes.io/pod"]).toBe("runtime/default");
+    expect(r.body.spec.securityContext).toMatchObject({ fsGroup: 1000, supplementalGroups: [500], seccompProfile: { type: "RuntimeDefault" } });
     expect(r.body.spec.containers[0].securityContext).toEqual({ runAsNonRoot: true, capabilities: { drop: ["NET_RAW"] }, allowPrivilegeEscalation: false });
     // an update is checked against the named policy, and passes
     const cur = r.body;
@@ -105,6 +109,10 @@ describe("PodSecurityPolicy admission", () => {
     expect(expectStatus(await create("alice", sysctls), 403, "Forbidden", "sysctls").message).toBe(refusal("alice-sysctls", [
       `pod.spec.securityContext.sysctls[1]: Forbidden: unsafe sysctl "kernel.msgmax" is not allowed`,
       `pod.spec.securityContext.sysctls[2]: Forbidden: sysctl "net.core.somaxconn" is not allowed`,
+    ]));
+    const unconfined = pod("alice-unconfined", {}, { securityContext: { seccompProfile: { type: "Unconfined" } } });
+    expect(expectStatus(await create("alice", unconfined), 403, "Forbidden", "an unconfined container").message).toBe(refusal("alice-unconfined", [
+      "pod.metadata.annotations[container.seccomp.security.alpha.kubernetes.io/c]: Forbidden: unconfined is not an allowed seccomp profile. Valid values are runtime/default",
     ]));
     const writable = pod("alice-logs", { volumes: [{ name: "logs", hostPath: { path: "/var/log/app" } }] }, { volumeMounts: [{ name: "logs", mountPath: "/logs" }] });
     expect(expectStatus(await create("alice", writable), 403, "Forbidden", "a writable allowed host path").message)

@@ -1,9 +1,10 @@
 // One PodSecurityPolicy applied to one pod (upstream's simple provider): `mutate` fills in what the policy
 // defaults (group ids, the user id, runAsNonRoot, capabilities, a read-only root, privilege escalation, the
 // RuntimeClass) where the pod left it unset; `check` lists, in upstream's words, everything the pod asks
-// for that the policy does not allow. Seccomp, AppArmor and SELinux strategies are not applied.
+// for that the policy does not allow. AppArmor and SELinux strategies are not applied.
 import type { Obj } from "../../registry/types.ts";
 import { Printed, showValue } from "../../validation/field.ts";
+import { SECCOMP_ALLOWED, SECCOMP_DEFAULT } from "../../validation/pod-security-policy.ts";
 
 type Ranges = { min: number; max: number }[];
 
@@ -82,6 +83,36 @@ function capabilities(psp: Obj, c: Obj): Obj | undefined {
   return { ...(add.size ? { add: [...add].sort() } : {}), ...(drop.size ? { drop: [...drop].sort() } : {}) };
 }
 
+const SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod";
+const SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/";
+
+/** A seccompProfile field in the annotations' words, and back. */
+function profileName(f: Obj | undefined): string {
+  if (!f?.type) return "";
+  return f.type === "RuntimeDefault" ? "runtime/default" : f.type === "Unconfined" ? "unconfined" : `localhost/${f.localhostProfile ?? ""}`;
+}
+function profileField(name: string): Obj {
+  if (name === "runtime/default" || name === "docker/default") return { type: "RuntimeDefault" };
+  return name.startsWith("localhost/") ? { type: "Localhost", localhostProfile: name.slice("localhost/".length) } : { type: "Unconfined" };
+}
+const podProfile = (pod: Obj) => pod.metadata.annotations?.[SECCOMP_POD] || profileName(pod.spec.securityContext?.seccompProfile);
+
+/**
+ * A pod's (container undefined) or a container's seccomp profile against the policy's allowed list (`*` for
+ * any; none set: only no profile), the list shown as written in the policy's annotation.
+ */
+function seccompErrors(psp: Obj, pod: Obj, c?: Obj): string[] {
+  const key = c ? SECCOMP_CONTAINER + c.name : SECCOMP_POD;
+  const profile = c ? pod.metadata.annotations?.[key] ?? (profileName(c.securityContext?.seccompProfile) || podProfile(pod)) : podProfile(pod);
+  const written: string | undefined = psp.metadata.annotations?.[SECCOMP_ALLOWED];
+  const list = written === undefined ? [] : written.split(",");
+  const any = list.includes("*"), allowed = list.filter((p) => p !== "*");
+  const path = `pod.metadata.annotations[${key}]`;
+  if (!any && !allowed.length && profile) return [forbiddenDetail(path, "seccomp may not be set")];
+  if ((!allowed.length && !profile) || any || allowed.includes(profile)) return [];
+  return [forbiddenDetail(path, `${profile} is not an allowed seccomp profile. Valid values are ${written ?? ""}`)];
+}
+
 /** Fills in the policy's defaults, in place. */
 export function mutate(psp: Obj, pod: Obj) {
   const sp = psp.spec;
@@ -91,6 +122,12 @@ export function mutate(psp: Obj, pod: Obj) {
   if (!spec.securityContext?.supplementalGroups?.length && sgDefault !== undefined) (spec.securityContext ??= {}).supplementalGroups = [sgDefault];
   const fsDefault = firstMin(sp.fsGroup);
   if (spec.securityContext?.fsGroup == null && fsDefault !== undefined) (spec.securityContext ??= {}).fsGroup = fsDefault;
+  // the pod's profile (the policy's default when it has none) in the annotation and the field, as upstream stores it
+  const profile = podProfile(pod) || psp.metadata.annotations?.[SECCOMP_DEFAULT] || "";
+  if (profile) {
+    pod.metadata.annotations = { ...pod.metadata.annotations, [SECCOMP_POD]: profile };
+    if (!spec.securityContext?.seccompProfile) (spec.securityContext ??= {}).seccompProfile = profileField(profile);
+  }
   if (sp.runtimeClass && spec.runtimeClassName == null && sp.runtimeClass.defaultRuntimeClassName != null) spec.runtimeClassName = sp.runtimeClass.defaultRuntimeClassName;
   for (const [c] of containers(pod)) {
     if (effective(pod, c, "runAsUser") == null) setContainer(pod, c, "runAsUser", firstMin(sp.runAsUser));
@@ -170,7 +207,7 @@ function containerErrors(psp: Obj, pod: Obj, c: Obj, cp: string): string[] {
   const path = `${cp}.securityContext`;
   const out = runAsUserErrors(sp.runAsUser ?? {}, path, effective(pod, c, "runAsNonRoot"), effective(pod, c, "runAsUser"));
   const gid = effective(pod, c, "runAsGroup");
-  out.push(...groupErrors(sp.runAsGroup, path, gid == null ? undefined : [gid]));
+  out.push(...groupErrors(sp.runAsGroup, path, gid == null ? undefined : [gid]), ...seccompErrors(psp, pod, c));
   if (!sp.privileged && sc.privileged === true) out.push(invalid(`${path}.privileged`, true, "Privileged containers are not allowed"));
   const procMount = sc.procMount ?? "Default";
   if (!(sp.allowedProcMountTypes?.length ? sp.allowedProcMountTypes : ["Default"]).includes(procMount)) out.push(invalid(`${path}.procMount`, procMount, "ProcMountType is not allowed"));
@@ -199,6 +236,7 @@ export function check(psp: Obj, pod: Obj): string[] {
   const out = [
     ...groupErrors(sp.fsGroup, `${path}.fsGroup`, psc.fsGroup == null ? undefined : [psc.fsGroup]),
     ...groupErrors(sp.supplementalGroups, `${path}.supplementalGroups`, psc.supplementalGroups),
+    ...seccompErrors(psp, pod),
   ];
   const spec = pod.spec;
   if (!sp.hostNetwork && spec.hostNetwork) out.push(invalid(`${path}.hostNetwork`, true, "Host network is not allowed to be used"));
