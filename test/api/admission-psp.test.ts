@@ -22,7 +22,10 @@ const anyRule = { rule: "RunAsAny" };
 const restricted = {
   metadata: {
     name: "restricted",
-    annotations: { "seccomp.security.alpha.kubernetes.io/defaultProfileName": "runtime/default", "seccomp.security.alpha.kubernetes.io/allowedProfileNames": "runtime/default" },
+    annotations: {
+      "seccomp.security.alpha.kubernetes.io/defaultProfileName": "runtime/default", "seccomp.security.alpha.kubernetes.io/allowedProfileNames": "runtime/default",
+      "apparmor.security.beta.kubernetes.io/defaultProfileName": "runtime/default", "apparmor.security.beta.kubernetes.io/allowedProfileNames": "runtime/default",
+    },
   },
   spec: {
     privileged: false, allowPrivilegeEscalation: false, requiredDropCapabilities: ["NET_RAW"],
@@ -40,7 +43,7 @@ const unrestricted = {
 };
 const ranged = {
   metadata: { name: "ranged" },
-  spec: { volumes: ["*"], seLinux: anyRule, runAsUser: { rule: "MustRunAs", ranges: [{ min: 1000, max: 1999 }] }, fsGroup: anyRule, supplementalGroups: anyRule },
+  spec: { volumes: ["*"], seLinux: { rule: "MustRunAs", seLinuxOptions: { level: "s0:c1,c2" } }, runAsUser: { rule: "MustRunAs", ranges: [{ min: 1000, max: 1999 }] }, fsGroup: anyRule, supplementalGroups: anyRule },
 };
 
 const as = (user: string) => ({ "Impersonate-User": user });
@@ -82,6 +85,7 @@ describe("PodSecurityPolicy admission", () => {
     expectCode(r, 201, "alice creates a plain pod");
     expect(r.body.metadata.annotations["kubernetes.io/psp"]).toBe("restricted");
     expect(r.body.metadata.annotations["seccomp.security.alpha.kubernetes.io/pod"]).toBe("runtime/default");
+    expect(r.body.metadata.annotations["container.apparmor.security.beta.kubernetes.io/c"]).toBe("runtime/default");
     expect(r.body.spec.securityContext).toMatchObject({ fsGroup: 1000, supplementalGroups: [500], seccompProfile: { type: "RuntimeDefault" } });
     expect(r.body.spec.containers[0].securityContext).toEqual({ runAsNonRoot: true, capabilities: { drop: ["NET_RAW"] }, allowPrivilegeEscalation: false });
     // an update is checked against the named policy, and passes
@@ -114,6 +118,11 @@ describe("PodSecurityPolicy admission", () => {
     expect(expectStatus(await create("alice", unconfined), 403, "Forbidden", "an unconfined container").message).toBe(refusal("alice-unconfined", [
       "pod.metadata.annotations[container.seccomp.security.alpha.kubernetes.io/c]: Forbidden: unconfined is not an allowed seccomp profile. Valid values are runtime/default",
     ]));
+    const apparmor: any = pod("alice-apparmor");
+    apparmor.metadata.annotations = { "container.apparmor.security.beta.kubernetes.io/c": "unconfined" };
+    expect(expectStatus(await create("alice", apparmor), 403, "Forbidden", "an unconfined AppArmor profile").message).toBe(refusal("alice-apparmor", [
+      `pod.metadata.annotations[container.apparmor.security.beta.kubernetes.io/c]: Forbidden: unconfined is not an allowed profile. Allowed values: "runtime/default"`,
+    ]));
     const writable = pod("alice-logs", { volumes: [{ name: "logs", hostPath: { path: "/var/log/app" } }] }, { volumeMounts: [{ name: "logs", mountPath: "/logs" }] });
     expect(expectStatus(await create("alice", writable), 403, "Forbidden", "a writable allowed host path").message)
       .toBe(refusal("alice-logs", ["spec.containers[0].volumeMounts[0].readOnly: Invalid value: false: must be read-only"]));
@@ -130,6 +139,10 @@ describe("PodSecurityPolicy admission", () => {
     expectCode(bob, 201, "bob's pod as ranged");
     expect(bob.body.metadata.annotations["kubernetes.io/psp"]).toBe("ranged");
     expect(bob.body.spec.containers[0].securityContext).toEqual({ runAsUser: 1000 });
+    expect(bob.body.spec.securityContext.seLinuxOptions).toEqual({ level: "s0:c1,c2" });
+    const level = await create("bob", pod("bob-level", { serviceAccountName: "ranged", securityContext: { seLinuxOptions: { level: "s0:c2,c1" } } }, { securityContext: { seLinuxOptions: { level: "s0:c3" } } }));
+    expect(expectStatus(level, 403, "Forbidden", "another SELinux level").message)
+      .toBe(refusal("bob-level", [`spec.containers[0].securityContext.seLinuxOptions.level: Invalid value: "s0:c3": must be s0:c1,c2`]));
     expect(expectStatus(await create("bob", pod("bob-five", { serviceAccountName: "ranged" }, { securityContext: { runAsUser: 5 } })), 403, "Forbidden", "uid 5").message)
       .toBe(refusal("bob-five", ["spec.containers[0].securityContext.runAsUser: Invalid value: 5: must be in the ranges: [{1000 1999}]"]));
   });

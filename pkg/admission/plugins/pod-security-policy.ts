@@ -12,7 +12,7 @@ import type { Obj } from "../../registry/types.ts";
 import { replaceContents } from "../../registry/versions.ts";
 import { cachedList } from "../lookup.ts";
 import { type Attributes, type Plugin, type PluginContext, isKind, qualified } from "../types.ts";
-import { check, mutate } from "./psp-provider.ts";
+import { check, mutate, usable } from "./psp-provider.ts";
 
 export const VALIDATED_PSP = "kubernetes.io/psp";
 
@@ -41,7 +41,7 @@ export function podSecurityPolicy(ctx: PluginContext): Plugin {
   async function decide(a: Attributes, mayMutate: boolean): Promise<Outcome> {
     const pod = a.object!;
     const hint = mayMutate ? undefined : pod.metadata.annotations?.[VALIDATED_PSP];
-    const sorted = [...await policies()].sort((x, y) => {
+    const sorted = (await policies()).filter(usable).sort((x, y) => {
       const xn = x.metadata.name, yn = y.metadata.name;
       if (hint !== undefined && (xn === hint) !== (yn === hint)) return xn === hint ? -1 : 1;
       return xn < yn ? -1 : xn > yn ? 1 : 0;

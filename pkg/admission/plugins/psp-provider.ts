@@ -1,22 +1,16 @@
 // One PodSecurityPolicy applied to one pod (upstream's simple provider): `mutate` fills in what the policy
 // defaults (group ids, the user id, runAsNonRoot, capabilities, a read-only root, privilege escalation, the
-// RuntimeClass) where the pod left it unset; `check` lists, in upstream's words, everything the pod asks
-// for that the policy does not allow. AppArmor and SELinux strategies are not applied.
+// RuntimeClass, the profiles of ./psp-profiles.ts) where the pod left it unset; `check` lists, in upstream's
+// words, everything the pod asks for that the policy does not allow.
 import type { Obj } from "../../registry/types.ts";
-import { Printed, showValue } from "../../validation/field.ts";
-import { SECCOMP_ALLOWED, SECCOMP_DEFAULT } from "../../validation/pod-security-policy.ts";
+import { forbidden, goSlice, invalid, required } from "./psp-field.ts";
+import { appArmorErrors, defaultAppArmor, defaultSELinux, defaultSeccomp, seLinuxErrors, seccompErrors } from "./psp-profiles.ts";
 
 type Ranges = { min: number; max: number }[];
 
-const invalid = (path: string, value: unknown, detail: string) => `${path}: Invalid value: ${showValue(value)}${detail ? `: ${detail}` : ""}`;
-const required = (path: string, detail: string) => `${path}: Required value${detail ? `: ${detail}` : ""}`;
 /** %v of []IDRange: `[{1000 2000} {3000 3000}]`. */
 const showRanges = (r: Ranges) => `[${r.map((x) => `{${x.min} ${x.max}}`).join(" ")}]`;
-/** %#v of a Go slice: `[]int64{1, 2}`, `[]int64(nil)`. */
-const goSlice = (type: string, v: unknown[] | undefined, quote = false) =>
-  new Printed(v ? `[]${type}{${v.map((x) => (quote ? JSON.stringify(x) : String(x))).join(", ")}}` : `[]${type}(nil)`);
 const inRanges = (id: number, r: Ranges) => r.some((x) => id >= x.min && id <= x.max);
-const forbiddenDetail = (path: string, detail: string) => `${path}: Forbidden: ${detail}`;
 
 /** The sysctls v1.21's kubelet calls safe (namespaced and isolated): allowed unless the policy forbids them. */
 const SAFE_SYSCTLS = ["kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range"];
@@ -83,34 +77,15 @@ function capabilities(psp: Obj, c: Obj): Obj | undefined {
   return { ...(add.size ? { add: [...add].sort() } : {}), ...(drop.size ? { drop: [...drop].sort() } : {}) };
 }
 
-const SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod";
-const SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/";
-
-/** A seccompProfile field in the annotations' words, and back. */
-function profileName(f: Obj | undefined): string {
-  if (!f?.type) return "";
-  return f.type === "RuntimeDefault" ? "runtime/default" : f.type === "Unconfined" ? "unconfined" : `localhost/${f.localhostProfile ?? ""}`;
-}
-function profileField(name: string): Obj {
-  if (name === "runtime/default" || name === "docker/default") return { type: "RuntimeDefault" };
-  return name.startsWith("localhost/") ? { type: "Localhost", localhostProfile: name.slice("localhost/".length) } : { type: "Unconfined" };
-}
-const podProfile = (pod: Obj) => pod.metadata.annotations?.[SECCOMP_POD] || profileName(pod.spec.securityContext?.seccompProfile);
-
 /**
- * A pod's (container undefined) or a container's seccomp profile against the policy's allowed list (`*` for
- * any; none set: only no profile), the list shown as written in the policy's annotation.
+ * Whether upstream could build the policy's strategies at all: MustRunAs (and MayRunAs) need ranges, SELinux
+ * MustRunAs its options. A policy that cannot be built is left out, as upstream logs and skips it.
  */
-function seccompErrors(psp: Obj, pod: Obj, c?: Obj): string[] {
-  const key = c ? SECCOMP_CONTAINER + c.name : SECCOMP_POD;
-  const profile = c ? pod.metadata.annotations?.[key] ?? (profileName(c.securityContext?.seccompProfile) || podProfile(pod)) : podProfile(pod);
-  const written: string | undefined = psp.metadata.annotations?.[SECCOMP_ALLOWED];
-  const list = written === undefined ? [] : written.split(",");
-  const any = list.includes("*"), allowed = list.filter((p) => p !== "*");
-  const path = `pod.metadata.annotations[${key}]`;
-  if (!any && !allowed.length && profile) return [forbiddenDetail(path, "seccomp may not be set")];
-  if ((!allowed.length && !profile) || any || allowed.includes(profile)) return [];
-  return [forbiddenDetail(path, `${profile} is not an allowed seccomp profile. Valid values are ${written ?? ""}`)];
+export function usable(psp: Obj): boolean {
+  const sp = psp.spec ?? {};
+  const needsRanges = (s: Obj | undefined) => (s?.rule === "MustRunAs" || s?.rule === "MayRunAs") && !s.ranges?.length;
+  if ([sp.runAsUser, sp.runAsGroup, sp.fsGroup, sp.supplementalGroups].some(needsRanges)) return false;
+  return !(sp.seLinux?.rule === "MustRunAs" && !sp.seLinux.seLinuxOptions);
 }
 
 /** Fills in the policy's defaults, in place. */
@@ -122,17 +97,14 @@ export function mutate(psp: Obj, pod: Obj) {
   if (!spec.securityContext?.supplementalGroups?.length && sgDefault !== undefined) (spec.securityContext ??= {}).supplementalGroups = [sgDefault];
   const fsDefault = firstMin(sp.fsGroup);
   if (spec.securityContext?.fsGroup == null && fsDefault !== undefined) (spec.securityContext ??= {}).fsGroup = fsDefault;
-  // the pod's profile (the policy's default when it has none) in the annotation and the field, as upstream stores it
-  const profile = podProfile(pod) || psp.metadata.annotations?.[SECCOMP_DEFAULT] || "";
-  if (profile) {
-    pod.metadata.annotations = { ...pod.metadata.annotations, [SECCOMP_POD]: profile };
-    if (!spec.securityContext?.seccompProfile) (spec.securityContext ??= {}).seccompProfile = profileField(profile);
-  }
+  defaultSELinux(psp, pod);
+  defaultSeccomp(psp, pod);
   if (sp.runtimeClass && spec.runtimeClassName == null && sp.runtimeClass.defaultRuntimeClassName != null) spec.runtimeClassName = sp.runtimeClass.defaultRuntimeClassName;
   for (const [c] of containers(pod)) {
     if (effective(pod, c, "runAsUser") == null) setContainer(pod, c, "runAsUser", firstMin(sp.runAsUser));
     if (effective(pod, c, "runAsGroup") == null) setContainer(pod, c, "runAsGroup", firstMin(sp.runAsGroup));
     if (effective(pod, c, "runAsNonRoot") == null && effective(pod, c, "runAsUser") == null && sp.runAsUser?.rule === "MustRunAsNonRoot") setContainer(pod, c, "runAsNonRoot", true);
+    defaultAppArmor(psp, pod, c);
     const caps = capabilities(psp, c);
     if (caps !== c.securityContext?.capabilities) setContainer(pod, c, "capabilities", caps);
     if (sp.readOnlyRootFilesystem && c.securityContext?.readOnlyRootFilesystem == null) setContainer(pod, c, "readOnlyRootFilesystem", true);
@@ -207,7 +179,8 @@ function containerErrors(psp: Obj, pod: Obj, c: Obj, cp: string): string[] {
   const path = `${cp}.securityContext`;
   const out = runAsUserErrors(sp.runAsUser ?? {}, path, effective(pod, c, "runAsNonRoot"), effective(pod, c, "runAsUser"));
   const gid = effective(pod, c, "runAsGroup");
-  out.push(...groupErrors(sp.runAsGroup, path, gid == null ? undefined : [gid]), ...seccompErrors(psp, pod, c));
+  out.push(...groupErrors(sp.runAsGroup, path, gid == null ? undefined : [gid]), 
+    ...seLinuxErrors(psp, `${path}.seLinuxOptions`, effective(pod, c, "seLinuxOptions")), ...appArmorErrors(psp, pod, c), ...seccompErrors(psp, pod, c));
   if (!sp.privileged && sc.privileged === true) out.push(invalid(`${path}.privileged`, true, "Privileged containers are not allowed"));
   const procMount = sc.procMount ?? "Default";
   if (!(sp.allowedProcMountTypes?.length ? sp.allowedProcMountTypes : ["Default"]).includes(procMount)) out.push(invalid(`${path}.procMount`, procMount, "ProcMountType is not allowed"));
@@ -237,6 +210,7 @@ export function check(psp: Obj, pod: Obj): string[] {
     ...groupErrors(sp.fsGroup, `${path}.fsGroup`, psc.fsGroup == null ? undefined : [psc.fsGroup]),
     ...groupErrors(sp.supplementalGroups, `${path}.supplementalGroups`, psc.supplementalGroups),
     ...seccompErrors(psp, pod),
+    ...seLinuxErrors(psp, `${path}.seLinuxOptions`, psc.seLinuxOptions),
   ];
   const spec = pod.spec;
   if (!sp.hostNetwork && spec.hostNetwork) out.push(invalid(`${path}.hostNetwork`, true, "Host network is not allowed to be used"));
@@ -245,8 +219,8 @@ export function check(psp: Obj, pod: Obj): string[] {
   ((psc.sysctls ?? []) as Obj[]).forEach((x, i) => {
     // upstream words this path from `pod`
     const path = `pod.spec.securityContext.sysctls[${i}]`;
-    if (matchesSysctl(x.name, sp.forbiddenSysctls)) out.push(forbiddenDetail(path, `sysctl ${JSON.stringify(x.name)} is not allowed`));
-    else if (!SAFE_SYSCTLS.includes(x.name) && !matchesSysctl(x.name, sp.allowedUnsafeSysctls)) out.push(forbiddenDetail(path, `unsafe sysctl ${JSON.stringify(x.name)} is not allowed`));
+    if (matchesSysctl(x.name, sp.forbiddenSysctls)) out.push(forbidden(path, `sysctl ${JSON.stringify(x.name)} is not allowed`));
+    else if (!SAFE_SYSCTLS.includes(x.name) && !matchesSysctl(x.name, sp.allowedUnsafeSysctls)) out.push(forbidden(path, `unsafe sysctl ${JSON.stringify(x.name)} is not allowed`));
   });
   out.push(...volumeErrors(psp, pod));
   const rc = spec.runtimeClassName, allowedRC: string[] | undefined = sp.runtimeClass?.allowedRuntimeClassNames;
