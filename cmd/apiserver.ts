@@ -17,6 +17,7 @@ import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
 import { AUDIT_ARGS, auditOptions } from "../pkg/audit/options.ts";
 import { ADMISSION_ARGS, admissionOptions } from "../pkg/admission/options.ts";
+import { SERVING_ARGS, servingOptions } from "../pkg/server/serving-options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
@@ -88,6 +89,7 @@ export const args = {
   "kubelet-preferred-address-types": { type: "string", default: "Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP", description: "List of the preferred NodeAddressTypes to use for kubelet connections" },
   "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
   "encryption-provider-config": { type: "string", description: "The file of an EncryptionConfiguration (apiserver.config.k8s.io/v1): which resources are encrypted at rest, by which providers (aescbc, aesgcm, secretbox, kms, identity); the first provider writes, all read" },
+  ...SERVING_ARGS,
   ...AUDIT_ARGS,
   ...COMPONENT_ARGS,
 } as const;
@@ -145,6 +147,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     encryptionProviderConfig: a["encryption-provider-config"] || undefined,
     audit: auditOptions(a),
     admission: admissionOptions(a),
+    serving: servingOptions(a, serviceRanges.nodePorts),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
@@ -283,7 +286,7 @@ export default defineCommand({
   args,
   run: strict("apiserver", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
     const features = componentFlags("apiserver", a, rawArgs);
-    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), ...repeatedServiceAccountFlags(a, rawArgs) }, features));
+    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), "tls-sni-cert-key": repeated(rawArgs, "tls-sni-cert-key"), ...repeatedServiceAccountFlags(a, rawArgs) }, features));
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;

@@ -56,6 +56,8 @@ export default defineCommand({
       // pods/log reaches the node agent by its address, with a certificate of the cluster CA
       "kubelet-client-certificate": join(pki, "kube-apiserver-kubelet-client.crt"), "kubelet-client-key": join(pki, "kube-apiserver-kubelet-client.key"),
       "kubelet-preferred-address-types": "InternalIP,Hostname",
+      // the pods of a development cluster may be privileged, as on kubeadm's and k3s's servers
+      "allow-privileged": true,
     }, features);
     // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
     const agentFlags: Record<string, string> = {
