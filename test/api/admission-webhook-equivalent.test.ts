@@ -1,19 +1,19 @@
 // matchPolicy Equivalent against a real HTTPS webhook on loopback: a webhook registered for
 // networking.k8s.io/v1 ingresses is called for a write at extensions/v1beta1 with the object converted to
 // v1 (kind v1, requestKind v1beta1), and its patch comes back to the v1beta1 object; an Exact one is not.
-// The same for a custom resource's two versions.
+// The same for a custom resource's two versions, converted by its conversion webhook (v1 spec.color, v2
+// spec.paint.color).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateServingCerts } from "../../pkg/pki/certs.ts";
 import type { TestServer } from "../helpers/server.ts";
+import { type WebhookServer, startWebhookServer } from "../helpers/webhookserver.ts";
 import { expectCode, until, useServer } from "./fixtures.ts";
 
 const NS = "webhook-equivalent";
 let s: TestServer;
 useServer(NS, (started) => (s = started));
 
-const certs = generateServingCerts("webhook-ca", "webhook", ["127.0.0.1"]);
 const seen: { path: string; request: any }[] = [];
-let hook: ReturnType<typeof Bun.serve>;
+let hook: WebhookServer;
 const patchOf = (ops: unknown[]) => Buffer.from(JSON.stringify(ops)).toString("base64");
 
 const PATCHES: Record<string, unknown[]> = {
@@ -23,34 +23,44 @@ const PATCHES: Record<string, unknown[]> = {
     { op: "replace", path: "/spec/rules/0/http/paths/0/backend/service/port/number", value: 8080 },
   ],
   "/exact": [{ op: "add", path: "/metadata/annotations", value: { exact: "yes" } }],
-  "/widget": [{ op: "add", path: "/spec/seenAs", value: "v1" }],
+  // a v1 path: the color a v2 client sees as paint.color
+  "/widget": [{ op: "replace", path: "/spec/color", value: "blue" }],
 };
+
+/** The CRD's conversion webhook: v1 spec.color ↔ v2 spec.paint.color. */
+function convert(review: any): Response {
+  const { uid, desiredAPIVersion, objects } = review.request;
+  const convertedObjects = objects.map((o: any) => {
+    const { color, paint, ...rest } = o.spec ?? {};
+    const c = color ?? paint?.color;
+    return { ...o, apiVersion: desiredAPIVersion, spec: { ...rest, ...(desiredAPIVersion.endsWith("/v2") ? { paint: { color: c } } : { color: c }) } };
+  });
+  return Response.json({ apiVersion: review.apiVersion, kind: "ConversionReview", response: { uid, result: { status: "Success" }, convertedObjects } });
+}
 const G = "equiv.example.com";
-const open = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+const schema = (spec: object) => ({ openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: spec } } } });
 const widgets = {
   metadata: { name: `widgets.${G}` },
   spec: {
     group: G, scope: "Namespaced", names: { plural: "widgets", singular: "widget", kind: "Widget" },
     versions: [
-      { name: "v1", served: true, storage: true, schema: { openAPIV3Schema: open } },
-      { name: "v2", served: true, storage: false, schema: { openAPIV3Schema: open } },
+      { name: "v1", served: true, storage: true, schema: schema({ color: { type: "string" } }) },
+      { name: "v2", served: true, storage: false, schema: schema({ paint: { type: "object", properties: { color: { type: "string" } } } }) },
     ],
   },
 };
 
 beforeAll(async () => {
-  hook = Bun.serve({
-    hostname: "127.0.0.1", port: 0, tls: { cert: certs.cert, key: certs.key },
-    async fetch(req) {
-      const path = new URL(req.url).pathname;
-      const review = (await req.json()) as any;
-      seen.push({ path, request: review.request });
-      return Response.json({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: true, patchType: "JSONPatch", patch: patchOf(PATCHES[path]) } });
-    },
+  hook = startWebhookServer("equivalent", async (req) => {
+    const path = new URL(req.url).pathname;
+    const review = (await req.json()) as any;
+    if (path === "/convert") return convert(review);
+    seen.push({ path, request: review.request });
+    return Response.json({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: true, patchType: "JSONPatch", patch: patchOf(PATCHES[path]) } });
   });
   const webhook = (name: string, path: string, extra: object = {}) => ({
     name, sideEffects: "None", admissionReviewVersions: ["v1"],
-    clientConfig: { url: `https://127.0.0.1:${hook.port}${path}`, caBundle: Buffer.from(certs.ca).toString("base64") },
+    clientConfig: hook.clientConfig(path),
     rules: [{ operations: ["CREATE"], apiGroups: ["networking.k8s.io"], apiVersions: ["v1"], resources: ["ingresses"] }],
     ...extra,
   });
@@ -62,11 +72,12 @@ beforeAll(async () => {
       webhook("widget.example.com", "/widget", { rules: [{ operations: ["CREATE"], apiGroups: [G], apiVersions: ["v1"], resources: ["widgets"] }] }),
     ],
   }), 201, "create the mutating configuration");
-  expectCode(await s.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgets), 201, "create the CRD");
+  const conversion = { strategy: "Webhook", webhook: { conversionReviewVersions: ["v1"], clientConfig: hook.clientConfig("/convert") } };
+  expectCode(await s.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { ...widgets, spec: { ...widgets.spec, conversion } }), 201, "create the CRD");
   await until(async () => (await s.call("GET", `/apis/${G}/v2/namespaces/${NS}/widgets`)).status === 200, "widgets served at v2");
 });
 
-afterAll(() => hook?.stop(true));
+afterAll(() => hook?.stop());
 
 const v1beta1Ingress = (name: string) => ({
   apiVersion: "extensions/v1beta1", kind: "Ingress", metadata: { name },
@@ -109,15 +120,15 @@ describe("matchPolicy", () => {
     expect(seen[0].request.requestKind).toEqual(seen[0].request.kind);
   });
 
-  test("Equivalent: a custom resource written at v2 reaches a webhook registered for v1", async () => {
+  test("Equivalent: a custom resource written at v2 reaches a webhook registered for v1, through its conversion webhook", async () => {
     seen.length = 0;
-    const r = await s.call("POST", `/apis/${G}/v2/namespaces/${NS}/widgets`, { apiVersion: `${G}/v2`, kind: "Widget", metadata: { name: "w" }, spec: { size: 3 } });
+    const r = await s.call("POST", `/apis/${G}/v2/namespaces/${NS}/widgets`, { apiVersion: `${G}/v2`, kind: "Widget", metadata: { name: "w" }, spec: { paint: { color: "red" } } });
     expectCode(r, 201, "create a v2 Widget");
     expect(r.body.apiVersion).toBe(`${G}/v2`);
-    expect(r.body.spec).toEqual({ size: 3, seenAs: "v1" });
+    expect(r.body.spec).toEqual({ paint: { color: "blue" } });
     expect(seen.map((x) => x.path)).toEqual(["/widget"]);
     const req = seen[0].request;
     expect([req.kind, req.requestKind]).toEqual([{ group: G, version: "v1", kind: "Widget" }, { group: G, version: "v2", kind: "Widget" }]);
-    expect(req.object.apiVersion).toBe(`${G}/v1`);
+    expect([req.object.apiVersion, req.object.spec]).toEqual([`${G}/v1`, { color: "red" }]);
   });
 });

@@ -53,7 +53,7 @@ class Webhooks {
     let answer;
     try {
       if (!version) throw new Error(`webhook does not accept v1 or v1beta1 AdmissionReview`);
-      const review = reviewRequest(attributesAt(a, def), version, a.def);
+      const review = reviewRequest(await attributesAt(a, def), version, a.def);
       answer = readResponse(await this.client.call(w, review), review);
     } catch (e) {
       observe(true);
@@ -87,8 +87,8 @@ export function mutatingWebhook(ctx: PluginContext): Plugin {
     let next: Obj;
     try {
       // the patch is made against the object at the webhook's version, and comes back to the request's
-      next = jsonPatch(def === a.def ? a.object : convertBetween(a.def, def, a.object), answer.patch) as Obj;
-      if (def !== a.def) next = convertBetween(def, a.def, next);
+      next = jsonPatch(def === a.def ? a.object : await convertBetween(a.def, def, a.object), answer.patch) as Obj;
+      if (def !== a.def) next = await convertBetween(def, a.def, next);
     } catch (e) {
       if (e instanceof StatusError) throw e;
       throw internal(`JSON patch of webhook ${JSON.stringify(w.name)} failed: ${(e as Error).message}`);
