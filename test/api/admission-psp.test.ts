@@ -9,7 +9,7 @@ import { RBAC, bindingBody, clusterRole, roleRef, rule, subject } from "./rbac-f
 const NS = "psp";
 let s: TestServer;
 beforeAll(async () => {
-  s = await startServer(["--authorization-mode=RBAC", "--enable-admission-plugins=PodSecurityPolicy"]);
+  s = await startServer(["--authorization-mode=RBAC", "--enable-admission-plugins=PodSecurityPolicy", "--allow-privileged=true"]);
   // every request carries the admin's token (impersonating the users below where a test says so)
   const call = s.call;
   s.call = (method, path, body, headers) => call(method, path, body, { Authorization: `Bearer ${TEST_TOKEN}`, ...headers });
