@@ -120,7 +120,7 @@ export function validatePodSecurityContext(errs: Errs, spec: Obj, path: string) 
   windowsOptions(errs, sc.windowsOptions, `${p}.windowsOptions`);
 }
 
-const PROC_MOUNTS = ["Default", "Unmasked"];
+export const PROC_MOUNTS = ["Default", "Unmasked"];
 const CONTAINER_CONTEXT: [string, string, string?][] = [
   ["Capabilities", "*core.Capabilities"], ["Privileged", "*bool"], ["SELinuxOptions", "*core.SELinuxOptions", "seLinuxOptions"],
   ["WindowsOptions", "*core.WindowsSecurityContextOptions"], ["RunAsUser", "*int64"], ["RunAsGroup", "*int64"],
