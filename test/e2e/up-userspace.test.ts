@@ -13,7 +13,7 @@ import { kiteUp } from "../helpers/kite.ts";
 import { inOwnNetns } from "../helpers/netns.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { until } from "../helpers/scheduler.ts";
-import { freePort } from "../helpers/server.ts";
+import { freePort, kubectlWith } from "../helpers/server.ts";
 
 inOwnNetns(import.meta.path, "kite up's userspace service proxy with pods on the host's network", tests);
 
@@ -38,11 +38,7 @@ function tests() {
     if (process.env.KITE_TEST_SHOW_LOG) console.error(`kite up's log:\n${log}`);
   });
 
-  const kubectl = async (args: string[], stdin?: string) => {
-    const p = Bun.spawn(["kubectl", `--kubeconfig=${kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { code, out, err };
-  };
+  const kubectl = (args: string[], stdin?: string) => kubectlWith(kubeconfig, args, stdin);
   const json = async (args: string[]) => {
     const r = await kubectl([...args, "-o", "json"]);
     return r.code === 0 ? JSON.parse(r.out) : undefined;

@@ -129,8 +129,13 @@ current-context: t
 }
 
 /** Runs stock kubectl against the server; returns exit code and output. */
-export async function kubectl(s: TestServer, args: string[], stdin?: string) {
-  const p = Bun.spawn(["kubectl", `--kubeconfig=${s.kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
+export function kubectl(s: TestServer, args: string[], stdin?: string) {
+  return kubectlWith(s.kubeconfig, args, stdin);
+}
+
+/** Runs stock kubectl with a kubeconfig file (kite up's, a user's); returns exit code and output. */
+export async function kubectlWith(kubeconfig: string, args: string[], stdin?: string) {
+  const p = Bun.spawn(["kubectl", `--kubeconfig=${kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, out, err };
 }
