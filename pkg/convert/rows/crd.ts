@@ -21,7 +21,7 @@ const perVersionValue = (key: string, v: unknown) => key === "additionalPrinterC
 function checkV1(spec: Obj, notes: Notes) {
   if (!spec.scope) notes.error("spec.scope", "Required value");
   if (spec.preserveUnknownFields === true) {
-    notes.error("spec.preserveUnknownFields", "Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead");
+    notes.error("spec.preserveUnknownFields", "Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead");
   }
   (Array.isArray(spec.versions) ? spec.versions : []).forEach((v: unknown, i: number) => {
     if (isObj(v) && !isObj(v.schema?.openAPIV3Schema)) notes.error(`spec.versions[${i}].schema.openAPIV3Schema`, "Required value: schemas are required");
