@@ -623,8 +623,8 @@ export class ResourceStore {
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
     if (!serverOwned) {
       const c = this.def.conversion;
-      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old)));
-      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old), this.def.version));
+      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old, this.def.version));
     }
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }
