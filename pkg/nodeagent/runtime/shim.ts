@@ -100,6 +100,9 @@ for my $cg (@cgs) {
     while (<$f>) { my ($k, $v) = split; $oom = 1 if $k eq "oom_kill" && $v }
   }
 }
+# the log holds the container's last lines before its end is recorded (a termination message may be read
+# from it then); a writer left behind outside its group holds that up for at most 2 s (WNOHANG polls)
+for (1 .. 200) { last if waitpid($stamper, 1) != 0; select(undef, undef, undef, 0.01) }
 put("$rec.exit", "$code $oom\n");
 `;
 
