@@ -249,7 +249,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const fail = (pod: Obj, status: Obj) =>
     client.patch(RESOURCES.pods, pod.metadata.name, { status: { ...status, phase: "Failed" } }, "merge", { namespace: pod.metadata.namespace, subresource: "status" })
       .catch((e) => consola.warn(`failed to update status for pod ${key(pod)}: ${(e as Error).message}`));
-  const active = () => [...workers.values()].filter((w) => !w.stopping && !finished(w.status()));
+  const active = () => [...workers.values()].filter((w) => !w.stopping && w.phase !== "Succeeded" && w.phase !== "Failed");
   /** Upstream's admission: a pod refused under pressure or that does not fit beside the running ones is Failed, never started. */
   function admitAndStart(pod: Obj): void {
     const why = eviction.admit(pod) ?? admit(pod, active().map((w) => w.pod), allocatableOf(o, capacityOf(o, reporter.facts())));
