@@ -78,7 +78,7 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string, la
   });
   track(proc);
   const url = `https://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000; // a loaded machine (CI beside other work) can take this long
   let ca = "";
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`apiserver exited ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
