@@ -6,16 +6,12 @@
 // memory stays at a chunk or two whatever the size and however slowly the client reads.
 import { consola } from "consola";
 import { createGzip } from "node:zlib";
+import { SLICE_MS, nextTurn } from "../../util/slices.ts";
 
 export type Part = string | Uint8Array;
 
 /** Bytes (about: strings count their UTF-16 length) after which a body streams, and a streamed chunk's size. */
 const CHUNK = 1 << 20;
-/** How long one slice of encoding keeps the event loop (a slice ends after the part that crosses it). */
-const SLICE_MS = 10;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** Moves parts into `out` until a chunk's worth of bytes or a slice's time: the bytes moved, and whether the parts ended. */
 function take(parts: Iterator<Part>, out: Part[]): { bytes: number; done: boolean } {
   const start = performance.now();
