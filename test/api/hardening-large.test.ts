@@ -71,6 +71,33 @@ function expectItems(list: any, l: typeof BIG) {
   });
 }
 
+/** The read-only requests in flight, from /metrics (which counts itself). */
+async function readOnlyInFlight(): Promise<number> {
+  const text = await (await s.req("/metrics")).text();
+  return Number(/^apiserver_current_inflight_requests\{request_kind="readOnly"\} (\d+)/m.exec(text)?.[1]);
+}
+
+async function untilInFlight(n: number) {
+  const deadline = Date.now() + 20_000;
+  while ((await readOnlyInFlight()) !== n) {
+    if (Date.now() > deadline) throw new Error(`read-only requests in flight stayed ${await readOnlyInFlight()}, not ${n}`);
+    await Bun.sleep(50);
+  }
+}
+
+// Issue 12, deliverable 5: a streamed list holds its in-flight slot until its body is encoded, not only until its headers.
+test("a streamed list holds its in-flight slot until the body is done or the client has gone", async () => {
+  for (const finish of ["read to the end", "client gone"]) {
+    const r = await s.req(path(BIG.ns), { headers: { Accept: "application/json", "Accept-Encoding": "identity" } });
+    const reader = r.body!.getReader();
+    await reader.read();
+    expect(await readOnlyInFlight()).toBe(2); // this list, and the /metrics request itself
+    if (finish === "client gone") await reader.cancel();
+    else while (!(await reader.read()).done);
+    await untilInFlight(1);
+  }
+});
+
 describe("a large LIST does not stall the server", () => {
   test("JSON", async () => {
     const r = await listWhileProbing(path(BIG.ns), "application/json", "identity");
