@@ -5,12 +5,13 @@
 // starts with these requests), listed while /readyz is probed.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { configText, probeReadyz } from "../helpers/large-list.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { BACKEND, startServer, type TestServer } from "../helpers/server.ts";
 import { createNamespace } from "./fixtures.ts";
 
 setDefaultTimeout(60_000);
 
-const NS = "storelist", COUNT = 80, KB = 1000;
+// etcd's JSON gateway made a whole-collection read cost more CPU per MB: half the objects show it there.
+const NS = "storelist", COUNT = BACKEND === "etcd" ? 40 : 80, KB = 1000;
 /**
  * The server's CPU time while one /readyz probe waited: the longest stretch a list kept the event loop.
  * Before the fix 230 ms on SQLite at load average 22 (wall 1.3 s), more on etcd; after it 30–80 ms. CPU time,
@@ -69,12 +70,12 @@ describe("LISTs of a large collection do not stall the server", () => {
   });
 
   test("a chunk read in several pages counts what remains after it", async () => {
-    const first = await listWhileProbing("?limit=20");
-    expect(names(first)).toEqual(all.slice(0, 20));
-    expect(first.metadata.remainingItemCount).toBe(COUNT - 20);
-    const next: any = await (await s.req(`${PATH}?limit=20&continue=${encodeURIComponent(first.metadata.continue)}`)).json();
-    expect(names(next)).toEqual(all.slice(20, 40));
-    expect(next.metadata.remainingItemCount).toBe(COUNT - 40);
+    const first = await listWhileProbing("?limit=15");
+    expect(names(first)).toEqual(all.slice(0, 15));
+    expect(first.metadata.remainingItemCount).toBe(COUNT - 15);
+    const next: any = await (await s.req(`${PATH}?limit=15&continue=${encodeURIComponent(first.metadata.continue)}`)).json();
+    expect(names(next)).toEqual(all.slice(15, 30));
+    expect(next.metadata.remainingItemCount).toBe(COUNT - 30);
     expect(next.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
   });
 
