@@ -16,6 +16,7 @@ import { del, deleteCollection } from "./handlers/delete.ts";
 import { get } from "./handlers/get.ts";
 import { list } from "./handlers/list.ts";
 import { patch } from "./handlers/patch.ts";
+import { encodingOf } from "./handlers/stream.ts";
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient, podLog } from "./handlers/podlog.ts";
 import { podExec } from "./handlers/podexec.ts";
 import { proxy } from "./handlers/proxy.ts";
@@ -180,15 +181,28 @@ export class ApiHandler {
     }
     this.inflight[kind]++;
     this.metrics?.setInflight(kind, this.inflight[kind]);
-    // The slot is held until the handler is done, even when the client was answered 504 before that.
+    // The slot is held until the handler is done — its body encoded, when it streams — even when the
+    // client was answered 504 before that.
     const work = kind === "mutating" && isHeavy(req) ? this.heavyTurn(req, url, info, user) : this.route(req, url, info, user);
     const release = () => {
       admitted?.release();
       this.inflight[kind]--;
       this.metrics?.setInflight(kind, this.inflight[kind]);
     };
-    work.then(release, release);
-    const res = await (info.isResourceRequest ? this.withTimeout(work, url) : work);
+    let res: Response;
+    try {
+      res = await (info.isResourceRequest ? this.withTimeout(work, url) : work);
+    } catch (e) {
+      // Failed, or timed out: a response that comes later is never sent, so its body is not encoded.
+      work.then((late) => { void late.body?.cancel().catch(() => {}); release(); }, release);
+      throw e;
+    }
+    const encoding = encodingOf(res);
+    if (encoding) {
+      // A client that goes away may leave its stream neither read to the end nor cancelled.
+      const gone = new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }));
+      void Promise.race([encoding, gone]).then(release);
+    } else release();
     for (const [k, v] of admitted?.headers ?? []) res.headers.set(k, v);
     return res;
   }

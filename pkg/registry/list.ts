@@ -2,6 +2,8 @@
 // spec §4.6 — from the watch cache where it can answer, else from the store at the right revision.
 import { badRequest, fromStoreError, gone, tooNewRevision } from "../api/status.ts";
 import type { WatchCache } from "../storage/cacher.ts";
+import { FIRST_PAGE, nextPageSize } from "../storage/pages.ts";
+import { Slices } from "../util/slices.ts";
 import { decodeContinue, encodeContinue } from "./continue.ts";
 import { type ListOptions, type ResourceStore, parseRV } from "./generic.ts";
 import { type Selector, everything } from "./selector.ts";
@@ -48,29 +50,37 @@ export async function listCollection(rs: ResourceStore, ns: string, o: ListOptio
   }
   if (notOlderThan > 0) await rs.waitForRevision(notOlderThan);
   const items: Obj[] = [];
-  let listRev = revision, more = false, remaining = 0, lastKey = "";
+  let listRev = revision, more = false, lastKey = "";
+  // The unfiltered first chunk counts what follows its first page (`counted`); the pages read after it
+  // take their keys off that count. Later chunks carry the count in the token.
+  let counted: number | undefined, read = 0, ask = FIRST_PAGE;
+  const slices = new Slices();
   try {
-    // Keep reading pages until the selection fills the limit or the range ends.
+    // Keep reading pages (of a few MB each, see pages.ts) until the selection fills the limit or the range ends.
     for (;;) {
-      // The first unfiltered chunk counts what remains; later chunks carry the count in the token.
-      const countRemaining = !filtered && left === undefined;
-      const page = await rs.store.list(prefix, { revision: listRev, startKey, limit: limit ? Math.max(limit - items.length, filtered ? 100 : 0) : 0, countRemaining });
+      const countRemaining = !filtered && left === undefined && counted === undefined;
+      const want = limit ? Math.max(limit - items.length, filtered ? 100 : 0) : 0;
+      if (want) ask = Math.min(ask, want);
+      const page = await rs.store.list(prefix, { revision: listRev, startKey, limit: ask, countRemaining });
       listRev = page.revision;
+      if (countRemaining) counted = read + page.items.length + page.remaining;
       let i = 0;
       for (; i < page.items.length; i++) {
+        if (slices.due()) await slices.pause();
         const kv = page.items[i];
         lastKey = kv.key;
         const obj = rs.decode(kv);
         if (rs.matches(obj, label, field)) items.push(obj);
         if (limit && items.length >= limit) { i++; break; }
       }
-      const pageLeft = page.items.length - i;
-      more = pageLeft > 0 || page.more;
-      remaining = countRemaining ? pageLeft + page.remaining : (left ?? 0) - items.length;
-      if (!limit || items.length >= limit || !page.more) break;
+      read += i;
+      more = i < page.items.length || page.more;
+      if ((limit && items.length >= limit) || !page.more) break;
       startKey = lastKey + "\x00";
+      ask = nextPageSize(page.items, ask);
     }
   } catch (e) { throw fromStoreError(e, rs.q, ""); }
+  const remaining = counted !== undefined ? counted - read : (left ?? 0) - items.length;
   const metadata: Obj = { resourceVersion: String(listRev) };
   if (limit && more) {
     metadata.continue = encodeContinue(prefix, listRev, lastKey.slice(prefix.length) + "\x00", filtered ? undefined : remaining);
@@ -93,7 +103,10 @@ async function listFromCache(rs: ResourceStore, cache: WatchCache, prefix: strin
   }
   const filtered = label !== everything || field !== everything;
   const items: Obj[] = [];
+  // The first list after the cache filled decodes every object: a slice at a time.
+  const slices = new Slices();
   for (const e of cache.list(prefix)) {
+    if (slices.due()) await slices.pause();
     const obj = rs.decodeEntry(e);
     if (!filtered || rs.matches(obj, label, field)) items.push(obj);
   }

@@ -1,5 +1,6 @@
 // The watch cache: one store watch per resource keeps the current state and a window of recent
 // events in memory; every watcher and every cached list is served from it (DESIGN.md §3).
+import { listAll } from "./pages.ts";
 import { type KeyValue, type ListResult, type Store, StoreError, type WatchEvent, type Watcher } from "./store.ts";
 import { RevisionWaiters } from "./waiters.ts";
 
@@ -48,7 +49,7 @@ export class WatchCache {
       this.storeWatch = await this.store.listAndWatch(this.prefix, load, (ev) => this.apply(ev), (err) => this.fail(err));
       return;
     }
-    const list = await this.store.list(this.prefix);
+    const list = await listAll(this.store, this.prefix);
     load(list);
     this.storeWatch = await this.store.watch(this.prefix, list.revision, (ev) => this.apply(ev));
   }

@@ -15,6 +15,7 @@ import {
 import { SharedWatch, type Subscriber } from "./etcdshared.ts";
 import { EtcdWatcher } from "./etcdwatch.ts";
 import { Http1Error, Http1Pool } from "./http1.ts";
+import { listAll } from "./pages.ts";
 import {
   type KeyValue, type ListOptions, type ListResult, type Store, StoreError, type Value, type WatchEvent, type Watcher,
 } from "./store.ts";
@@ -314,7 +315,7 @@ export class EtcdStore implements Store {
     const sub: Subscriber = { prefix, after: at, onEvent: (ev) => (live ? onEvent(ev) : early.push(ev)), onError };
     this.shared.add(sub);
     try {
-      onList(await this.list(prefix, { revision: at }));
+      onList(await listAll(this, prefix, at));
     } catch (e) {
       this.shared.remove(sub);
       throw e;

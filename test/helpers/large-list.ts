@@ -18,7 +18,7 @@ export const REPS: { name: string; accept: string; encoding: string; query?: str
 ];
 
 /** Config-file-like text: lines of settings, compressible about as much as real config is. */
-function configText(seed: number, bytes: number): string {
+export function configText(seed: number, bytes: number): string {
   const lines: string[] = [];
   let n = 0, x = seed * 2654435761 >>> 0;
   while (n < bytes) {
@@ -51,28 +51,41 @@ export async function createBig(s: TestServer, ns: string, count: number, kb: nu
   }));
 }
 
-/** Probes /readyz back to back (with `gapMs` between) until stopped; the latencies in ms. */
-export function probeReadyz(s: TestServer, gapMs = 10) {
-  const times: number[] = [];
+/**
+ * Probes /readyz back to back (with `gapMs` between) until stopped: the latencies in ms, and with the
+ * server's pid the CPU time it used during each probe (`cpu`) — on a loaded machine a probe also waits
+ * for a CPU, but only work that holds the event loop makes the server itself busy for the whole wait.
+ */
+export function probeReadyz(s: TestServer, gapMs = 10, pid?: number) {
+  const times: number[] = [], cpu: number[] = [];
   let running = true;
   const done = (async () => {
     while (running) {
-      const t = performance.now();
+      const t = performance.now(), c = pid ? cpuMs(pid) : 0;
       const r = await s.req("/readyz");
       await r.text();
       if (r.status !== 200) throw new Error(`/readyz answered ${r.status}`);
       times.push(performance.now() - t);
+      if (pid) cpu.push(cpuMs(pid) - c);
       await Bun.sleep(gapMs);
     }
   })();
   return {
     times,
+    cpu,
     async stop(): Promise<number[]> {
       running = false;
       await done;
       return times;
     },
   };
+}
+
+/** CPU time (user + system, every thread) a process has used, in ms, from /proc (10 ms ticks). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 /**

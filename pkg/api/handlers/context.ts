@@ -11,7 +11,7 @@ import type { Features } from "../../features/featuregate.ts";
 import { badRequest, invalidOptions } from "../status.ts";
 import { type BodyRepeats, type Directive, type FieldCheck, DIRECTIVES, newRepeats } from "../../fieldvalidation/index.ts";
 import { listParts } from "./listparts.ts";
-import { encodeSliced, gzipStream } from "./stream.ts";
+import { encodeSliced, gzipStream, streamedResponse } from "./stream.ts";
 
 export interface HandlerContext {
   req: Request;
@@ -54,11 +54,11 @@ function reply(ctx: HandlerContext, body: string | Uint8Array | ReadableStream<U
   if (size > GZIP_OVER && ctx.features.APIResponseCompression && acceptsGzip(ctx.req.headers)) {
     headers["Content-Encoding"] = "gzip";
     headers.Vary = "Accept-Encoding";
-    if (stream) return new Response(gzipStream(body), { status, headers });
+    if (stream) return streamedResponse(body, gzipStream(body), { status, headers });
     const raw = typeof body === "string" ? new TextEncoder().encode(body) : body;
     return new Response(Bun.gzipSync(raw as Uint8Array<ArrayBuffer>, { level: 1 }), { status, headers });
   }
-  return new Response(body, { status, headers });
+  return stream ? streamedResponse(body, body, { status, headers }) : new Response(body, { status, headers });
 }
 
 /** The Content-Type names exactly the representation served. */

@@ -6,16 +6,12 @@
 // memory stays at a chunk or two whatever the size and however slowly the client reads.
 import { consola } from "consola";
 import { createGzip } from "node:zlib";
+import { SLICE_MS, nextTurn } from "../../util/slices.ts";
 
 export type Part = string | Uint8Array;
 
 /** Bytes (about: strings count their UTF-16 length) after which a body streams, and a streamed chunk's size. */
 const CHUNK = 1 << 20;
-/** How long one slice of encoding keeps the event loop (a slice ends after the part that crosses it). */
-const SLICE_MS = 10;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** Moves parts into `out` until a chunk's worth of bytes or a slice's time: the bytes moved, and whether the parts ended. */
 function take(parts: Iterator<Part>, out: Part[]): { bytes: number; done: boolean } {
   const start = performance.now();
@@ -58,9 +54,14 @@ export async function encodeSliced(parts: Iterator<Part>, what: string): Promise
   }
 }
 
+/** For each streamed body: settles once its encoding is over (the last part taken, a failure, or the client gone). */
+const encodings = new WeakMap<object, Promise<void>>();
+
 function streamFrom(first: Part[], size: number, parts: Iterator<Part>, what: string): ReadableStream<Uint8Array> {
   let ready = first, done = false;
-  return new ReadableStream<Uint8Array>({
+  let over!: () => void;
+  const ended = new Promise<void>((resolve) => { over = resolve; });
+  const stream = new ReadableStream<Uint8Array>({
     // Called when the client has taken the last chunk.
     async pull(controller) {
       try {
@@ -71,16 +72,36 @@ function streamFrom(first: Part[], size: number, parts: Iterator<Part>, what: st
         if (size > 0) controller.enqueue(bytesOf(ready));
         ready = [];
         size = 0;
-        if (done) controller.close();
+        if (done) {
+          controller.close();
+          over();
+        }
       } catch (e) {
+        over();
         consola.error(`${what}: encoding the response failed:`, e);
         throw e;
       }
     },
     cancel() {
+      over();
       parts.return?.();
     },
   }, { highWaterMark: 0 });
+  encodings.set(stream, ended);
+  return stream;
+}
+
+/** A response whose body is a stream from encodeSliced (gzipped or not); its encoding's end is remembered. */
+export function streamedResponse(body: ReadableStream<Uint8Array>, sent: ReadableStream<Uint8Array>, init: ResponseInit): Response {
+  const res = new Response(sent, init);
+  const ended = encodings.get(body);
+  if (ended) encodings.set(res, ended);
+  return res;
+}
+
+/** For a response whose body is still being encoded: settles when that is over. */
+export function encodingOf(res: Response): Promise<void> | undefined {
+  return encodings.get(res);
 }
 
 /**

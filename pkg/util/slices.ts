@@ -1,0 +1,21 @@
+// Long synchronous loops (decoding a page of a huge list, encoding a large body) give the event loop a
+// turn every SLICE_MS: JavaScript runs one handler at a time, so without the turns /readyz and every
+// other request wait behind them for seconds.
+
+/** How long one slice of synchronous work keeps the event loop. */
+export const SLICE_MS = 10;
+
+/** Resolves after the event loop has polled for I/O once. */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A loop's clock: `due()` says the loop has held the event loop for a slice and should `await pause()`. */
+export class Slices {
+  private start = performance.now();
+
+  due(): boolean { return performance.now() - this.start >= SLICE_MS; }
+
+  async pause() {
+    await nextTurn();
+    this.start = performance.now();
+  }
+}
