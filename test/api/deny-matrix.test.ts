@@ -1,3 +1,4 @@
+// Named outside test/run.ts's auth-* pattern on purpose: it runs on both storage backends.
 // Issue 14 item 7: the deny matrix. One server with every authenticator (client certificates, a static
 // token file, service-account tokens, bootstrap tokens, OIDC against a real issuer on loopback, a token
 // webhook on loopback, front-proxy headers, anonymous) and RBAC. For each authenticator a user bound to a
