@@ -189,16 +189,19 @@ beforeAll(async () => {
   ];
   await Promise.all(writes.map(async ([path, body]) => expectCode(await admin("POST", path, body), 201, `seed ${path}`)));
 
-  made["sa-allowed"] = await serviceAccountToken("sa-allowed");
-  made["sa-denied"] = await serviceAccountToken("sa-denied");
-  made["sa-other-audience"] = await serviceAccountToken("sa-allowed", ["vault"]);
+  const credentials: Record<string, () => Promise<string>> = {
+    "sa-allowed": () => serviceAccountToken("sa-allowed"),
+    "sa-denied": () => serviceAccountToken("sa-denied"),
+    "sa-other-audience": () => serviceAccountToken("sa-allowed", ["vault"]),
+    "sa-gone": () => serviceAccountToken("sa-gone"),
+    "oidc-allowed": () => issuer.token({ sub: "allowed" }),
+    "oidc-denied": () => issuer.token({ sub: "denied" }),
+    "oidc-other-key": async () => issuer.token({ sub: "allowed" }, await issuer.newKey()),
+    "oidc-other-audience": () => issuer.token({ sub: "allowed", aud: "someone-else" }),
+  };
+  await Promise.all(Object.entries(credentials).map(async ([k, make]) => { made[k] = await make(); }));
   const stranger = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
   made["sa-other-key"] = await new SignJWT(decodeJwt(made["sa-allowed"])).setProtectedHeader({ alg: "RS256" }).sign(stranger);
-  made["sa-gone"] = await serviceAccountToken("sa-gone");
-  made["oidc-allowed"] = await issuer.token({ sub: "allowed" });
-  made["oidc-denied"] = await issuer.token({ sub: "denied" });
-  made["oidc-other-key"] = await issuer.token({ sub: "allowed" }, await issuer.newKey());
-  made["oidc-other-audience"] = await issuer.token({ sub: "allowed", aud: "someone-else" });
 
   // The deleted account's token worked before the deletion, and is refused once the server has seen it.
   const gone = ROWS.find((r) => r.what.includes("deleted ServiceAccount"))!;
@@ -206,7 +209,7 @@ beforeAll(async () => {
   expectCode(await admin("DELETE", `/api/v1/namespaces/${NS}/serviceaccounts/sa-gone`), 200, "delete sa-gone");
   await until(async () => !(await accepted(gone)), "the deleted ServiceAccount's token refused");
   // Bootstrap Secrets and the OIDC issuer's keys are read in the background.
-  for (const row of ROWS.filter((r) => r.outcome !== "unauthenticated")) await until(() => accepted(row), `${row.authenticator}: ${row.what} accepted`, 15_000);
+  await Promise.all(ROWS.filter((r) => r.outcome !== "unauthenticated").map((row) => until(() => accepted(row), `${row.authenticator}: ${row.what} accepted`, 15_000)));
 }, 60_000);
 
 afterAll(async () => {
