@@ -13,8 +13,16 @@ export const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: [UNAUTHEN
 /** Members of this group may do anything: RBAC and every other authorizer chain allow them first. */
 export const MASTERS = "system:masters";
 
-/** Every user an authenticator vouched for is also in system:authenticated (once). */
+/** The answer for each user object an authenticator keeps handing out (a static token's, a cached one's). */
+const withGroup = new WeakMap<UserInfo, UserInfo>();
+
+/**
+ * Every user an authenticator vouched for is also in system:authenticated (once). The same object in
+ * gives the same object out, so what is derived from a user (RBAC's subject keys) is derived once.
+ */
 export function withAuthenticatedGroup(u: UserInfo): UserInfo {
   if (u.groups.includes(AUTHENTICATED) || u.groups.includes(UNAUTHENTICATED)) return u;
-  return { ...u, groups: [...u.groups, AUTHENTICATED] };
+  let out = withGroup.get(u);
+  if (!out) withGroup.set(u, (out = { ...u, groups: [...u.groups, AUTHENTICATED] }));
+  return out;
 }

@@ -31,6 +31,7 @@ const usableForClients = (c: X509Certificate) => !c.keyUsage || c.keyUsage.inclu
 export class ChainVerifier {
   /** The authority that signed each certificate seen, or why none did: signatures are checked once. */
   private readonly issuers = new WeakMap<X509Certificate, X509Certificate | string>();
+  private readonly windows = new WeakMap<X509Certificate, { from: number; to: number }>();
 
   constructor(private readonly roots: X509Certificate[]) {}
 
@@ -39,12 +40,21 @@ export class ChainVerifier {
     let root = this.issuers.get(leaf);
     if (root === undefined) this.issuers.set(leaf, (root = this.findIssuer(leaf)));
     if (typeof root === "string") return `verifying certificate ${describe(leaf)} failed: ${root}`;
+    const t = now.getTime();
     for (const c of [leaf, root]) {
-      if (now < c.validFromDate || now > c.validToDate) {
-        return `verifying certificate ${describe(leaf)} failed: x509: certificate has expired or is not yet valid: current time ${now.toISOString()} is ${now < c.validFromDate ? "before" : "after"} ${(now < c.validFromDate ? c.validFromDate : c.validToDate).toISOString()}`;
+      const { from, to } = this.validity(c);
+      if (t < from || t > to) {
+        return `verifying certificate ${describe(leaf)} failed: x509: certificate has expired or is not yet valid: current time ${now.toISOString()} is ${t < from ? "before" : "after"} ${new Date(t < from ? from : to).toISOString()}`;
       }
     }
     return null;
+  }
+
+  /** A certificate's validity as numbers, read once: its date getters parse on every call. */
+  private validity(c: X509Certificate): { from: number; to: number } {
+    let v = this.windows.get(c);
+    if (!v) this.windows.set(c, (v = { from: c.validFromDate.getTime(), to: c.validToDate.getTime() }));
+    return v;
   }
 
   private findIssuer(leaf: X509Certificate): X509Certificate | string {

@@ -223,7 +223,7 @@ export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<
     token = c["id-token"] || c["access-token"] || undefined;
   }
   if (!flags.token && !token && user.exec?.command) {
-    const cred = runExecPlugin(user.exec, server);
+    const cred = runExecPlugin(user.exec, { server, ...(ca ? { "certificate-authority-data": Buffer.from(ca).toString("base64") } : {}), ...(insecure ? { "insecure-skip-tls-verify": true } : {}) });
     token = cred.token ?? token;
     if (cred.clientCertificateData) cert = cred.clientCertificateData;
     if (cred.clientKeyData) key = cred.clientKeyData;
@@ -240,14 +240,19 @@ export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<
   };
 }
 
+/** The ExecCredential versions client-go speaks. */
+const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1alpha1", "client.authentication.k8s.io/v1beta1", "client.authentication.k8s.io/v1"];
+
 /** Runs a client-go exec credential plugin and returns its ExecCredential status. */
-function runExecPlugin(exec: Dict, server: string): Dict {
+function runExecPlugin(exec: Dict, cluster: Dict): Dict {
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   for (const e of exec.env ?? []) env[e.name] = e.value;
+  const asked = exec.apiVersion ?? "client.authentication.k8s.io/v1";
+  if (!EXEC_API_VERSIONS.includes(asked)) throw new CliError(`getting credentials: exec plugin: invalid apiVersion ${JSON.stringify(asked)}`);
   env.KUBERNETES_EXEC_INFO = JSON.stringify({
-    apiVersion: exec.apiVersion ?? "client.authentication.k8s.io/v1",
+    apiVersion: asked,
     kind: "ExecCredential",
-    spec: { interactive: false, ...(exec.provideClusterInfo ? { cluster: { server } } : {}) },
+    spec: { interactive: false, ...(exec.provideClusterInfo ? { cluster } : {}) },
   });
   let p: ReturnType<typeof Bun.spawnSync>;
   try {
@@ -256,9 +261,18 @@ function runExecPlugin(exec: Dict, server: string): Dict {
     throw new CliError(`getting credentials: exec: executable ${exec.command} not found${exec.installHint ? `\n\n${exec.installHint}` : ""}`);
   }
   if (p.exitCode !== 0) throw new CliError(`getting credentials: exec: executable ${exec.command} failed with exit code ${p.exitCode}`);
+  let cred: Dict;
   try {
-    return JSON.parse(p.stdout!.toString()).status ?? {};
+    cred = JSON.parse(p.stdout!.toString());
   } catch {
     throw new CliError(`getting credentials: decoding stdout of ${exec.command}: not an ExecCredential`);
   }
+  // client-go's checks of the answer, in its words
+  const fail = (why: string) => new CliError(`getting credentials: ${why}`);
+  if (cred?.apiVersion !== asked) throw fail(`exec plugin is configured to use API version ${asked}, plugin returned version ${cred?.apiVersion ?? ""}`);
+  const status = cred.status;
+  if (!status) throw fail("exec plugin didn't return a status field");
+  if (!status.token && !status.clientCertificateData && !status.clientKeyData) throw fail("exec plugin didn't return a token or cert/key pair");
+  if (!status.clientCertificateData !== !status.clientKeyData) throw fail("exec plugin returned only certificate or key, not both");
+  return status;
 }

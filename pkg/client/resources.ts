@@ -30,6 +30,7 @@ export const RESOURCES = {
   endpointslices: ref("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice"),
   leases: ref("coordination.k8s.io", "v1", "leases", "Lease"),
   certificatesigningrequests: ref("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false),
+  subjectaccessreviews: ref("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", false),
   replicasets: ref("apps", "v1", "replicasets", "ReplicaSet"),
   statefulsets: ref("apps", "v1", "statefulsets", "StatefulSet"),
   deployments: ref("apps", "v1", "deployments", "Deployment"),

@@ -1,6 +1,7 @@
 // The controllers `kite controller-manager` knows, by upstream's names (--controllers), and whether each
 // runs when --controllers is `*`. A controller is one file exporting its ControllerInit.
 import { initCronJobController } from "./cronjob.ts";
+import { initCsrApprovingController } from "./csrapproving.ts";
 import { initCsrSigningController } from "./csrsigning.ts";
 import { initDaemonSetController } from "./daemonset.ts";
 import { deploymentController } from "./deployment.ts";
@@ -29,6 +30,7 @@ export interface ControllerEntry { init: ControllerInit; enabledByDefault: boole
 export const CONTROLLERS: Record<string, ControllerEntry> = {
   // v1.21 runs the CronJob controller v2 (CronJobControllerV2, beta, on by default)
   cronjob: { init: initCronJobController, enabledByDefault: true },
+  csrapproving: { init: initCsrApprovingController, enabledByDefault: true },
   csrsigning: { init: initCsrSigningController, enabledByDefault: true },
   daemonset: { init: initDaemonSetController, enabledByDefault: true },
   deployment: { init: deploymentController, enabledByDefault: true },

@@ -20,6 +20,8 @@ export const API_MAX_IN_FLIGHT = 16;
 
 export interface NodeAgentOptions {
   kubeconfig?: string;
+  /** --bootstrap-kubeconfig: how to get a client certificate into --kubeconfig when it has none valid. */
+  bootstrapKubeconfig?: string;
   nodeName: string;
   registerNode: boolean;
   nodeLabels: Record<string, string>;
@@ -204,8 +206,10 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     try { parseIPv4Range(podCIDR); } catch (e) { throw new UsageError(`invalid argument "${podCIDR}" for "--pod-cidr" flag: ${(e as Error).message}`); }
   }
   if (!a["root-dir"]) throw new UsageError(`invalid argument "" for "--root-dir" flag: may not be empty`);
+  if (a["bootstrap-kubeconfig"] && !a.kubeconfig) throw new UsageError("--bootstrap-kubeconfig requires --kubeconfig: the file the agent writes with its client certificate");
   return {
     kubeconfig: a.kubeconfig || undefined,
+    bootstrapKubeconfig: a["bootstrap-kubeconfig"] ? resolve(a["bootstrap-kubeconfig"]) : undefined,
     nodeName,
     registerNode: bool("register-node", a["register-node"]),
     nodeLabels: parseLabels("node-labels", a["node-labels"]),

@@ -97,7 +97,7 @@ export const BUILTIN: ResourceDef[] = [
   ...gv("discovery.k8s.io", "v1", [{ kind: "EndpointSlice", plural: "endpointslices", namespaced: ns }]),
   ...gv("node.k8s.io", "v1", [{ kind: "RuntimeClass", plural: "runtimeclasses", namespaced: cluster }]),
   ...gv("certificates.k8s.io", "v1", [
-    { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: ["status", "approval"], strategy: s.certificateSigningRequest },
+    { kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: cluster, shortNames: ["csr"], subresources: ["status", "approval"], nameRule: "segment", strategy: s.certificateSigningRequest },
   ]),
   ...gv("apiextensions.k8s.io", "v1", [
     { kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: cluster, shortNames: ["crd", "crds"], subresources: status, generation: true, storageResource: "apiextensions.k8s.io/customresourcedefinitions", strategy: s.customResourceDefinition },

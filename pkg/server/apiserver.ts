@@ -345,7 +345,7 @@ export class ApiServer {
       this.controllers.push(tokens);
     }
     const inServer = o.namespaceAndGCControllers !== false ? ["namespace", ...(serving.enableGarbageCollector ? ["garbagecollector"] : [])] : [];
-    this.runLoopbackControllers([...inServer, ...(signer ? ["csrsigning"] : [])], signer);
+    this.runLoopbackControllers([...inServer, ...(signer ? ["csrapproving", "csrsigning"] : [])], signer);
     controllersStarted = true;
     await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
@@ -369,7 +369,7 @@ export class ApiServer {
 
   /**
    * The controllers this server runs itself (namespace deletion and garbage collection, unless kite up runs
-   * them with the others; CSR signing where the signing CA is), as clients of its own API under the
+   * them with the others; CSR approving and signing where the signing CA is), as clients of its own API under the
    * loopback identity (system:apiserver), as every controller is a client: none reaches into the registry.
    */
   private runLoopbackControllers(names: string[], signer: SignerSource | undefined) {

@@ -43,7 +43,7 @@ export async function startNodeAgent(s: TestServer, args: string[] = [], name = 
   const ports = PORT_FLAGS.filter((f) => !args.some((a) => a.startsWith(f.split("=")[0] + "=")));
   let port = 0;
   const c = await startComponent(
-    ["node-agent", `--kubeconfig=${s.kubeconfig}`, `--hostname-override=${name}`, `--root-dir=${rootDir}`, "--node-ip=127.0.0.1", ...network, ...ports, ...args],
+    ["node-agent", ...(args.some((a) => a.startsWith("--kubeconfig=")) ? [] : [`--kubeconfig=${s.kubeconfig}`]), `--hostname-override=${name}`, `--root-dir=${rootDir}`, "--node-ip=127.0.0.1", ...network, ...ports, ...args],
     "the node to register", async () => {
       const r = await s.call("GET", `/api/v1/nodes/${name}`, undefined, { Authorization: `Bearer ${TEST_TOKEN}` });
       port = r.body?.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;

@@ -31,6 +31,17 @@ function subjectKey(s: Subject, bindingNs: string): string | undefined {
 /** The keys a user answers to. */
 export const userKeys = (u: UserInfo) => [`u:${u.name}`, ...u.groups.map((g) => `g:${g}`)];
 
+/**
+ * userKeys, remembered per UserInfo object: an authenticator hands out the same object for the same
+ * credential (static tokens, cached answers), so most requests build no key strings at all.
+ */
+const keysCache = new WeakMap<UserInfo, string[]>();
+function keysOf(u: UserInfo): string[] {
+  let k = keysCache.get(u);
+  if (!k) keysCache.set(u, (k = userKeys(u)));
+  return k;
+}
+
 /** True when the subject names the user (to say which subject a binding granted through). */
 export function subjectApplies(s: Subject, bindingNs: string, u: UserInfo): boolean {
   const k = subjectKey(s, bindingNs);
@@ -39,47 +50,79 @@ export function subjectApplies(s: Subject, bindingNs: string, u: UserInfo): bool
 
 const notFound = (what: string, name: string) => new Error(`${what}.${RBAC_GROUP} ${JSON.stringify(name)} not found`);
 
-/** Bindings by scope (their namespace, "" for cluster bindings) and subject key, each keyed by namespace/name. */
+/**
+ * Bindings by scope (their namespace, "" for cluster bindings) and subject key. Each subject's bindings
+ * are kept as a ready array, rebuilt when a binding naming it changes (rarely), so a decision only reads:
+ * no key strings built, nothing copied when one key matches.
+ */
 class SubjectIndex {
-  private bySubject = new Map<string, Map<string, Binding>>();
-  private keysOf = new Map<string, string[]>();
+  /** scope → subject key → binding id → binding */
+  private bySubject = new Map<string, Map<string, Map<string, Binding>>>();
+  /** scope → subject key → the same bindings as an array */
+  private ready = new Map<string, Map<string, Binding[]>>();
+  private keysOf = new Map<string, { scope: string; keys: string[] }>();
 
   put(id: string, b: Binding, scope: string) {
     this.drop(id);
-    const keys = [...new Set(b.subjects.map((s) => subjectKey(s, b.namespace)).filter((k): k is string => !!k).map((k) => `${scope}\0${k}`))];
-    this.keysOf.set(id, keys);
+    const keys = [...new Set(b.subjects.map((s) => subjectKey(s, b.namespace)).filter((k): k is string => !!k))];
+    this.keysOf.set(id, { scope, keys });
+    let byKey = this.bySubject.get(scope);
+    if (!byKey) this.bySubject.set(scope, (byKey = new Map()));
     for (const k of keys) {
-      let m = this.bySubject.get(k);
-      if (!m) this.bySubject.set(k, (m = new Map()));
+      let m = byKey.get(k);
+      if (!m) byKey.set(k, (m = new Map()));
       m.set(id, b);
+      this.refresh(scope, k, m);
     }
   }
 
   drop(id: string) {
-    for (const k of this.keysOf.get(id) ?? []) {
-      const m = this.bySubject.get(k)!;
+    const was = this.keysOf.get(id);
+    if (!was) return;
+    const byKey = this.bySubject.get(was.scope)!;
+    for (const k of was.keys) {
+      const m = byKey.get(k)!;
       m.delete(id);
-      if (!m.size) this.bySubject.delete(k);
+      if (!m.size) byKey.delete(k);
+      this.refresh(was.scope, k, m);
     }
+    if (!byKey.size) this.bySubject.delete(was.scope);
     this.keysOf.delete(id);
   }
 
-  clear() { this.bySubject.clear(); this.keysOf.clear(); }
-
-  /** The bindings in scope naming any of the keys, each once. */
-  find(scope: string, keys: string[]): Binding[] {
-    const hits: Map<string, Binding>[] = [];
-    for (const k of keys) {
-      const m = this.bySubject.get(`${scope}\0${k}`);
-      if (m) hits.push(m);
+  private refresh(scope: string, key: string, m: Map<string, Binding>) {
+    let r = this.ready.get(scope);
+    if (!r) this.ready.set(scope, (r = new Map()));
+    if (m.size) r.set(key, [...m.values()]);
+    else {
+      r.delete(key);
+      if (!r.size) this.ready.delete(scope);
     }
-    if (hits.length <= 1) return hits.length ? [...hits[0].values()] : [];
+  }
+
+  clear() { this.bySubject.clear(); this.ready.clear(); this.keysOf.clear(); }
+
+  /** The bindings in scope naming any of the keys, each once. Callers only read the array. */
+  find(scope: string, keys: string[]): readonly Binding[] {
+    const r = this.ready.get(scope);
+    if (!r) return NONE;
+    let first: Binding[] | undefined, more: Binding[][] | undefined;
+    for (const k of keys) {
+      const hit = r.get(k);
+      if (!hit) continue;
+      if (!first) first = hit;
+      else (more ??= []).push(hit);
+    }
+    if (!first) return NONE;
+    if (!more) return first;
     // a binding naming both the user and one of its groups counts once
-    const found = new Map<string, Binding>();
-    for (const m of hits) for (const [id, b] of m) found.set(id, b);
-    return [...found.values()];
+    const found = new Set(first);
+    for (const hit of more) for (const b of hit) found.add(b);
+    return [...found];
   }
 }
+
+const NONE: readonly Binding[] = [];
 
 function bindingOf(o: Obj): Binding {
   return { kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? "", roleRef: o.roleRef ?? {}, subjects: o.subjects ?? [] };
@@ -146,9 +189,11 @@ export class RbacIndex {
   }
 
   /** The bindings naming the user: cluster-wide first, then those of namespace ns. */
-  bindingsFor(u: UserInfo, ns: string): Binding[] {
-    const keys = userKeys(u);
+  bindingsFor(u: UserInfo, ns: string): readonly Binding[] {
+    const keys = keysOf(u);
     const cluster = this.clusterBindings.find("", keys);
-    return ns ? [...cluster, ...this.bindings.find(ns, keys)] : cluster;
+    if (!ns) return cluster;
+    const local = this.bindings.find(ns, keys);
+    return !local.length ? cluster : !cluster.length ? local : [...cluster, ...local];
   }
 }
