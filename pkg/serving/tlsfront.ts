@@ -5,6 +5,7 @@
 // connection to it (server.requestIP), and refuses connections the front did not open.
 import type { X509Certificate } from "node:crypto";
 import type { Socket, SocketAddress, TCPSocketListener } from "bun";
+import { type Pausable, type Sink, Waiters } from "../streaming/flow.ts";
 
 /** What the handshake showed of one client connection. */
 export interface Peer {
@@ -26,8 +27,11 @@ export interface TlsFrontOptions {
   takeOver?: { upgrade: RegExp; run(head: Buffer, peer: Peer, conn: TakenConnection): void };
 }
 
-/** A client connection the front handed over: its bytes, its writes (queued while the socket is full), its end. */
-export interface TakenConnection {
+/**
+ * A client connection the front handed over: its bytes, its writes (queued while the socket is full; a
+ * flow control sink), its end, and pausing its reading.
+ */
+export interface TakenConnection extends Sink, Pausable {
   write(bytes: Uint8Array): void;
   end(): void;
   onData: (chunk: Uint8Array) => void;
@@ -37,55 +41,28 @@ export interface TakenConnection {
 /** The longest first request head the front looks at for an upgrade. */
 const MAX_SNIFF = 16 * 1024;
 
-class Taken implements TakenConnection {
-  private queue: Uint8Array[] = [];
-  private ending = false;
-  onData: (chunk: Uint8Array) => void = () => {};
-  onClose: () => void = () => {};
-  constructor(private readonly s: Socket<Conn>) {}
-
-  write(bytes: Uint8Array) {
-    if (this.queue.length) return void this.queue.push(Uint8Array.from(bytes));
-    const n = this.s.write(bytes);
-    if (n < bytes.length) this.queue.push(Uint8Array.from(bytes.subarray(Math.max(n, 0))));
-  }
-
-  flush() {
-    while (this.queue.length) {
-      const head = this.queue[0];
-      const n = this.s.write(head);
-      if (n < head.length) return void (this.queue[0] = head.subarray(Math.max(n, 0)));
-      this.queue.shift();
-    }
-    if (this.ending) this.s.end();
-  }
-
-  end() {
-    this.ending = true;
-    if (!this.queue.length) this.s.end();
-  }
-}
-
 /** A handshake that has not finished within this long is dropped (Bun.serve's own limit is about the same). */
 const HANDSHAKE_SECONDS = 10;
 
-/** One direction of a connection: bytes the destination could not take yet wait here, the source paused. */
-class Pipe {
+/**
+ * Writes to one socket: bytes it could not take yet wait here (their count is `queued()`) and the source,
+ * when there is one, is paused until they have gone. `end()` ends the socket once the queue is empty.
+ */
+class Pipe implements Sink {
   private queue: Uint8Array[] = [];
+  private bytes = 0;
   private ending = false;
-  constructor(private src: () => Socket<Conn> | undefined, private dst: () => Socket<Conn> | undefined) {}
+  private readonly drains = new Waiters();
+  constructor(private readonly dst: () => Socket<Conn> | undefined, private readonly src: () => Socket<Conn> | undefined = () => undefined) {}
+
+  queued() { return this.bytes; }
+  drained() { return this.dst()?.data.closed ? Promise.resolve() : this.drains.wait(); }
 
   send(chunk: Uint8Array) {
     const dst = this.dst();
-    if (!dst || this.queue.length) {
-      this.queue.push(Uint8Array.from(chunk));
-      return;
-    }
-    const n = dst.write(chunk);
-    if (n < chunk.length) {
-      this.queue.push(Uint8Array.from(chunk.subarray(Math.max(n, 0))));
-      this.src()?.pause();
-    }
+    let n = 0;
+    if (dst && !this.queue.length) n = Math.max(dst.write(chunk), 0);
+    if (n < chunk.length) this.enqueue(n ? chunk.subarray(n) : chunk);
   }
 
   /** The destination can take more (it drained, or just connected). */
@@ -94,14 +71,12 @@ class Pipe {
     if (!dst) return;
     while (this.queue.length) {
       const head = this.queue[0];
-      const n = dst.write(head);
-      if (n < head.length) {
-        this.queue[0] = head.subarray(Math.max(n, 0));
-        this.src()?.pause();
-        return;
-      }
+      const n = Math.max(dst.write(head), 0);
+      this.bytes -= n;
+      if (n < head.length) return void (this.queue[0] = head.subarray(n));
       this.queue.shift();
     }
+    this.drains.release();
     if (this.ending) dst.end();
     else this.src()?.resume();
   }
@@ -112,6 +87,34 @@ class Pipe {
     const dst = this.dst();
     if (dst && !this.queue.length) dst.end();
   }
+
+  /** The destination is gone: nothing queued will go. */
+  closed() {
+    this.queue = [];
+    this.bytes = 0;
+    this.drains.release();
+  }
+
+  private enqueue(rest: Uint8Array) {
+    // the caller may reuse its buffer
+    this.queue.push(Uint8Array.from(rest));
+    this.bytes += rest.length;
+    this.src()?.pause();
+  }
+}
+
+/** A client connection the front handed over to `takeOver.run`. */
+class Taken implements TakenConnection {
+  readonly out: Pipe;
+  onData: (chunk: Uint8Array) => void = () => {};
+  onClose: () => void = () => {};
+  constructor(private readonly s: Socket<Conn>) { this.out = new Pipe(() => s); }
+  write(bytes: Uint8Array) { this.out.send(bytes); }
+  end() { this.out.end(); }
+  queued() { return this.out.queued(); }
+  drained() { return this.out.drained(); }
+  pause() { this.s.pause(); }
+  resume() { this.s.resume(); }
 }
 
 /** A client connection and its loopback connection to the HTTP server. */
@@ -125,8 +128,8 @@ class Conn {
   /** The loopback connection's source port, its key in TlsFront.byPort. */
   upPort = 0;
   closed = false;
-  readonly toUp = new Pipe(() => this.client, () => this.up);
-  readonly toClient = new Pipe(() => this.up, () => this.client);
+  readonly toUp = new Pipe(() => this.up, () => this.client);
+  readonly toClient = new Pipe(() => this.client, () => this.up);
 }
 
 export class TlsFront {
@@ -163,7 +166,7 @@ export class TlsFront {
           front.connectUp(c);
         },
         data(s, chunk) { front.received(s, chunk); },
-        drain(s) { s.data.taken ? s.data.taken.flush() : s.data.toClient.flush(); },
+        drain(s) { s.data.taken ? s.data.taken.out.flush() : s.data.toClient.flush(); },
         end(s) { s.data.taken ? s.data.taken.end() : s.data.toUp.end(); },
         close(s) { front.close(s.data); },
         error(s) { front.close(s.data); },
@@ -228,8 +231,9 @@ export class TlsFront {
 
   private close(c: Conn) {
     this.open.delete(c);
-    c.taken?.onClose();
     c.closed = true;
+    c.taken?.out.closed();
+    c.taken?.onClose();
     c.up?.end();
   }
 

@@ -3,10 +3,13 @@
 // file, which the stamper keeps writing: the log misses nothing), stdin typed into its FIFO
 // (../runtime/stdin.ts), and a Success Status on the error channel once the run ends. A container on a
 // tty has one stream (its stderr is sent as stdout); resizes are taken and ignored (no terminal here).
+// The log is not read while the WebSocket's queue is past the flow control bound, nor the WebSocket while
+// the FIFO's writes are.
 import { containerLogStream } from "../logs/reader.ts";
 import type { AttachTarget } from "../container.ts";
 import { Channel, SUCCESS, channelMessage } from "../../streaming/remotecommand.ts";
-import { type SocketHandlers, type Ws, upgrade } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, upgrade, wsSink } from "../../serving/websocket.ts";
+import { Holds, backlog } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
 import { text } from "./auth.ts";
 
@@ -16,6 +19,7 @@ class AttachSession implements SocketHandlers {
   private readonly readers: ReadableStream<Uint8Array>[] = [];
   private done = false;
   private stdinDone = false;
+  private fromClient?: Holds;
 
   constructor(private readonly target: AttachTarget, private readonly io: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }) {}
 
@@ -24,8 +28,17 @@ class AttachSession implements SocketHandlers {
       // from the end of what is written now
       const r = containerLogStream(this.target.logPath, { follow: true, timestamps: false, tailLines: 0, stream }, this.target.running);
       this.readers.push(r);
-      return (async () => { for await (const chunk of r) if (!this.done) ws.send(channelMessage(channel, chunk)); })();
+      return (async () => {
+        for await (const chunk of r) {
+          if (this.done) continue;
+          ws.send(channelMessage(channel, chunk));
+          const full = backlog(out);
+          if (full) await full;
+        }
+      })();
     };
+    const out = wsSink(ws);
+    this.fromClient = new Holds(ws);
     const pumps: Promise<void>[] = [];
     try {
       if (this.io.stdout || this.io.tty) pumps.push(follow("stdout", Channel.stdout));
@@ -41,7 +54,10 @@ class AttachSession implements SocketHandlers {
   message(_ws: Ws, data: Buffer) {
     const stdin = this.target.stdin;
     if (!this.io.stdin || !stdin || !data.length) return;
-    if (data[0] === Channel.stdin && data.length > 1) stdin.write(data.subarray(1));
+    if (data[0] === Channel.stdin && data.length > 1) {
+      const full = stdin.write(data.subarray(1));
+      if (full) this.fromClient?.hold(full);
+    }
     else if (data[0] === Channel.close && data[1] === Channel.stdin) this.endStdin();
   }
 
