@@ -97,7 +97,7 @@ class Pipe implements Sink {
 
   private enqueue(rest: Uint8Array) {
     // the caller may reuse its buffer
-    this.queue.push(Uint8Array.from(rest));
+    this.queue.push(rest.slice());
     this.bytes += rest.length;
     this.src()?.pause();
   }

@@ -6,7 +6,7 @@
 // agent's socket is.
 import type { KubeletClient } from "../handlers/podlog.ts";
 import { Channel, channelMessage, execStreams } from "../../streaming/remotecommand.ts";
-import { type SpdyStream, SpdySession, type SpdyTransport } from "../../streaming/spdy/session.ts";
+import { type SpdyStream, SpdySession, type SpdyTransport, withChannel } from "../../streaming/spdy/session.ts";
 import { type AgentStream, dialAgent } from "./agent.ts";
 import { Holds, relayTo } from "../../streaming/flow.ts";
 
@@ -45,7 +45,7 @@ export function spdyExec(transport: SpdyTransport, protocol: string, query: URLS
     fromAgent = new Holds(a);
     const stdin = streams.get("stdin");
     if (stdin) {
-      stdin.onData = (d) => relayTo(a, session.holds, () => a.send(channelMessage(Channel.stdin, d)));
+      stdin.onData = (d) => relayTo(a, session.holds, () => a.send(withChannel(Channel.stdin, d)));
       stdin.onEnd = () => agent?.send(Buffer.from([Channel.close, Channel.stdin]));
     }
     const resize = streams.get("resize");

@@ -5,8 +5,7 @@
 // agent pauses while the client's connection is full, reading the client's while an agent's socket is.
 import type { KubeletClient } from "../handlers/podlog.ts";
 import { CLOSE_CHANNEL } from "../../streaming/portforward.ts";
-import { channelMessage } from "../../streaming/remotecommand.ts";
-import { type SpdyStream, SpdySession, type SpdyTransport } from "../../streaming/spdy/session.ts";
+import { type SpdyStream, SpdySession, type SpdyTransport, withChannel } from "../../streaming/spdy/session.ts";
 import { type AgentStream, agentFailure, openAgentSocket } from "./agent.ts";
 import { Holds, relayTo } from "../../streaming/flow.ts";
 
@@ -31,7 +30,7 @@ export function spdyPortForward(transport: SpdyTransport, location: string, kube
     });
     const fromAgent = new Holds(agent);
     p.agent = agent;
-    p.data.onData = (d) => relayTo(agent, session.holds, () => agent.send(channelMessage(0, d)));
+    p.data.onData = (d) => relayTo(agent, session.holds, () => agent.send(withChannel(0, d)));
     p.data.onEnd = () => agent.send(Buffer.from([CLOSE_CHANNEL, 0]));
   };
 

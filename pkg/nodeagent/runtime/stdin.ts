@@ -30,7 +30,7 @@ export class ContainerStdin {
 
   /** Queues `data`; past the flow control bound, a promise of the moment all queued is written. */
   write(data: Uint8Array): Promise<void> | undefined {
-    const bytes = Uint8Array.from(data);
+    const bytes = data.slice();
     this.pending += bytes.length;
     this.queue = this.queue.then(() => new Promise<void>((resolve) => {
       const done = () => { this.pending -= bytes.length; resolve(); };

@@ -99,7 +99,7 @@ function direct(port: number, ns: string, on: ForwardEvents): Forward {
   });
   return {
     write: (d) => {
-      if (!sock) return void pending.push(Uint8Array.from(d));
+      if (!sock) return void pending.push(d.slice());
       return sock.write(d) ? undefined : drained(sock);
     },
     endInput: () => { inputEnded = true; sock?.end(); },

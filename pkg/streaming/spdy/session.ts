@@ -8,15 +8,28 @@ import {
   payloadStreamId, pingFrame, rstStreamFrame, synReplyFrame, RstStatus,
 } from "./frames.ts";
 import { Holds, type Pausable, type Sink } from "../flow.ts";
+import { channelMessage } from "../remotecommand.ts";
 
-/** A data frame carries at most this much (the spdystream writer's chunking). */
+/** A data frame carries at most this much (the spdystream writer's chunking; kubectl 1.33's tunnel slows on larger). */
 const MAX_CHUNK = 32 * 1024;
+
+/**
+ * A channel message (the channel, then the bytes) of a data frame's bytes, without copying them: the
+ * frame's header before them in the buffer has been read, so its last byte becomes the channel.
+ */
+export function withChannel(channel: number, data: Uint8Array): Uint8Array {
+  if (data.byteOffset === 0) return channelMessage(channel, data);
+  const m = new Uint8Array(data.buffer, data.byteOffset - 1, data.length + 1);
+  m[0] = channel;
+  return m;
+}
 
 export class SpdyStream {
   /** Our side sent FIN (or RST). */
   localClosed = false;
   /** The client sent FIN (or RST). */
   remoteClosed = false;
+  /** A data frame's bytes, which follow the frame's header in their buffer (see `withChannel`). */
   onData: (data: Uint8Array) => void = () => {};
   onEnd: () => void = () => {};
 
