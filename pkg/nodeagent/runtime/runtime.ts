@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Cgroups } from "./cgroups.ts";
+import { ptyCommand } from "./pty.ts";
 import { ContainerProcess, DEFAULT_PATH, type ProcessSpec } from "./process.ts";
 import { containerDir, podDir, podRecords, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
 import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
@@ -68,7 +69,7 @@ export class ProcessRuntime {
     const prefix = runPrefix(dir, record.containerID);
     const ns = !!this.sandbox.unshare;
     const argv = shimArgv(this.sandbox.sh, this.sandbox.setsid, {
-      prefix, workingDir: spec.workingDir, argv: spec.argv, mounts: spec.mounts,
+      prefix, workingDir: spec.workingDir, argv: spec.tty ? ptyCommand(spec.argv) : spec.argv, mounts: spec.mounts,
       hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin,
     });
     // unshare without --fork: the shim itself gets the new mount/UTS/IPC namespaces, its first child the PID one
