@@ -85,6 +85,8 @@ class Pipe implements Sink {
   end() {
     this.ending = true;
     const dst = this.dst();
+    // the destination may be paused as the other direction's source: it must read to see its peer's end
+    dst?.resume();
     if (dst && !this.queue.length) dst.end();
   }
 
@@ -234,6 +236,7 @@ export class TlsFront {
     c.closed = true;
     c.taken?.out.closed();
     c.taken?.onClose();
+    c.up?.resume();
     c.up?.end();
   }
 

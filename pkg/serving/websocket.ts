@@ -40,6 +40,12 @@ export const wsSink = (ws: Ws): Sink => ({
   drained: () => (ws.readyState === 1 ? (ws.data.drains ??= new Waiters()).wait() : Promise.resolve()),
 });
 
+/** Closes a WebSocket that flow control may have paused: it reads again, or the peer's close frame would wait. */
+export function closeSocket(ws: Ws, code = 1000) {
+  ws.resume();
+  ws.close(code);
+}
+
 /** Upgrades `req` with `handlers` and the chosen subprotocol; false when it is no WebSocket request. */
 export function upgrade(server: { upgrade(req: Request, o: object): boolean }, req: Request, handlers: SocketHandlers, protocol?: string): boolean {
   return server.upgrade(req, { data: { handlers }, headers: protocol ? { "Sec-WebSocket-Protocol": protocol } : {} });

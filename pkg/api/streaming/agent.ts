@@ -45,6 +45,8 @@ export function openAgentSocket(location: string, kubelet: KubeletClient, protoc
     },
     close: () => {
       ended = true;
+      // reading again: a paused socket would never see the agent's close frame
+      ws.resume();
       ws.close();
     },
     queued,

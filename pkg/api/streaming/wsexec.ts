@@ -2,7 +2,7 @@
 // agent as they are, the agent's to the client (v4 and v5 share the framing; only v5 closes channels).
 // Either side's reading pauses while the other's queue is past the flow control bound.
 import type { KubeletClient } from "../handlers/podlog.ts";
-import { type SocketHandlers, type Ws, wsSink } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, wsSink } from "../../serving/websocket.ts";
 import { Holds, relayTo } from "../../streaming/flow.ts";
 import { type AgentStream, dialAgent } from "./agent.ts";
 
@@ -13,7 +13,7 @@ export function websocketRelay(dial: (onMessage: (m: Buffer) => void, onEnd: () 
     open(ws: Ws) {
       const sink = wsSink(ws);
       fromClient = new Holds(ws);
-      const a = dial((m) => relayTo(sink, fromAgent, () => ws.send(m)), () => ws.close(1000));
+      const a = dial((m) => relayTo(sink, fromAgent, () => ws.send(m)), () => closeSocket(ws));
       const fromAgent = new Holds(a);
       agent = a;
     },

@@ -1,7 +1,7 @@
 // port-forward for WebSocket clients: the channel protocol relayed to the agent as it is (client
 // libraries), or SPDY tunneled through the WebSocket's binary messages (kubectl 1.31+) run here.
 import type { KubeletClient } from "../handlers/podlog.ts";
-import { type SocketHandlers, type Ws, wsSink } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, wsSink } from "../../serving/websocket.ts";
 import type { SpdySession } from "../../streaming/spdy/session.ts";
 import { openAgentSocket } from "./agent.ts";
 import { spdyPortForward } from "./spdyportforward.ts";
@@ -16,7 +16,7 @@ export function tunneledPortForward(location: string, kubelet: KubeletClient): S
   let session: SpdySession | undefined;
   return {
     open(ws: Ws) {
-      session = spdyPortForward({ ...wsSink(ws), write: (b) => void ws.send(b), close: () => ws.close(1000), pause: () => ws.pause(), resume: () => ws.resume() }, location, kubelet);
+      session = spdyPortForward({ ...wsSink(ws), write: (b) => void ws.send(b), close: () => closeSocket(ws), pause: () => ws.pause(), resume: () => ws.resume() }, location, kubelet);
     },
     message(_ws, data) { session?.receive(data); },
     close() { session?.shut(); },

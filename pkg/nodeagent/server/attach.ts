@@ -10,7 +10,7 @@ import { containerLogStream } from "../logs/reader.ts";
 import { ptyInput, ptyResize } from "../runtime/pty.ts";
 import type { AttachTarget } from "../container.ts";
 import { Channel, SUCCESS, channelMessage } from "../../streaming/remotecommand.ts";
-import { type SocketHandlers, type Ws, upgrade, wsSink } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, upgrade, wsSink } from "../../serving/websocket.ts";
 import { Holds, backlog } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
 import { text } from "./auth.ts";
@@ -85,7 +85,7 @@ class AttachSession implements SocketHandlers {
     this.done = true;
     this.endStdin();
     ws.send(channelMessage(Channel.error, JSON.stringify(status)));
-    ws.close(1000);
+    closeSocket(ws);
   }
 }
 

@@ -7,7 +7,7 @@ import type { ExecTarget } from "../probes/exec.ts";
 import { DEFAULT_PATH } from "../runtime/process.ts";
 import { ptyCommand, ptyInput, ptyResize } from "../runtime/pty.ts";
 import { Channel, channelMessage, exitStatus, internalStatus } from "../../streaming/remotecommand.ts";
-import { type SocketHandlers, type Ws, upgrade, wsSink } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, upgrade, wsSink } from "../../serving/websocket.ts";
 import { Holds, backlog, pipeWrite } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
 import { text } from "./auth.ts";
@@ -83,7 +83,7 @@ class ExecSession implements SocketHandlers {
     if (this.done) return;
     this.done = true;
     ws.send(channelMessage(Channel.error, JSON.stringify(status)));
-    ws.close(1000);
+    closeSocket(ws);
   }
 }
 

@@ -8,7 +8,7 @@
 import { connect } from "node:net";
 import { channelMessage } from "../../streaming/remotecommand.ts";
 import { CLOSE_CHANNEL, parsePorts, portPrefix } from "../../streaming/portforward.ts";
-import { type SocketHandlers, type Ws, upgrade, wsSink } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, upgrade, wsSink } from "../../serving/websocket.ts";
 import { Holds, backlog, pipeWrite } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
 import { text } from "./auth.ts";
@@ -176,7 +176,7 @@ class PortForwardSession implements SocketHandlers {
     if (this.done) return;
     this.done = true;
     for (const f of this.forwards) f?.close();
-    ws?.close(1000);
+    if (ws) closeSocket(ws);
   }
 }
 
