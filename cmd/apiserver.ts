@@ -17,6 +17,8 @@ import { AUTHORIZATION_MODES, type AuthOptions } from "../pkg/auth/config.ts";
 import { oidcFlags, oidcOptions } from "../pkg/auth/oidc-options.ts";
 import { AUDIT_ARGS, auditOptions } from "../pkg/audit/options.ts";
 import { ADMISSION_ARGS, admissionOptions } from "../pkg/admission/options.ts";
+import { SERVING_ARGS, servingOptions } from "../pkg/server/serving-options.ts";
+import { tlsMinVersion } from "../pkg/serving/tls-options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
 
 export const args = {
@@ -27,7 +29,6 @@ export const args = {
   "cert-dir": { type: "string", description: "Directory of the generated TLS certificates (default DATA-DIR/pki); ignored with --tls-cert-file" },
   "tls-cert-file": { type: "string", description: "File containing the default x509 certificate for HTTPS" },
   "tls-private-key-file": { type: "string", description: "File containing the default x509 private key matching --tls-cert-file" },
-  "tls-min-version": { type: "string", description: "Minimum TLS version supported: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13" },
   "advertise-address": { type: "string", description: "The IP address on which to advertise the apiserver to members of the cluster" },
   "request-timeout": { type: "string", default: "1m0s", description: "Default timeout of a request handler (watches excepted)" },
   "min-request-timeout": { type: "string", default: "1800", description: "Seconds a watch stays open at least (randomized up to twice that)" },
@@ -88,6 +89,7 @@ export const args = {
   "kubelet-preferred-address-types": { type: "string", default: "Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP", description: "List of the preferred NodeAddressTypes to use for kubelet connections" },
   "requestheader-extra-headers-prefix": { type: "string", description: "Comma-separated header prefixes to read extra user information from (X-Remote-Extra- is common)" },
   "encryption-provider-config": { type: "string", description: "The file of an EncryptionConfiguration (apiserver.config.k8s.io/v1): which resources are encrypted at rest, by which providers (aescbc, aesgcm, secretbox, kms, identity); the first provider writes, all read" },
+  ...SERVING_ARGS,
   ...AUDIT_ARGS,
   ...COMPONENT_ARGS,
 } as const;
@@ -100,7 +102,6 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
   oneOf("storage-media-type", a["storage-media-type"], ["application/json", "application/vnd.kubernetes.protobuf", "application/vnd.platform.protobuf"]);
   let overrides: Record<string, string[]>;
   try { overrides = parseServersOverrides(a["etcd-servers-overrides"] ?? ""); } catch (e) { throw new UsageError(`invalid argument for "--etcd-servers-overrides" flag: ${(e as Error).message}`); }
-  if (a["tls-min-version"]) oneOf("tls-min-version", a["tls-min-version"], ["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"]);
   if (!!a["tls-cert-file"] !== !!a["tls-private-key-file"]) throw new UsageError("--tls-cert-file and --tls-private-key-file must be given together");
   const flagValue = <T>(name: string, parse: (v: string) => T): T => {
     try { return parse(String(a[name])); } catch (e) { throw new UsageError(`invalid argument "${a[name]}" for "--${name}" flag: ${(e as Error).message}`); }
@@ -116,7 +117,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     certDir: a["cert-dir"],
     tlsCertFile: a["tls-cert-file"],
     tlsPrivateKeyFile: a["tls-private-key-file"],
-    tlsMinVersion: a["tls-min-version"],
+    tlsMinVersion: tlsMinVersion(a["tls-min-version"]),
     advertiseAddress: a["advertise-address"],
     requestTimeoutMs: duration("request-timeout", a["request-timeout"]),
     minRequestTimeoutSeconds: int("min-request-timeout", a["min-request-timeout"], 0),
@@ -145,6 +146,7 @@ export function toOptions(a: Record<string, any>, features: Features = parseGate
     encryptionProviderConfig: a["encryption-provider-config"] || undefined,
     audit: auditOptions(a),
     admission: admissionOptions(a),
+    serving: servingOptions(a, serviceRanges.nodePorts),
     watchCache: {
       enabled: bool("watch-cache", a["watch-cache"]),
       defaultSize: int("default-watch-cache-size", a["default-watch-cache-size"], 0),
@@ -283,7 +285,7 @@ export default defineCommand({
   args,
   run: strict("apiserver", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
     const features = componentFlags("apiserver", a, rawArgs);
-    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), ...repeatedServiceAccountFlags(a, rawArgs) }, features));
+    const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), "tls-sni-cert-key": repeated(rawArgs, "tls-sni-cert-key"), ...repeatedServiceAccountFlags(a, rawArgs) }, features));
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;

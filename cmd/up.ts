@@ -10,6 +10,7 @@ import { runEmbeddedControllers } from "../pkg/controllers/embedded.ts";
 import { CLUSTER_DOMAIN, DNS_GROUPS, DNS_PORT, DNS_USER, ensureDNSAccess, gatewayOf, startEmbeddedClusterDNS } from "../pkg/dns/embedded.ts";
 import { runEmbeddedNodeAgent } from "../pkg/nodeagent/embedded.ts";
 import { hostNetworkReason } from "../pkg/nodeagent/network/start.ts";
+import { hostNodeIP } from "../pkg/nodeagent/nodeaddress.ts";
 import { NODE_AGENT_ARGS } from "../pkg/nodeagent/flags.ts";
 import { nodeAgentOptions } from "../pkg/nodeagent/options.ts";
 import { ApiServer } from "../pkg/server/apiserver.ts";
@@ -31,7 +32,8 @@ const args = {
   disable: { type: "string", default: "", description: `Parts not to run, comma separated: ${PARTS.join(", ")}` },
   "node-name": { type: "string", default: hostname().toLowerCase(), description: "The name of this machine's Node (the node agent's --hostname-override)" },
   "pod-network": { type: "string", default: "bridge", description: "bridge: each pod that is not hostNetwork gets its own network namespace on bridge kite0 (as root on Linux; else the host's network); host: every pod on the host's network" },
-  "proxy-mode": { type: "string", default: "auto", description: "The node agent's service proxy: nftables routes cluster IPs and node ports with rules in nftables table ip kite (root, Linux and nft), removed when the cluster stops; none routes nothing; auto is nftables where it can run, else none" },
+  "proxy-mode": { type: "string", default: "auto", description: "The node agent's service proxy: nftables routes cluster IPs and node ports with rules in nftables table ip kite (root, Linux and nft); userspace has the agent listen on each Service port and relay connections round-robin to ready endpoints (node ports on every address; cluster IPs as root, else a proxy port per Service port on 127.0.0.1, named in the log); none routes nothing; auto is nftables where it can run, else userspace. Rules and cluster IPs are removed when the cluster stops" },
+  "node-ip": { type: "string", description: "The Node's address when pods use the host's network (pods then have it as their IP, and Endpoints refuse loopback addresses): by default chosen as upstream's kubelet does (the node name's address in DNS if on this host, else the default route's interface, else the first non-loopback IPv4 address); the node agent's server listens there. With pod networks of their own the Node's address is 127.0.0.1" },
   "pod-cidr": { type: "string", default: "10.244.0.0/24", description: "The pod addresses of this machine's Node" },
   "service-cluster-ip-range": { type: "string", default: "10.0.0.0/24", description: "A CIDR notation IP range from which to assign service cluster IPs" },
   ...COMPONENT_ARGS,
@@ -56,10 +58,12 @@ export default defineCommand({
       // pods/log reaches the node agent by its address, with a certificate of the cluster CA
       "kubelet-client-certificate": join(pki, "kube-apiserver-kubelet-client.crt"), "kubelet-client-key": join(pki, "kube-apiserver-kubelet-client.key"),
       "kubelet-preferred-address-types": "InternalIP,Hostname",
+      // the pods of a development cluster may be privileged, as on kubeadm's and k3s's servers
+      "allow-privileged": true,
     }, features);
     // The agent's server on a free port of the bind address, open only to certificates of the cluster CA.
     const agentFlags: Record<string, string> = {
-      "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "proxy-mode": a["proxy-mode"], "pod-cidr": a["pod-cidr"], "node-ip": "127.0.0.1",
+      "root-dir": join(dir, "agent"), "hostname-override": a["node-name"], "pod-network": a["pod-network"], "proxy-mode": a["proxy-mode"], "pod-cidr": a["pod-cidr"],
       // the cluster's only node: room for a 100-replica Deployment's rolling update with 25 % surge (upstream's
       // 110 is per node of a cluster of many), within the /24 of the default pod CIDR
       "max-pods": "250",
@@ -67,6 +71,13 @@ export default defineCommand({
       "client-ca-file": join(pki, "ca.crt"), "anonymous-auth": "false", "authorization-mode": "AlwaysAllow",
       "cluster-domain": CLUSTER_DOMAIN,
     };
+    // Pods on the host's network have the node's address, which must not be loopback for their Endpoints:
+    // the node gets a host address (looked up while the server starts), and its agent listens there (the
+    // API server reaches it at that address).
+    const bridged = a["pod-network"] === "bridge" && !disabled.includes("node-agent") && hostNetworkReason() === undefined;
+    const hostNetwork = !bridged && !disabled.includes("node-agent");
+    const nodeIP = a["node-ip"] ? Promise.resolve(String(a["node-ip"])) : hostNetwork ? hostNodeIP(a["node-name"]) : Promise.resolve("127.0.0.1");
+    if (a["node-ip"]) agentFlags["node-ip"] = a["node-ip"];
     // checked before anything starts: a bad value is a usage error
     nodeAgentOptions({ ...Object.fromEntries(Object.entries(NODE_AGENT_ARGS).map(([k, v]) => [k, (v as any).default])), ...agentFlags }, []);
     // the namespace controller and garbage collector run with the other controllers, as API clients
@@ -109,7 +120,6 @@ export default defineCommand({
       if (dns) running.push(dns.done);
       return dns !== undefined;
     };
-    const bridged = a["pod-network"] === "bridge" && !disabled.includes("node-agent") && hostNetworkReason() === undefined;
     let onPodNetwork: ((gateway: string | undefined) => void) | undefined;
     if (!disabled.includes("dns") && bridged) {
       const ip = gatewayOf(a["pod-cidr"]);
@@ -119,6 +129,9 @@ export default defineCommand({
         else consola.warn(`cluster DNS not started: pods' gateway is ${gateway ?? "none (the host's network)"}, not ${ip}`);
       };
     } else if (!disabled.includes("dns") && (await startDNS("127.0.0.1"))) agentFlags["cluster-dns"] = "127.0.0.1";
+    agentFlags["node-ip"] = await nodeIP;
+    if (hostNetwork && !["0.0.0.0", "::"].includes(a["bind-address"])) agentFlags.address = agentFlags["node-ip"];
+    if (hostNetwork && agentFlags["node-ip"].startsWith("127.")) consola.warn(`the node's address is ${agentFlags["node-ip"]}: pods on the host's network have it, which Endpoints refuse, so Services get no endpoints (give --node-ip a host address)`);
     run("node-agent", () => runEmbeddedNodeAgent({ server: server.url, ca: server.caPem, ...nodeCert! }, agentFlags, components.signal, {
       proxy: { server: server.url, ca: server.caPem, ...proxyCert! }, onPodNetwork,
     }));

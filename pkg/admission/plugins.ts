@@ -12,6 +12,7 @@ import { limitRanger } from "./plugins/limit-ranger.ts";
 import { namespaceLifecycle } from "./plugins/namespace-lifecycle.ts";
 import { nodeRestriction } from "./plugins/node-restriction.ts";
 import { persistentVolumeClaimResize } from "./plugins/persistent-volume-claim-resize.ts";
+import { podSecurityPolicy } from "./plugins/pod-security-policy.ts";
 import { priority } from "./plugins/priority.ts";
 import { resourceQuota } from "./plugins/resource-quota.ts";
 import { runtimeClass } from "./plugins/runtime-class.ts";
@@ -30,6 +31,7 @@ export const PLUGINS: [string, PluginFactory][] = [
   ["NodeRestriction", nodeRestriction],
   ["TaintNodesByCondition", taintNodesByCondition],
   ["AlwaysPullImages", alwaysPullImages],
+  ["PodSecurityPolicy", podSecurityPolicy],
   ["Priority", priority],
   ["DefaultTolerationSeconds", defaultTolerationSeconds],
   ["DefaultStorageClass", defaultStorageClass],

@@ -38,6 +38,7 @@ import type { RawPath } from "./rawpath.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { StatusError, internal, methodNotAllowed } from "./status.ts";
 import { VERSION_INFO } from "../version.ts";
+import type { ResponseHeaders } from "./response-headers.ts";
 
 export interface ServerOptions {
   requestTimeoutMs: number;
@@ -63,6 +64,8 @@ export interface ServerOptions {
   audit?: Auditor;
   /** The types --runtime-config leaves on (all when unset); the others answer 404, their objects stay stored. */
   enabled?: (def: ResourceDef) => boolean;
+  /** CORS and HSTS headers (--cors-allowed-origins, --strict-transport-security-directives). */
+  responseHeaders?: ResponseHeaders;
 }
 
 /** Extra routes (OpenAPI, metrics) answered before the resource router; undefined passes on. */
@@ -96,10 +99,16 @@ export class ApiHandler {
   ) {}
 
   /**
-   * The whole filter chain for one request. `server` lets a watch outlive the idle timeout; `raw` is the
+   * The whole filter chain for one request, inside the response headers' filter (CORS preflights end there). `server` lets a watch outlive the idle timeout; `raw` is the
    * path as sent (rawpath.ts), absent only for in-process callers.
    */
   async handle(req: Request, server?: Server<undefined>, raw?: RawPath): Promise<Response> {
+    const headers = this.opts.responseHeaders;
+    if (!headers) return this.filtered(req, server, raw);
+    return headers.preflight(req) ?? headers.apply(req, await this.filtered(req, server, raw));
+  }
+
+  private async filtered(req: Request, server?: Server<undefined>, raw?: RawPath): Promise<Response> {
     const t0 = performance.now();
     if (server) this.servers.set(req, server);
     let info: RequestInfo | undefined;

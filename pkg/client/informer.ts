@@ -375,11 +375,15 @@ export class InformerFactory {
 
   constructor(readonly client: Client, readonly defaults: Omit<InformerOptions, keyof Selection | "indexers"> = {}) {}
 
-  informerFor(resource: ResourceRef, o: Selection & { indexers?: Indexers } = {}): SharedInformer {
+  /** `transform` replaces the factory's for this informer; the caller that makes the informer sets it. */
+  informerFor(resource: ResourceRef, o: Selection & { indexers?: Indexers; transform?: InformerOptions["transform"] } = {}): SharedInformer {
     const key = JSON.stringify([resource.group, resource.version, resource.resource, o.namespace ?? "", o.labelSelector ?? "", o.fieldSelector ?? ""]);
     let inf = this.informers.get(key);
     if (!inf) {
-      inf = new SharedInformer(this.client, resource, { ...this.defaults, namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector });
+      inf = new SharedInformer(this.client, resource, {
+        ...this.defaults, namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector,
+        transform: o.transform ?? this.defaults.transform,
+      });
       this.informers.set(key, inf);
     }
     const store = inf.store;

@@ -3,6 +3,7 @@
 // stored versions), and adds its served versions to the registry and discovery at once. A deleted
 // definition first loses its objects (the customresourcecleanup finalizer), then its endpoints.
 import { consola } from "consola";
+import { WebhookClient } from "../admission/webhook/client.ts";
 import type { Discovery } from "../api/discovery.ts";
 import { Informer } from "../registry/informer.ts";
 import { type ResourceStore, now } from "../registry/generic.ts";
@@ -24,7 +25,12 @@ export class CustomResources {
   private informer?: Informer;
   private stopped = false;
 
-  constructor(private registry: Registry, private discovery: Discovery) {}
+  /** Calls the definitions' conversion webhooks. */
+  private webhooks: WebhookClient;
+
+  constructor(private registry: Registry, private discovery: Discovery) {
+    this.webhooks = new WebhookClient(registry);
+  }
 
   private get definitions(): ResourceStore { return this.registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!; }
 
@@ -96,7 +102,7 @@ export class CustomResources {
     for (const rs of cur?.stores ?? []) this.registry.remove(rs);
     // a built-in type keeps its path whatever a definition claims
     const free = (d: ResourceDef) => !!this.registry.lookup(d.group, d.version, d.plural)?.def.custom || !this.registry.lookup(d.group, d.version, d.plural);
-    const stores = servedDefs(crd, state).filter(free).map((d) => this.registry.add(d));
+    const stores = servedDefs(crd, state, this.webhooks).filter(free).map((d) => this.registry.add(d));
     this.served.set(name, { key, stores, state });
     this.publish();
   }
@@ -120,7 +126,8 @@ export class CustomResources {
   /** Deletes every object of a definition being deleted, then lets the definition go. */
   private async cleanUp(crd: Obj) {
     const served = this.served.get(crd.metadata.name);
-    const rs = served?.stores.find((s) => !s.def.codec) ?? served?.stores[0];
+    // the storage version's store reads its objects without a conversion
+    const rs = served?.stores.find((s) => !s.def.codec && !s.def.asyncCodec) ?? served?.stores[0];
     for (let round = 0; rs && !this.stopped; round++) {
       const items: Obj[] = (await rs.list("")).items;
       if (!items.length) break;

@@ -1,10 +1,12 @@
 // A CustomResourceDefinition as resource declarations: one ResourceDef per served version, with the hooks
 // that make the generic registry treat its objects as upstream's custom resource handler does.
+import type { WebhookClient } from "../admission/webhook/client.ts";
 import { StatusError } from "../api/status.ts";
 import type { Codec, Obj, ResourceDef, Strategy, Subresource } from "../registry/types.ts";
 import { printerOf } from "./printer.ts";
 import { applySchemaDefaults, prune } from "./structural.ts";
 import { validateAgainstSchema } from "./validate.ts";
+import { webhookCodec } from "./webhook.ts";
 
 /** What the controller changes on a served definition without rebuilding its types. */
 export interface ServedState { terminating: boolean }
@@ -48,8 +50,14 @@ function customStrategy(version: Obj, hasStatus: boolean, state: ServedState): S
   };
 }
 
+/** How a version other than the storage version converts: None renames, Webhook asks the definition's webhook. */
+function conversionOf(crd: Obj, served: string, storage: string, webhooks: WebhookClient): Pick<ResourceDef, "codec" | "asyncCodec"> {
+  if (crd.spec?.conversion?.strategy === "Webhook") return { asyncCodec: webhookCodec(crd, served, storage, webhooks) };
+  return { codec: apiVersionCodec(served, storage) };
+}
+
 /** The served versions of a definition, by its accepted names, most preferred first. */
-export function servedDefs(crd: Obj, state: ServedState): ResourceDef[] {
+export function servedDefs(crd: Obj, state: ServedState, webhooks: WebhookClient): ResourceDef[] {
   const sp = crd.spec ?? {};
   const names = crd.status?.acceptedNames ?? {};
   if (!names.plural || !names.kind) return [];
@@ -69,7 +77,7 @@ export function servedDefs(crd: Obj, state: ServedState): ResourceDef[] {
       generation: true,
       storageResource: `${sp.group}/${names.plural}`,
       strategy: customStrategy(v, !!subs.status, state),
-      ...(v.name !== storage && storage ? { codec: apiVersionCodec(`${sp.group}/${v.name}`, `${sp.group}/${storage}`) } : {}),
+      ...(v.name !== storage && storage ? conversionOf(crd, `${sp.group}/${v.name}`, `${sp.group}/${storage}`, webhooks) : {}),
       printer: printerOf(v.additionalPrinterColumns),
       custom: { crd: crd.metadata.name, listKind: names.listKind || `${names.kind}List`, schema: v.schema?.openAPIV3Schema, ...(subs.scale ? { scale: subs.scale } : {}) },
     };

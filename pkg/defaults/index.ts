@@ -48,6 +48,8 @@ const BY_KIND: Record<string, Defaulter> = {
   "StorageClass.storage.k8s.io": defaultStorageClass,
   "CSIDriver.storage.k8s.io": defaultCSIDriver,
   "VolumeAttachment.storage.k8s.io": defaultVolumeAttachment,
+  // policies written before allowPrivilegeEscalation existed stay as permissive as they were
+  "PodSecurityPolicy.policy": (psp) => fill(child(psp, "spec"), { allowPrivilegeEscalation: true }),
   "PriorityClass.scheduling.k8s.io": (pc) => fill(pc, { preemptionPolicy: "PreemptLowerPriority" }),
   "MutatingWebhookConfiguration.admissionregistration.k8s.io": defaultMutatingWebhooks,
   "ValidatingWebhookConfiguration.admissionregistration.k8s.io": defaultValidatingWebhooks,

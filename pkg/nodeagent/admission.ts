@@ -12,13 +12,21 @@ const insufficient = (resource: string, requested: number, used: number, capacit
   message: `Pod Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}`,
 });
 
+/** Requests per pod object: admitting a burst of pods reads each admitted one's again for every new one. */
+const requestsOf = new WeakMap<Obj, ReturnType<typeof podRequests>["requests"]>();
+function requests(pod: Obj) {
+  let r = requestsOf.get(pod);
+  if (!r) requestsOf.set(pod, (r = podRequests(pod as any).requests));
+  return r;
+}
+
 /** Why `pod` may not run beside `admitted` on a node with `allocatable`, or undefined when it may. */
 export function admit(pod: Obj, admitted: Obj[], allocatable: Resources): Rejection | undefined {
   if (admitted.length + 1 > allocatable.pods) return insufficient("pods", 1, admitted.length, allocatable.pods);
-  const want = podRequests(pod as any).requests;
+  const want = requests(pod);
   const used = { cpu: 0, memory: 0, storage: 0 };
   for (const p of admitted) {
-    const r = podRequests(p as any).requests;
+    const r = requests(p);
     used.cpu += r.milliCPU;
     used.memory += r.memory;
     used.storage += r.ephemeralStorage;

@@ -18,7 +18,8 @@ import { nodeRef, podRef, recordFor } from "./events.ts";
 import { ServiceProxy } from "./proxy/proxier.ts";
 import { EvictionManager } from "./eviction/manager.ts";
 import { memoryByGroup, observe } from "./eviction/signals.ts";
-import { defaultHostIP, readHost } from "./host.ts";
+import { readHost } from "./host.ts";
+import { hostNodeIP } from "./nodeaddress.ts";
 import { NodeLease } from "./lease.ts";
 import { startPodNetworks } from "./network/start.ts";
 import { allocatableOf, capacityOf, type Obj } from "./node.ts";
@@ -43,7 +44,7 @@ const finished = (pod: Obj) => pod.status?.phase === "Succeeded" || pod.status?.
 /** `proxyClient`: the service proxy's own identity where it has one (kite up's system:kube-proxy, as upstream's kube-proxy). */
 export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: AbortSignal, proxyClient: Client = client): Promise<void> {
   mkdirSync(o.rootDir, { recursive: true });
-  const nodeIP = o.nodeIP ?? defaultHostIP();
+  const nodeIP = o.nodeIP ?? (await hostNodeIP(o.nodeName));
   configureLogRotation(o.logRotation);
   // as upstream's kubelet: core/v1 events from source kubelet, written at most --event-qps per second
   const broadcaster = new CoreEventBroadcaster(client, { qps: o.eventQPS, burst: o.eventBurst });
@@ -248,7 +249,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const fail = (pod: Obj, status: Obj) =>
     client.patch(RESOURCES.pods, pod.metadata.name, { status: { ...status, phase: "Failed" } }, "merge", { namespace: pod.metadata.namespace, subresource: "status" })
       .catch((e) => consola.warn(`failed to update status for pod ${key(pod)}: ${(e as Error).message}`));
-  const active = () => [...workers.values()].filter((w) => !w.stopping && !finished(w.status()));
+  const active = () => [...workers.values()].filter((w) => !w.stopping && w.phase !== "Succeeded" && w.phase !== "Failed");
   /** Upstream's admission: a pod refused under pressure or that does not fit beside the running ones is Failed, never started. */
   function admitAndStart(pod: Obj): void {
     const why = eviction.admit(pod) ?? admit(pod, active().map((w) => w.pod), allocatableOf(o, capacityOf(o, reporter.facts())));

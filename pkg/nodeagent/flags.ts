@@ -1,12 +1,7 @@
-// The flags of `kite node-agent` built so far: upstream v1.21 kubelet's names, defaults and (shortened)
-// words. Every other kubelet option is not accepted yet (an unknown flag exits 2); NOT_BUILT names them.
+// The flags of `kite node-agent`: upstream v1.21 kubelet's names, defaults and (shortened) words.
 import { homedir } from "node:os";
 import { join } from "node:path";
-
-/** The kubelet options this agent does not implement yet: refused as unknown flags, listed in --help. */
-export const NOT_BUILT = [
-  "--tls-min-version", "--tls-cipher-suites",
-];
+import { TLS_ARGS } from "../serving/tls-options.ts";
 
 /** Says, in --help, what an accepted kubelet option does here. */
 const INERT = " (Accepted for compatibility: no effect with the process runtime.)";
@@ -55,7 +50,7 @@ export const NODE_AGENT_ARGS = {
   "register-node": { type: "boolean", default: true, description: "Register the node with the apiserver. If --kubeconfig is not provided, this flag is irrelevant, as the agent won't have an apiserver to register with." },
   "node-labels": { type: "string", description: "Labels to add when registering the node in the cluster. Labels must be key=value pairs separated by ','. Labels in the 'kubernetes.io' namespace must begin with an allowed prefix (kubelet.kubernetes.io, node.kubernetes.io) or be in the specifically allowed set (beta.kubernetes.io/arch, beta.kubernetes.io/instance-type, beta.kubernetes.io/os, failure-domain.beta.kubernetes.io/region, failure-domain.beta.kubernetes.io/zone, kubernetes.io/arch, kubernetes.io/hostname, kubernetes.io/os, node.kubernetes.io/instance-type, topology.kubernetes.io/region, topology.kubernetes.io/zone)" },
   "register-with-taints": { type: "string", description: "Register the node with the given list of taints (comma separated \"<key>=<value>:<effect>\"). No-op if register-node is false." },
-  "node-ip": { type: "string", description: "IP address of the node. If set, the agent will use this IP address for the node (default: the first non-loopback IPv4 address of the host, else 127.0.0.1)." },
+  "node-ip": { type: "string", description: "IP address of the node. If set, the agent will use this IP address for the node (default, as upstream: the node name if it is an IP, else its address in DNS if it is on this host and not loopback, else the address of the default route's interface; Kite's own fallback: the first non-loopback IPv4 address of any interface, else 127.0.0.1)." },
   "max-pods": { type: "string", default: "110", description: "Number of Pods that can run on this node." },
   "cluster-dns": { type: "string", default: "", description: "Comma-separated list of DNS server IP address. This value is used for containers DNS server in case of Pods with \"dnsPolicy=ClusterFirst\". Note: all DNS servers appearing in the list MUST serve the same set of records otherwise name resolution within the cluster may not work correctly. There is no guarantee as to which DNS server may be contacted for name resolution." },
   "cluster-domain": { type: "string", default: "", description: "Domain for this cluster. If set, the agent will configure all containers to search this domain in addition to the host's search domains" },
@@ -102,6 +97,8 @@ export const NODE_AGENT_ARGS = {
   "container-log-max-size": { type: "string", default: "10Mi", description: "Set the maximum size (e.g. 10Mi) of container log file before it is rotated." },
   "container-log-max-files": { type: "string", default: "5", description: "Set the maximum number of container log files that can be present for a container. The number must be >= 2." },
   "pod-cidr": { type: "string", description: "The IPv4 CIDR to use for pod IP addresses when the Node's spec.podCIDR is not set (as upstream's standalone mode; default 10.244.0.0/24)." },
-  "proxy-mode": { type: "string", default: "auto", description: "Kite's own: the service proxy run inside the agent (upstream's kube-proxy). nftables routes Services' cluster IPs and node ports to their ready endpoints with rules in nftables table ip kite (needs root, Linux and nft); none routes nothing; auto is nftables where it can run, else none (said in the log and the Node's Ready message). A standalone agent leaves its rules for its successor at exit, as kube-proxy does; kite up removes them." },
+  "proxy-mode": { type: "string", default: "auto", description: "Kite's own: the service proxy run inside the agent (upstream's kube-proxy). nftables routes Services' cluster IPs and node ports to their ready endpoints with rules in nftables table ip kite (needs root, Linux and nft); userspace has the agent listen on each Service port and relay connections (TCP and UDP) round-robin to ready endpoints: on the node port on every address and on the cluster IP, which it adds to the loopback device (label lo:kite) as root, or unprivileged on a proxy port per Service port on 127.0.0.1, named in the log; none routes nothing; auto is nftables where it can run, else userspace (said in the log and the Node's Ready message). A standalone agent leaves its rules and cluster IPs for its successor at exit, as kube-proxy does; kite up removes them." },
+  ...TLS_ARGS,
+  "hairpin-mode": { type: "string", default: "promiscuous-bridge", description: "How a pod reaches itself through a Service (its packet leaves and comes back by the same bridge port): promiscuous-bridge (the bridge kite0 in promiscuous mode, and, since the agent's proxy DNATs on the host, hairpin on each pod's bridge port), hairpin-veth (hairpin on each pod's bridge port only) or none (a pod cannot reach itself through a Service)." },
   "pod-network": { type: "string", default: "bridge", description: "Kite's own: bridge gives each pod that is not hostNetwork its own network namespace on bridge kite0 with an address from the pod CIDR (needs root, Linux, ip and nsenter; else pods fall back to the host's network, said in the log and the Node's Ready message); host runs every pod on the host's network." },
 } as const;

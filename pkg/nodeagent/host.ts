@@ -1,7 +1,7 @@
 // What the host says about itself: the figures and identities a Node's status reports. Read once at start
 // (capacity and identity do not change while the agent runs), except the filesystem, read per status.
 import { readFileSync, statfsSync } from "node:fs";
-import { availableParallelism, hostname, networkInterfaces, release } from "node:os";
+import { availableParallelism, hostname, release } from "node:os";
 
 export interface HostInfo {
   hostname: string;
@@ -56,12 +56,4 @@ export function readHost(): HostInfo {
 export function filesystemBytes(path: string): number {
   const s = statfsSync(path);
   return s.blocks * s.bsize;
-}
-
-/** The first non-internal IPv4 address of the host, else loopback (upstream looks the hostname up first). */
-export function defaultHostIP(): string {
-  for (const addrs of Object.values(networkInterfaces())) {
-    for (const a of addrs ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
-  }
-  return "127.0.0.1";
 }

@@ -1,8 +1,10 @@
 // `kite node-agent`'s flags → NodeAgentOptions, refusing bad values with one line (UsageError, exit 2).
+import { HAIRPIN_MODES, type HairpinMode } from "./network/podnetworks.ts";
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { bool, duration, givenFlags, int, oneOf, repeated, UsageError } from "../cli/args.ts";
+import { PROXY_MODES, type ProxyMode } from "./proxy/proxier.ts";
 import { readKubeletConfig, KubeletConfigError } from "./config/file.ts";
 import { configFlags, FIELDS, NESTED } from "./config/fields.ts";
 import { reserved, softThresholds, thresholds, withMinimumReclaim, type Threshold } from "./config/thresholds.ts";
@@ -59,8 +61,10 @@ export interface NodeAgentOptions {
   warnings: string[];
   podCIDR?: string;
   podNetwork: "bridge" | "host";
+  /** --hairpin-mode: how a pod's packet to its own Service comes back through the bridge. */
+  hairpinMode: HairpinMode;
   /** --proxy-mode: the service proxy (proxy/proxier.ts). */
-  proxyMode: "auto" | "nftables" | "none";
+  proxyMode: ProxyMode;
   /** --cluster-dns (invalid IPs dropped with a warning, as upstream), --cluster-domain, --resolv-conf ("" for none). */
   clusterDNS: string[];
   clusterDomain: string;
@@ -238,7 +242,8 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     clusterDomain: a["cluster-domain"] ?? "",
     resolvConf: a["resolv-conf"] ?? "/etc/resolv.conf",
     podNetwork: oneOf("pod-network", a["pod-network"], ["bridge", "host"]) as "bridge" | "host",
-    proxyMode: oneOf("proxy-mode", a["proxy-mode"] ?? "auto", ["auto", "nftables", "none"]) as "auto" | "nftables" | "none",
+    hairpinMode: oneOf("hairpin-mode", a["hairpin-mode"] ?? "promiscuous-bridge", [...HAIRPIN_MODES]) as HairpinMode,
+    proxyMode: oneOf("proxy-mode", a["proxy-mode"] ?? "auto", [...PROXY_MODES]) as ProxyMode,
     serving: servingOptions(a, resolve(a["root-dir"])),
     logRotation: logRotation(a),
   };

@@ -233,6 +233,12 @@ export class PodWorker {
     await this.ctx.network.tearDown(this.uid);
   }
 
+  /** The pod's phase alone (what admission and eviction ask of every pod: no conditions, no times). */
+  get phase(): string {
+    if (this.evicted) return "Failed";
+    return podPhase(this.pod.spec, [...this.containers, ...this.initContainers].map((c) => c.status()));
+  }
+
   /** The status to report, merged over `current` (the pod's status in the API server). */
   status(current: Obj = {}): Obj {
     const initStatuses = this.initContainers.map((c) => c.status());

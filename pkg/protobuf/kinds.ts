@@ -8,6 +8,7 @@ const GROUP_PACKAGES: Record<string, string> = {
   "": "k8s.io.api.core",
   apps: "k8s.io.api.apps",
   batch: "k8s.io.api.batch",
+  extensions: "k8s.io.api.extensions",
   autoscaling: "k8s.io.api.autoscaling",
   policy: "k8s.io.api.policy",
   "coordination.k8s.io": "k8s.io.api.coordination",

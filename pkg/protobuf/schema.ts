@@ -25,6 +25,14 @@ import rbacV1 from "../../proto/api/rbac_v1.proto" with { type: "text" };
 import schedulingV1 from "../../proto/api/scheduling_v1.proto" with { type: "text" };
 import storageV1 from "../../proto/api/storage_v1.proto" with { type: "text" };
 import apiextensionsV1 from "../../proto/apiextensions/apiextensions_v1.proto" with { type: "text" };
+import admissionregistrationV1beta1 from "../../proto/api/admissionregistration_v1beta1.proto" with { type: "text" };
+import authorizationV1beta1 from "../../proto/api/authorization_v1beta1.proto" with { type: "text" };
+import certificatesV1beta1 from "../../proto/api/certificates_v1beta1.proto" with { type: "text" };
+import discoveryV1beta1 from "../../proto/api/discovery_v1beta1.proto" with { type: "text" };
+import eventsV1beta1 from "../../proto/api/events_v1beta1.proto" with { type: "text" };
+import extensionsV1beta1 from "../../proto/api/extensions_v1beta1.proto" with { type: "text" };
+import networkingV1beta1 from "../../proto/api/networking_v1beta1.proto" with { type: "text" };
+import apiextensionsV1beta1 from "../../proto/apiextensions/apiextensions_v1beta1.proto" with { type: "text" };
 import intstr from "../../proto/apimachinery/intstr.proto" with { type: "text" };
 import metaV1 from "../../proto/apimachinery/meta_v1.proto" with { type: "text" };
 import metaV1beta1 from "../../proto/apimachinery/meta_v1beta1.proto" with { type: "text" };
@@ -64,6 +72,14 @@ export const PROTO_FILES: Readonly<Record<string, string>> = {
   "api/authentication_v1beta1.proto": authenticationV1beta1,
   "api/authorization_v1.proto": authorizationV1,
   "apiextensions/apiextensions_v1.proto": apiextensionsV1,
+  "api/admissionregistration_v1beta1.proto": admissionregistrationV1beta1,
+  "api/authorization_v1beta1.proto": authorizationV1beta1,
+  "api/certificates_v1beta1.proto": certificatesV1beta1,
+  "api/discovery_v1beta1.proto": discoveryV1beta1,
+  "api/events_v1beta1.proto": eventsV1beta1,
+  "api/extensions_v1beta1.proto": extensionsV1beta1,
+  "api/networking_v1beta1.proto": networkingV1beta1,
+  "apiextensions/apiextensions_v1beta1.proto": apiextensionsV1beta1,
 };
 
 // ---- parsing (the subset Kite's files use: proto2 messages, optional/repeated/map fields, field options)

@@ -184,6 +184,12 @@ export class ResourceStore {
     return this.binary && canEncode(stored.apiVersion, stored.kind) ? encodeProtobuf(stored) : JSON.stringify(stored);
   }
 
+  /** The stored object a write starts from, as this version serves it (./converted.ts converts it first). */
+  protected async current(stored: Obj): Promise<Obj> { return stored; }
+
+  /** What a write stores (./converted.ts converts the object to the storage version first). */
+  protected async storedValue(obj: Obj): Promise<Value> { return this.encode(obj); }
+
   /** The object as it is stored: no resourceVersion or selfLink, in the storage version. */
   private storedForm(obj: Obj): Obj {
     const { resourceVersion: _rv, selfLink: _sl, ...metadata } = obj.metadata;
@@ -329,7 +335,7 @@ export class ResourceStore {
       return obj;
     }
     try {
-      const kv = await this.store.create(this.key(ns, m.name), this.encode(obj));
+      const kv = await this.store.create(this.key(ns, m.name), await this.storedValue(obj));
       await this.settle(kv.modRevision);
       m.resourceVersion = String(kv.modRevision);
       return obj;
@@ -350,7 +356,7 @@ export class ResourceStore {
         if (this.def.createOnUpdate && !sub) return { obj: await this.create(ns, obj, o), created: true };
         throw notFound(this.q, name);
       }
-      const old = this.decode(cur);
+      const old = await this.current(this.decode(cur));
       if (rv && rv !== old.metadata.resourceVersion) {
         throw conflict(this.q, name, "the object has been modified; please apply your changes to the latest version and try again");
       }
@@ -377,11 +383,11 @@ export class ResourceStore {
       const cached = attempt === 0 && o.cachedFirst ? this.watchCache()?.get(this.key(ns, name)) : undefined;
       if (cached) {
         cur = cached.kv;
-        old = this.decodeEntry(cached);
+        old = await this.current(this.decodeEntry(cached));
       } else {
         try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
         if (!cur) throw notFound(this.q, name);
-        old = this.decode(cur);
+        old = await this.current(this.decode(cur));
       }
       const next = await mutate(structuredClone(old));
       // a binding is composed by the server from the stored object: nothing of the client's to type-check
@@ -462,7 +468,7 @@ export class ResourceStore {
       // unless the stored value is under an encryption key that no longer writes.
       if (!stale && Bun.deepEquals(this.storedForm(next), this.storedForm(old))) return old;
       if (o.large) await breather();
-      const data = this.encode(next);
+      const data = await this.storedValue(next);
       // Removing the last finalizer of an object being deleted removes the object, unless a graceful deletion
       // is still under way (a pod stopping on its node: upstream's ShouldDeleteDuringUpdate).
       if (m.deletionTimestamp && !om.deletionGracePeriodSeconds && !m.finalizers?.length && !this.def.strategy?.pendingFinalizers?.(next)) {
@@ -493,7 +499,7 @@ export class ResourceStore {
       let cur: KeyValue | null;
       try { cur = await this.store.get(this.key(ns, name)); } catch (e) { this.fail(e, name); }
       if (!cur) throw notFound(this.q, name);
-      const obj = this.decode(cur);
+      const obj = await this.current(this.decode(cur));
       const m = obj.metadata;
       const pre = o.preconditions;
       if (pre?.uid && pre.uid !== m.uid) {
@@ -526,7 +532,7 @@ export class ResourceStore {
           if (finalizers.length) next.metadata.finalizers = finalizers;
           this.def.strategy?.onDeleting?.(next);
           if (o.dryRun) return { obj: next, deleted: false };
-          const kv = await this.store.update(this.key(ns, name), this.encode(next), cur.modRevision);
+          const kv = await this.store.update(this.key(ns, name), await this.storedValue(next), cur.modRevision);
           await this.settle(kv.modRevision);
           next.metadata.resourceVersion = String(kv.modRevision);
           if (finalizers.includes("orphan") || finalizers.includes("foregroundDeletion")) this.observer?.deleting(this, next);
@@ -617,8 +623,8 @@ export class ResourceStore {
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
     if (!serverOwned) {
       const c = this.def.conversion;
-      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old)));
-      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old));
+      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old), this.def.version));
+      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old, this.def.version));
     }
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }

@@ -1,6 +1,7 @@
 // All resource stores of a server, found by URL coordinates.
 import type { Store } from "../storage/store.ts";
 import { DEFAULT_SERVICE_RANGES, ServiceAllocator, type ServiceRanges } from "./allocators.ts";
+import { ConvertedStore } from "./converted.ts";
 import { type Admit, type AdmissionHooks, type CacheConfig, ResourceStore } from "./generic.ts";
 import type { Obj, ResourceDef } from "./types.ts";
 
@@ -47,7 +48,7 @@ export class Registry {
     this.storeOf = (d) => {
       const st = o.overrides?.get(`${d.group}/${d.plural}`) ?? store;
       const admit = d.custom ? undefined : admissions[d.group ? `${d.kind}.${d.group}` : d.kind]?.(() => rs);
-      const rs: ResourceStore = new ResourceStore(d, st, { etcdPrefix: o.etcdPrefix, admit, cache: cacheConfigFor(d, caching), binary: o.binary, deleteCollectionWorkers: o.deleteCollectionWorkers });
+      const rs: ResourceStore = new (d.asyncCodec ? ConvertedStore : ResourceStore)(d, st, { etcdPrefix: o.etcdPrefix, admit, cache: cacheConfigFor(d, caching), binary: o.binary, deleteCollectionWorkers: o.deleteCollectionWorkers });
       rs.admission = this.admission;
       return rs;
     };

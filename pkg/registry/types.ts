@@ -54,6 +54,15 @@ export interface Codec {
   fromStorage(obj: Obj): Obj;
 }
 
+/**
+ * A conversion that takes a round trip (a custom resource's conversion webhook): many objects in one call,
+ * each converted only when it is not at the wanted version already.
+ */
+export interface AsyncCodec {
+  toStorage(objs: Obj[]): Promise<Obj[]>;
+  fromStorage(objs: Obj[]): Promise<Obj[]>;
+}
+
 /** What an update of the generic path writes: the whole object ("") or one subresource (`approval` is a
  * CSR's: like status, a write of part of status, the strategy says which part; `binding` is a pod's node,
  * annotations and PodScheduled condition, composed by the server: ./binding.ts). */
@@ -91,6 +100,8 @@ export interface ResourceDef {
   readYourWrites?: boolean;
   strategy?: Strategy;
   codec?: Codec;
+  /** Instead of `codec`: the version's objects are converted on every read and write by ./converted.ts. */
+  asyncCodec?: AsyncCodec;
   /**
    * The releases that deprecated (and remove) this type at this version: every request gets upstream's
    * Warning (`batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob`).

@@ -15,6 +15,7 @@ import { clusterActions, clusterListers } from "./cluster.ts";
 import { addEventHandlers } from "./eventhandlers.ts";
 import { Nominator, SchedulerCache, SchedulingQueue, type Pod } from "./index.ts";
 import { schedulingLoop } from "./loop.ts";
+import { slimPod } from "./pod-transform.ts";
 import type { SchedulerOptions } from "./options/options.ts";
 import { inTreeRegistry } from "./plugins/registry.ts";
 import { buildProfiles, DEFAULT_SCHEDULER_NAME } from "./profiles.ts";
@@ -39,7 +40,7 @@ export async function schedulerClient(o: SchedulerOptions): Promise<Client> {
 export async function runScheduler(o: SchedulerOptions, client: Client, metrics: SchedulerMetrics, server: SchedulerServer | undefined, signal: AbortSignal): Promise<void> {
   // nothing here reads field ownership, and it is most of a small pod's memory
   const factory = new InformerFactory(client, { transform: dropManagedFields });
-  const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: UNFINISHED });
+  const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: UNFINISHED, transform: slimPod });
   const nodes = factory.informerFor(RESOURCES.nodes);
   const { listers, informers } = clusterListers(factory);
 

@@ -56,6 +56,10 @@ import { type Limiter, MaxInflight } from "../api/limiter.ts";
 import { PriorityAndFairness } from "../flowcontrol/apf.ts";
 import { EventExpiry } from "./eventttl.ts";
 import type { AdmissionOptions } from "../admission/types.ts";
+import { DEFAULT_SERVING, type ServingOptions, sniTLS } from "./serving-options.ts";
+import { ResponseHeaders } from "../api/response-headers.ts";
+import { profilingRoute } from "./profiling.ts";
+import { setAllowPrivileged } from "../validation/cluster-capabilities.ts";
 
 export interface ApiServerOptions {
   securePort: number;
@@ -64,7 +68,8 @@ export interface ApiServerOptions {
   certDir?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
-  tlsMinVersion?: string;
+  /** --tls-min-version as a protocol number (0x303: TLS 1.2). */
+  tlsMinVersion?: number;
   advertiseAddress?: string;
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
@@ -112,6 +117,8 @@ export interface ApiServerOptions {
   audit?: AuditOptions;
   /** The admission plugins and their settings (--enable-admission-plugins, ...); default: upstream's default set. */
   admission?: AdmissionOptions;
+  /** CORS, HSTS, profiling, ciphers, SNI, --allow-privileged, the `kubernetes` Service's options (serving-options.ts). */
+  serving?: ServingOptions;
 }
 
 /**
@@ -132,7 +139,6 @@ function keepServingOnEscapedErrors() {
  */
 const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_IDLE_TIMEOUT_SECONDS) || 90));
 
-const TLS_VERSIONS: Record<string, number> = { VersionTLS10: 0x301, VersionTLS11: 0x302, VersionTLS12: 0x303, VersionTLS13: 0x304 };
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
 const openapi = (gzip: boolean, served: () => ResourceDef[]): Route => async (req, url) =>
@@ -246,7 +252,9 @@ export class ApiServer {
     /** SPDY upgrades the front keeps, checked through the filter chain first (spdyupgrade.ts). */
     const checks = new UpgradeChecks();
     const checked = new WeakSet<Request>();
-    const externalAddress = () => `${o.advertiseAddress || "127.0.0.1"}:${this.port}`;
+    const serving = o.serving ?? DEFAULT_SERVING;
+    setAllowPrivileged(serving.allowPrivileged);
+    const externalAddress = () => `${serving.externalHostname ?? (o.advertiseAddress || "127.0.0.1")}:${this.port}`;
     const enabled = o.runtimeConfig ?? parseRuntimeConfig("", SERVED);
     const discovery = new Discovery(SERVED.filter(enabled), externalAddress);
     const customResources = new CustomResources(this.registry, discovery);
@@ -272,12 +280,16 @@ export class ApiServer {
       kubelet,
       audit,
       enabled,
-    }, [openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url), ...(issuerDiscovery ? [issuerDiscovery] : [])], this.metrics);
+      responseHeaders: serving.hsts || serving.corsAllowedOrigins.length ? new ResponseHeaders(serving) : undefined,
+    }, [
+      openapi(o.features.APIResponseCompression, () => discovery.served), (_req, url) => this.metrics.handle(url),
+      ...(issuerDiscovery ? [issuerDiscovery] : []), ...(serving.profiling ? [profilingRoute] : []),
+    ], this.metrics);
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
     const handler = this.handler;
-    const serve = (where: { hostname: string; port: number; tls?: Bun.TLSOptions }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
+    const serve = (where: { hostname: string; port: number; tls?: Bun.TLSOptions | Bun.TLSOptions[] }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
       ...where,
       // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
       development: false,
@@ -308,7 +320,7 @@ export class ApiServer {
       const takeOver = { upgrade: /^upgrade:\s*spdy\//im, run: (head: Buffer, peer: Peer, conn: TakenConnection) => void spdyUpgrade(head, peer, conn, upstreamPort, checks, kubelet ?? DEFAULT_KUBELET_CLIENT) };
       this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort, takeOver }));
     } else {
-      this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls }, (req, server, raw) => handler.handle(req, server, raw)));
+      this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls: sniTLS(tls, serving.sniCerts) }, (req, server, raw) => handler.handle(req, server, raw)));
     }
     this.lock?.record(this.port);
     void rbac.bootstrap();
@@ -321,6 +333,9 @@ export class ApiServer {
       ca,
       identity: identity(o.dataDir),
       flowControl: limiter instanceof PriorityAndFairness,
+      nodePort: serving.kubernetesServiceNodePort,
+      endpointReconciler: serving.endpointReconciler,
+      apiserverCount: serving.apiserverCount,
     });
     this.controllers.push(bootstrap);
     await bootstrap.start();
@@ -329,7 +344,8 @@ export class ApiServer {
       await tokens.start();
       this.controllers.push(tokens);
     }
-    this.runLoopbackControllers([...(o.namespaceAndGCControllers !== false ? ["namespace", "garbagecollector"] : []), ...(signer ? ["csrsigning"] : [])], signer);
+    const inServer = o.namespaceAndGCControllers !== false ? ["namespace", ...(serving.enableGarbageCollector ? ["garbagecollector"] : [])] : [];
+    this.runLoopbackControllers([...inServer, ...(signer ? ["csrsigning"] : [])], signer);
     controllersStarted = true;
     await publishAuthentication(this.registry, o.auth).catch((e) => consola.warn(`kube-system/extension-apiserver-authentication: ${e.message}`));
 
@@ -387,7 +403,7 @@ export class ApiServer {
     if (o.countPollMs > 0) {
       this.pollTimers.push(setInterval(async () => {
         for (const rs of this.registry.all) {
-          if (rs.def.codec || rs.def.computed) continue;
+          if (rs.def.codec || rs.def.asyncCodec || rs.def.computed) continue;
           const n = await rs.store.count(rs.prefix).catch(() => undefined);
           if (n !== undefined) this.metrics.storageObjects.set({ resource: rs.def.group ? `${rs.def.plural}.${rs.def.group}` : rs.def.plural }, n);
         }
@@ -421,8 +437,9 @@ export class ApiServer {
       ({ cert, key } = readServingPair(c.certFile, c.keyFile));
       this.caPem = c.ca;
     }
-    const min = o.tlsMinVersion ? TLS_VERSIONS[o.tlsMinVersion] : undefined;
-    return { cert, key, ...(min ? { minVersion: min } : {}) } as any;
+    const min = o.tlsMinVersion;
+    const ciphers = o.serving?.ciphers;
+    return { cert, key, ...(min ? { minVersion: min } : {}), ...(ciphers ? { ciphers } : {}) } as any;
   }
 
   /** SIGTERM: readyz fails at once, livez stays up for the shutdown delay, then requests drain. */

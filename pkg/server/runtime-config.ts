@@ -68,6 +68,8 @@ export function parseRuntimeConfig(flag: string, defs: ResourceDef[]): Enabled {
     }
   }
   return (d) => {
+    // the flag addresses built-in group versions only: a custom resource's definition says what it serves
+    if (d.custom) return true;
     const gv = `${d.group}/${d.version}`;
     const resource = resources.get(`${gv}/${d.plural}`);
     if (resource !== undefined) return resource;

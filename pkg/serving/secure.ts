@@ -11,7 +11,13 @@ import { type Peer, TlsFront } from "./tlsfront.ts";
 import { websocketDispatch } from "./websocket.ts";
 
 export interface HostPort { host: string; port: number }
-export interface TlsPair { cert: string; key: string }
+export interface TlsPair {
+  cert: string;
+  key: string;
+  /** Bun's minVersion (0x303: TLS 1.2) and an OpenSSL cipher list, when restricted. */
+  minVersion?: number;
+  ciphers?: string;
+}
 
 export interface ServingCertOptions {
   tlsCertFile?: string;

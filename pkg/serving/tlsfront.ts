@@ -5,7 +5,8 @@
 // connection to it (server.requestIP), and refuses connections the front did not open.
 import type { X509Certificate } from "node:crypto";
 import type { Socket, SocketAddress, TCPSocketListener } from "bun";
-import { type Pausable, type Sink, Waiters } from "../streaming/flow.ts";
+import { type Pausable, type Sink } from "../streaming/flow.ts";
+import { SocketPipe } from "../util/socketpipe.ts";
 
 /** What the handshake showed of one client connection. */
 export interface Peer {
@@ -44,73 +45,12 @@ const MAX_SNIFF = 16 * 1024;
 /** A handshake that has not finished within this long is dropped (Bun.serve's own limit is about the same). */
 const HANDSHAKE_SECONDS = 10;
 
-/**
- * Writes to one socket: bytes it could not take yet wait here (their count is `queued()`) and the source,
- * when there is one, is paused until they have gone. `end()` ends the socket once the queue is empty.
- */
-class Pipe implements Sink {
-  private queue: Uint8Array[] = [];
-  private bytes = 0;
-  private ending = false;
-  private readonly drains = new Waiters();
-  constructor(private readonly dst: () => Socket<Conn> | undefined, private readonly src: () => Socket<Conn> | undefined = () => undefined) {}
-
-  queued() { return this.bytes; }
-  drained() { return this.dst()?.data.closed ? Promise.resolve() : this.drains.wait(); }
-
-  send(chunk: Uint8Array) {
-    const dst = this.dst();
-    let n = 0;
-    if (dst && !this.queue.length) n = Math.max(dst.write(chunk), 0);
-    if (n < chunk.length) this.enqueue(n ? chunk.subarray(n) : chunk);
-  }
-
-  /** The destination can take more (it drained, or just connected). */
-  flush() {
-    const dst = this.dst();
-    if (!dst) return;
-    while (this.queue.length) {
-      const head = this.queue[0];
-      const n = Math.max(dst.write(head), 0);
-      this.bytes -= n;
-      if (n < head.length) return void (this.queue[0] = head.subarray(n));
-      this.queue.shift();
-    }
-    this.drains.release();
-    if (this.ending) dst.end();
-    else this.src()?.resume();
-  }
-
-  /** The source is done: end the destination once what is queued has gone. */
-  end() {
-    this.ending = true;
-    const dst = this.dst();
-    // the destination may be paused as the other direction's source: it must read to see its peer's end
-    dst?.resume();
-    if (dst && !this.queue.length) dst.end();
-  }
-
-  /** The destination is gone: nothing queued will go. */
-  closed() {
-    this.queue = [];
-    this.bytes = 0;
-    this.drains.release();
-  }
-
-  private enqueue(rest: Uint8Array) {
-    // the caller may reuse its buffer
-    this.queue.push(rest.slice());
-    this.bytes += rest.length;
-    this.src()?.pause();
-  }
-}
-
 /** A client connection the front handed over to `takeOver.run`. */
 class Taken implements TakenConnection {
-  readonly out: Pipe;
+  readonly out: SocketPipe;
   onData: (chunk: Uint8Array) => void = () => {};
   onClose: () => void = () => {};
-  constructor(private readonly s: Socket<Conn>) { this.out = new Pipe(() => s); }
+  constructor(private readonly s: Socket<Conn>) { this.out = new SocketPipe(() => undefined, () => s); }
   write(bytes: Uint8Array) { this.out.send(bytes); }
   end() { this.out.end(); }
   queued() { return this.out.queued(); }
@@ -130,8 +70,8 @@ class Conn {
   /** The loopback connection's source port, its key in TlsFront.byPort. */
   upPort = 0;
   closed = false;
-  readonly toUp = new Pipe(() => this.up, () => this.client);
-  readonly toClient = new Pipe(() => this.client, () => this.up);
+  readonly toUp = new SocketPipe(() => this.client, () => this.up);
+  readonly toClient = new SocketPipe(() => this.up, () => this.client);
 }
 
 export class TlsFront {

@@ -1,7 +1,8 @@
 // Small cluster-policy kinds: PodDisruptionBudget, PriorityClass, RuntimeClass, Lease, HorizontalPodAutoscaler.
 import type { Obj } from "../registry/types.ts";
-import { empty, has, immutable, isMap, run } from "./rules.ts";
-import { dns1123Label, pathSegmentName } from "./names.ts";
+import { has, immutable, isMap, run } from "./rules.ts";
+import { dns1123Label } from "./names.ts";
+import { hpaMetricsAndBehavior, reference } from "./hpa-metrics.ts";
 import { labelSelector } from "./labels.ts";
 import { nonNegative, notMoreThan100Percent, positiveIntOrPercent } from "./numbers.ts";
 import { nonNegativeQuantity } from "./quantity.ts";
@@ -58,7 +59,7 @@ export const lease = (o: Obj) => run((e) => {
   nonNegative(e, "spec.leaseTransitions", t);
 });
 
-/** autoscaling/v1: the bounds, the target reference, and the CPU target (upstream's metrics[0] once converted). */
+/** The bounds, the target reference, then the metrics and behavior (./hpa-metrics.ts) of the stored autoscaling/v1 form. */
 export const horizontalPodAutoscaler = (o: Obj) => run((e) => {
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   const min = sp.minReplicas, max = sp.maxReplicas ?? 0;
@@ -66,13 +67,8 @@ export const horizontalPodAutoscaler = (o: Obj) => run((e) => {
   if (max < 1) e.invalid("spec.maxReplicas", max, "must be greater than 0");
   if (typeof min === "number" && max < min) e.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`");
   const before = e.causes.length;
-  for (const f of ["kind", "name"]) {
-    const v = sp.scaleTargetRef?.[f];
-    if (empty(v)) e.required(`spec.scaleTargetRef.${f}`);
-    else e.invalidEach(`spec.scaleTargetRef.${f}`, v, pathSegmentName(String(v)));
-  }
+  reference(e, "spec.scaleTargetRef", sp.scaleTargetRef ?? {});
   // the metrics are looked at only once the target reference is sound
   if (e.causes.length > before) return;
-  const cpu = sp.targetCPUUtilizationPercentage;
-  if (typeof cpu === "number" && cpu < 1) e.invalid("spec.metrics[0].resource.target.averageUtilization", cpu, "must be greater than 0");
+  hpaMetricsAndBehavior(e, o);
 });

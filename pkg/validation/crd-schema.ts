@@ -49,12 +49,25 @@ function node(e: Errs, s: Obj, path: string, level: Level) {
   if (isMap(s.items)) node(e, s.items, `${path}.items`, "item");
 }
 
-/** The structural rules for every version's schema, and no pruning switched off (v1 refuses it). */
-export function structuralSchemas(e: Errs, spec: Obj) {
-  if (spec.preserveUnknownFields === true) {
-    e.invalid("spec.preserveUnknownFields", true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead");
+/** Whether a schema anywhere in the definition sets a default or an x-kubernetes-* extension. */
+function usesStructuralFeatures(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(usesStructuralFeatures);
+  if (!isMap(v)) return false;
+  return Object.entries(v).some(([k, x]) => k === "default" || k.startsWith("x-kubernetes-") || usesStructuralFeatures(x));
+}
+
+/**
+ * The structural rules for every version's schema, and no pruning switched off. A request at v1beta1
+ * (`beta`) may switch pruning off and use schemas that are not structural, unless they set defaults or
+ * extensions, as upstream allows for compatibility; an update may keep pruning off once it was.
+ */
+export function structuralSchemas(e: Errs, spec: Obj, opts: { beta?: boolean; old?: Obj } = {}) {
+  if (spec.preserveUnknownFields === true && !opts.beta && opts.old?.spec?.preserveUnknownFields !== true) {
+    e.invalid("spec.preserveUnknownFields", true, "cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead");
   }
-  (Array.isArray(spec.versions) ? spec.versions : []).forEach((v: Obj, i: number) => {
+  const versions: Obj[] = Array.isArray(spec.versions) ? spec.versions : [];
+  if (opts.beta && !usesStructuralFeatures(versions.map((v) => v?.schema))) return;
+  versions.forEach((v: Obj, i: number) => {
     const schema = v?.schema?.openAPIV3Schema;
     if (isMap(schema)) node(e, schema, `spec.versions[${i}].schema.openAPIV3Schema`, "root");
   });

@@ -6,8 +6,9 @@ import { certificateRequestProblem } from "./csr-request.ts";
 import { empty, has, immutable, isMap, list, oneOf, run } from "./rules.ts";
 import { dns1035Label, dns1123Label, dns1123Subdomain } from "./names.ts";
 import { labelSelector } from "./labels.ts";
-import { portNum } from "./ports.ts";
+import { REVIEW_VERSIONS, reviewVersions, webhookClientConfig } from "./webhook-client.ts";
 import { structuralSchemas } from "./crd-schema.ts";
+import { crdConversion } from "./crd-conversion.ts";
 
 const USAGES = [
   "any", "cert sign", "client auth", "code signing", "content commitment", "crl sign", "data encipherment", "decipher only",
@@ -59,7 +60,6 @@ export const certificateSigningRequest = (o: Obj, old?: Obj) => run((e) => {
 });
 
 const OPERATIONS = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
-const REVIEW_VERSIONS = ["v1", "v1beta1"];
 
 function webhookRule(e: Errs, r: Obj, path: string) {
   const ops = list(r?.operations);
@@ -76,28 +76,6 @@ function webhookRule(e: Errs, r: Obj, path: string) {
   oneOf(e, `${path}.scope`, r?.scope, ["*", "Cluster", "Namespaced"]);
 }
 
-function clientConfig(e: Errs, cc: Obj, path: string) {
-  const url = cc?.url, svc = cc?.service;
-  if (has(url) === has(svc)) return e.required(path, "exactly one of url or service is required");
-  if (has(url)) {
-    const form = "; desired format: https://host[/path]";
-    let u: URL;
-    try { u = new URL(String(url)); } catch (err) { return e.required(`${path}.url`, `url must be a valid URL: ${(err as Error).message}${form}`); }
-    if (u.protocol !== "https:") e.invalid(`${path}.url`, u.protocol.replace(/:$/, ""), `'https' is the only allowed URL scheme${form}`);
-    if (!u.host) e.invalid(`${path}.url`, u.host, `host must be specified${form}`);
-    if (u.username || u.password) e.invalid(`${path}.url`, u.username + (u.password ? `:${u.password}` : ""), "user information is not permitted in the URL");
-    if (u.hash) e.invalid(`${path}.url`, u.hash.slice(1), "fragments are not permitted in the URL");
-    if (u.search) e.invalid(`${path}.url`, u.search.slice(1), "query parameters are not permitted in the URL");
-    return;
-  }
-  if (empty(svc.name)) e.required(`${path}.service.name`, "service name is required");
-  if (empty(svc.namespace)) e.required(`${path}.service.namespace`, "service namespace is required");
-  const port = svc.port ?? 443;
-  const bad = portNum(port);
-  if (bad.length) e.invalid(`${path}.service.port`, port, `port is not valid: ${bad.join(", ")}`);
-  const p = svc.path;
-  if (typeof p === "string" && p && p !== "/" && !p.startsWith("/")) e.invalid(`${path}.service.path`, p, "must start with a '/'");
-}
 
 const webhookConfiguration = (mutating: boolean) => (o: Obj) => run((e) => {
   const names = new Set<string>();
@@ -116,8 +94,8 @@ const webhookConfiguration = (mutating: boolean) => (o: Obj) => run((e) => {
     labelSelector(e, `${path}.namespaceSelector`, h?.namespaceSelector);
     labelSelector(e, `${path}.objectSelector`, h?.objectSelector);
     if (mutating) oneOf(e, `${path}.reinvocationPolicy`, h?.reinvocationPolicy, ["IfNeeded", "Never"]);
-    clientConfig(e, h?.clientConfig, `${path}.clientConfig`);
-    reviewVersions(e, h?.admissionReviewVersions, `${path}.admissionReviewVersions`);
+    webhookClientConfig(e, `${path}.clientConfig`, h?.clientConfig);
+    reviewVersions(e, `${path}.admissionReviewVersions`, h?.admissionReviewVersions, `must specify one of ${REVIEW_VERSIONS.join(", ")}`);
     if (name) {
       if (names.has(name)) e.duplicate(`${path}.name`, name);
       names.add(name);
@@ -125,19 +103,6 @@ const webhookConfiguration = (mutating: boolean) => (o: Obj) => run((e) => {
   });
 });
 
-function reviewVersions(e: Errs, versions: unknown, path: string) {
-  const vs = list(versions);
-  if (!vs.length) return e.required(path, `must specify one of ${REVIEW_VERSIONS.join(", ")}`);
-  const seen = new Set<string>();
-  vs.forEach((v, i) => {
-    if (seen.has(v)) return e.invalid(`${path}[${i}]`, v, "duplicate version");
-    seen.add(v);
-    for (const m of dns1035Label(String(v))) e.invalid(`${path}[${i}]`, v, m);
-  });
-  if (!vs.some((v) => REVIEW_VERSIONS.includes(v))) {
-    e.invalid(path, new Printed(goStrings(vs)), `must include at least one of ${REVIEW_VERSIONS.join(", ")}`);
-  }
-}
 
 export const mutatingWebhookConfiguration = webhookConfiguration(true);
 export const validatingWebhookConfiguration = webhookConfiguration(false);
@@ -159,7 +124,9 @@ function crdNames(e: Errs, n: Obj) {
   list(n.categories).forEach((s, i) => crdName(e, `spec.names.categories[${i}]`, s));
 }
 
-export const customResourceDefinition = (o: Obj, old?: Obj) => run((e) => {
+/** `version` is the request's: at v1beta1 upstream keeps v1beta1's looser rules on schemas and pruning. */
+export const customResourceDefinition = (o: Obj, old?: Obj, version?: string) => run((e) => {
+  const beta = version === "v1beta1";
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   const names: Obj = isMap(sp.names) ? sp.names : {};
   const name = String(o.metadata?.name ?? "");
@@ -178,12 +145,13 @@ export const customResourceDefinition = (o: Obj, old?: Obj) => run((e) => {
     seen.add(v?.name);
     const errs = dns1035Label(String(v?.name ?? ""));
     if (errs.length) e.invalid(`spec.versions[${i}].name`, v?.name ?? "", errs.join(","));
-    if (!isMap(v?.schema?.openAPIV3Schema)) e.required(`spec.versions[${i}].schema.openAPIV3Schema`, "schemas are required");
+    if (!beta && !isMap(v?.schema?.openAPIV3Schema)) e.required(`spec.versions[${i}].schema.openAPIV3Schema`, "schemas are required");
   });
   const shown = versions.length ? JSON.stringify(versions) : "[]apiextensions.CustomResourceDefinitionVersion(nil)";
   if (!unique) e.invalid("spec.versions", new Printed(shown), "must contain unique version names");
   if (storage !== 1) e.invalid("spec.versions", new Printed(shown), "must have exactly one version marked as storage version");
-  structuralSchemas(e, sp);
+  structuralSchemas(e, sp, { beta, old });
+  crdConversion(e, sp, old);
   // the Kubernetes groups take only definitions approved by its API review
   if (/(^|\.)(k8s|kubernetes)\.io$/.test(group) && !o.metadata?.annotations?.["api-approved.kubernetes.io"]) {
     e.required("metadata.annotations[api-approved.kubernetes.io]", 'protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111');

@@ -4,16 +4,19 @@ import { WORKLOAD_KINDS } from "./kinds-workloads.ts";
 import { OTHER_KINDS } from "./kinds-other.ts";
 import { decodeFailure, Undecodable } from "./decode.ts";
 
-/** Validates a new object (old undefined) or an update; returns 422 causes. May throw a 400 for what upstream could not decode. */
-export type KindValidator = (obj: Obj, old?: Obj) => FieldCause[];
+/**
+ * Validates a new object (old undefined) or an update; returns 422 causes. May throw a 400 for what upstream
+ * could not decode. `version` is the version the request was made at (the object is at its kind's hub).
+ */
+export type KindValidator = (obj: Obj, old?: Obj, version?: string) => FieldCause[];
 
 /** Keyed `Kind` for the core group, `Kind.group` for the others (`Deployment.apps`). */
 const BY_KIND: Record<string, KindValidator> = { ...WORKLOAD_KINDS, ...OTHER_KINDS };
 
 /** A value upstream could not even decode (a string where a number goes, a bad quantity) is a 400, not a cause. */
-export function validateKind(group: string, kind: string, obj: Obj, old?: Obj): FieldCause[] {
+export function validateKind(group: string, kind: string, obj: Obj, old?: Obj, version?: string): FieldCause[] {
   try {
-    return BY_KIND[group ? `${kind}.${group}` : kind]?.(obj, old) ?? [];
+    return BY_KIND[group ? `${kind}.${group}` : kind]?.(obj, old, version) ?? [];
   } catch (e) {
     if (e instanceof Undecodable) throw decodeFailure(obj, e.message);
     throw e;

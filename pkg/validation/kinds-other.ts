@@ -8,6 +8,7 @@ import { apiService } from "./apiservice.ts";
 import * as net from "./networking.ts";
 import * as nn from "./namespace-node.ts";
 import * as pol from "./cluster-policy.ts";
+import { podSecurityPolicy } from "./pod-security-policy.ts";
 import * as q from "./quota.ts";
 import * as rbac from "./rbac.ts";
 import * as svc from "./service.ts";
@@ -44,6 +45,7 @@ export const OTHER_KINDS: Record<string, KindValidator> = {
   "CSINode.storage.k8s.io": st.csiNode,
   "VolumeAttachment.storage.k8s.io": st.volumeAttachment,
   "PodDisruptionBudget.policy": pol.podDisruptionBudget,
+  "PodSecurityPolicy.policy": podSecurityPolicy,
   "PriorityClass.scheduling.k8s.io": pol.priorityClass,
   "RuntimeClass.node.k8s.io": pol.runtimeClass,
   "Lease.coordination.k8s.io": pol.lease,

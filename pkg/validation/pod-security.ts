@@ -5,6 +5,7 @@ import { type Errs, Printed } from "./field.ts";
 import { int, list, obj, str } from "./decode.ts";
 import { dns1123Subdomain } from "./names.ts";
 import { validateLocalDescendingPath } from "./volume-paths.ts";
+import { privilegedAllowed } from "./cluster-capabilities.ts";
 
 const MAX_ID = 2147483647;
 const ID_RANGE = `must be between 0 and ${MAX_ID}, inclusive`;
@@ -119,7 +120,7 @@ export function validatePodSecurityContext(errs: Errs, spec: Obj, path: string) 
   windowsOptions(errs, sc.windowsOptions, `${p}.windowsOptions`);
 }
 
-const PROC_MOUNTS = ["Default", "Unmasked"];
+export const PROC_MOUNTS = ["Default", "Unmasked"];
 const CONTAINER_CONTEXT: [string, string, string?][] = [
   ["Capabilities", "*core.Capabilities"], ["Privileged", "*bool"], ["SELinuxOptions", "*core.SELinuxOptions", "seLinuxOptions"],
   ["WindowsOptions", "*core.WindowsSecurityContextOptions"], ["RunAsUser", "*int64"], ["RunAsGroup", "*int64"],
@@ -131,6 +132,7 @@ const CONTAINER_CONTEXT: [string, string, string?][] = [
 export function validateContainerSecurityContext(errs: Errs, v: unknown, path: string) {
   if (v === undefined || v === null) return;
   const sc = obj(v, path);
+  if (sc.privileged === true && !privilegedAllowed()) errs.forbidden(`${path}.privileged`, "disallowed by cluster policy");
   id(errs, sc.runAsUser, `${path}.runAsUser`);
   id(errs, sc.runAsGroup, `${path}.runAsGroup`);
   const procMount = str(sc.procMount, `${path}.procMount`);

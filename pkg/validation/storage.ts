@@ -39,7 +39,7 @@ export const storageClass = (o: Obj, old?: Obj) => run((e) => {
 });
 
 /** ValidateCSIDriverName: a DNS subdomain of at most 63 characters. */
-function driverName(e: Errs, field: string, v: unknown) {
+export function driverName(e: Errs, field: string, v: unknown) {
   const s = String(v ?? "");
   if (!s) e.required(field);
   if (s.length > 63) e.tooLong(field, 63);

@@ -2,18 +2,17 @@
 // patches applied, refusals with the webhook's message and code, failure policies with a dead webhook,
 // timeouts, namespace and object selectors, dry runs, AdmissionReview v1beta1, warnings reaching kubectl.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { generateServingCerts } from "../../pkg/pki/certs.ts";
 import { freePort, kubectl, type TestServer } from "../helpers/server.ts";
+import { startWebhookServer, type WebhookServer } from "../helpers/webhookserver.ts";
 import { expectCode, expectStatus, until, useServer } from "./fixtures.ts";
 
 const NS = "admission-webhook";
 let s: TestServer;
 useServer(NS, (started) => (s = started));
 
-const certs = generateServingCerts("webhook-ca", "webhook", ["127.0.0.1"]);
 /** Every review the webhook server got, newest last. */
 const seen: any[] = [];
-let hook: ReturnType<typeof Bun.serve>;
+let hook: WebhookServer;
 
 const patchOf = (ops: unknown[]) => Buffer.from(JSON.stringify(ops)).toString("base64");
 
@@ -42,15 +41,15 @@ async function answer(req: Request): Promise<Response> {
 
 const webhook = (name: string, selector: string, url: string, extra: Record<string, unknown> = {}) => ({
   name, sideEffects: "None", admissionReviewVersions: ["v1"],
-  clientConfig: { url, caBundle: Buffer.from(certs.ca).toString("base64") },
+  clientConfig: { url, caBundle: hook.caBundle },
   rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
   objectSelector: { matchLabels: { hook: selector } },
   ...extra,
 });
 
 beforeAll(async () => {
-  hook = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: { cert: certs.cert, key: certs.key }, fetch: answer });
-  const base = `https://127.0.0.1:${hook.port}`;
+  hook = startWebhookServer("webhook", answer);
+  const base = hook.base;
   const dead = `https://127.0.0.1:${await freePort()}/dead`;
   const m = await s.call("POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", {
     metadata: { name: "test-mutating" },
@@ -75,7 +74,7 @@ beforeAll(async () => {
   expectCode(v, 201, "create the validating configuration");
 });
 
-afterAll(() => hook?.stop(true));
+afterAll(() => hook?.stop());
 
 const configMap = (name: string, hookLabel: string, ns = NS) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns, labels: { hook: hookLabel } }, data: { a: "b" } });
 const post = (cm: any, query = "") => s.call("POST", `/api/v1/namespaces/${cm.metadata.namespace}/configmaps${query}`, cm);

@@ -3,7 +3,7 @@
 // Python and JS clients, a watch and a large streamed list go through the front with a client certificate.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { ROOT, kubectlWith, startServer, type TestServer } from "../helpers/server.ts";
 import { runKite } from "../helpers/kite.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { type Issued, clientKubeconfig, issueClient, makeCA } from "../helpers/certs.ts";
@@ -106,11 +106,7 @@ describe("clients through the front (AlwaysAllow)", () => {
   afterAll(async () => { await s?.stop(); }, 30_000);
 
   test("stock kubectl creates and reads with a client certificate kubeconfig", async () => {
-    const run = async (args: string[]) => {
-      const p = Bun.spawn(["kubectl", `--kubeconfig=${kubeconfig}`, ...args], { stdout: "pipe", stderr: "pipe" });
-      const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-      return { out, err, code };
-    };
+    const run = (args: string[]) => kubectlWith(kubeconfig, args);
     const c = await run(["create", "configmap", "from-kubectl", "--from-literal=k=v"]);
     expect(c.err).toBe("");
     expect(c.code).toBe(0);

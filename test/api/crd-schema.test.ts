@@ -77,7 +77,7 @@ describe("structural schemas", () => {
     expect(await refused({ type: "object", properties: { l: { type: "array", items: { type: "object" }, "x-kubernetes-list-type": "map" } } }))
       .toContain(`${at}.properties[l].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`);
     expect(await refused({ type: "object" }, { preserveUnknownFields: true }))
-      .toContain("spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead");
+      .toContain("spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead");
   });
 });
 

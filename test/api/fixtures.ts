@@ -231,3 +231,19 @@ export async function openWatch(s: TestServer, path: string) {
     close() { reader.cancel().catch(() => {}); },
   };
 }
+
+/**
+ * Drops empty maps and lists: protobuf has no way to tell `labels: {}` or `webhooks: []` from an absent
+ * field (upstream's JSON drops them too, through omitempty), so comparisons of the two forms ignore them.
+ */
+export function dropEmpty(v: any): any {
+  if (Array.isArray(v)) return v.map(dropEmpty);
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, any> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const y = dropEmpty(x);
+    if (y && typeof y === "object" && (Array.isArray(y) ? y.length === 0 : Object.keys(y).length === 0)) continue;
+    out[k] = y;
+  }
+  return out;
+}

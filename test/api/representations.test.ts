@@ -7,7 +7,7 @@ import YAML from "yaml";
 import { decodeObject, decodeWatchFrames, encodeObject, type WatchEvent } from "../../pkg/protobuf/index.ts";
 import { BUILTIN } from "../../pkg/registry/builtin.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { NAMESPACE_BUILTINS, apiVersionOf, createNamespace, expectCode, expectStatus, minimalBody, pathFor, typeLabel } from "./fixtures.ts";
+import { NAMESPACE_BUILTINS, apiVersionOf, createNamespace, dropEmpty, expectCode, expectStatus, minimalBody, pathFor, typeLabel } from "./fixtures.ts";
 
 // Watches below have their own deadlines; a test timeout would kill the server for the tests after it.
 setDefaultTimeout(30_000);
@@ -97,22 +97,6 @@ function expectAsContentType(headers: Headers, as: string, g: string, v: string,
   if (JSON.stringify(got) !== JSON.stringify({ type: "application/json", as, g, v })) {
     throw new Error(`${label}: Content-Type ${JSON.stringify(headers.get("content-type"))} does not name application/json;as=${as};g=${g};v=${v}`);
   }
-}
-
-/**
- * Drops empty maps and lists: protobuf has no way to tell `labels: {}` or `webhooks: []` from an absent
- * field (upstream's JSON drops them too, through omitempty), so comparisons of the two forms ignore them.
- */
-function dropEmpty(v: any): any {
-  if (Array.isArray(v)) return v.map(dropEmpty);
-  if (v === null || typeof v !== "object") return v;
-  const out: Record<string, any> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const y = dropEmpty(x);
-    if (y && typeof y === "object" && (Array.isArray(y) ? y.length === 0 : Object.keys(y).length === 0)) continue;
-    out[k] = y;
-  }
-  return out;
 }
 
 const prefixOf = (b: Uint8Array) => Array.from(b.subarray(0, 4));

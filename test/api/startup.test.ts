@@ -10,7 +10,7 @@ import { type EtcdProcess, startEtcd } from "../helpers/etcd.ts";
 import { kiteUp, runKite } from "../helpers/kite.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { BACKEND, freePort, startServer } from "../helpers/server.ts";
-import { expectCode } from "./fixtures.ts";
+import { expectCode, until } from "./fixtures.ts";
 
 setDefaultTimeout(60_000);
 
@@ -88,6 +88,19 @@ describe.skipIf(BACKEND !== "etcd")("etcd: servers share their store by design",
     expectCode(await first.call("POST", CMS, cm("shared")), 201, "create on the first");
     expectCode(await second.call("GET", `${CMS}/shared`), 200, "read on the second");
     await Promise.all([first.stop(), second.stop()]);
+  });
+
+  test("the kubernetes Endpoints list every live server (their leases), and drop one that stops", async () => {
+    const etcdFlag = `--etcd-servers=${etcd!.endpoints[0]}`;
+    const [a, b] = await Promise.all([startServer([etcdFlag]), startServer([etcdFlag])]);
+    const ports = async () => {
+      const ep = await a.call("GET", "/api/v1/namespaces/default/endpoints/kubernetes");
+      return ((ep.body.subsets ?? []) as any[]).map((s) => s.ports[0].port).sort();
+    };
+    await until(async () => Bun.deepEquals(await ports(), [a.port, b.port].sort()), "both servers in the Endpoints", 20_000);
+    await b.stop();
+    await until(async () => Bun.deepEquals(await ports(), [a.port]), "only the running server in the Endpoints", 20_000);
+    await a.stop();
   });
 });
 

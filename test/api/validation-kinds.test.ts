@@ -268,6 +268,62 @@ const TABLES: Table[] = [
     updates: [{ label: "minAvailable changed", change: (o) => { o.spec.minAvailable = 2; } }],
   },
   {
+    kind: "PodSecurityPolicy", group: "policy",
+    good: [
+      ["every field set", (o) => {
+        Object.assign(o.spec, {
+          privileged: false, defaultAddCapabilities: ["CHOWN"], requiredDropCapabilities: ["NET_RAW"], allowedCapabilities: ["CHOWN", "SYS_TIME"],
+          volumes: ["configMap", "secret", "csi", "ephemeral"], hostNetwork: false, hostPorts: [{ min: 8000, max: 8080 }],
+          runAsUser: { rule: "MustRunAs", ranges: [{ min: 1000, max: 2000 }] }, runAsGroup: { rule: "MayRunAs", ranges: [{ min: 1, max: 5 }] },
+          fsGroup: { rule: "MustRunAs", ranges: [{ min: 10, max: 10 }] }, readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: true, defaultAllowPrivilegeEscalation: true, allowedHostPaths: [{ pathPrefix: "/var/log", readOnly: true }],
+          allowedFlexVolumes: [{ driver: "example/lvm" }], allowedCSIDrivers: [{ name: "csi.example.com" }],
+          allowedUnsafeSysctls: ["kernel.msg*"], forbiddenSysctls: ["net.core.somaxconn"], allowedProcMountTypes: ["Default"],
+          runtimeClass: { allowedRuntimeClassNames: ["gvisor"], defaultRuntimeClassName: "gvisor" },
+        });
+        o.metadata.annotations = {
+          "seccomp.security.alpha.kubernetes.io/allowedProfileNames": "runtime/default,localhost/profiles/a.json,*",
+          "apparmor.security.beta.kubernetes.io/defaultProfileName": "runtime/default",
+        };
+      }],
+      ["every volume", (o) => { o.spec.volumes = ["*"]; }],
+    ],
+    bad: [
+      ["runAsUser rule Sometimes", (o) => { o.spec.runAsUser.rule = "Sometimes"; }, "spec.runAsUser.rule", NS_, `Unsupported value: "Sometimes": supported values: "MustRunAs", "MustRunAsNonRoot", "RunAsAny"`],
+      ["no runAsUser rule", (o) => { delete o.spec.runAsUser; }, "spec.runAsUser.rule", NS_, `Unsupported value: ""`],
+      ["runAsUser range min > max", (o) => { o.spec.runAsUser = { rule: "MustRunAs", ranges: [{ min: 5, max: 1 }] }; }, "spec.runAsUser.ranges[0].min", I, "Invalid value: 5: min cannot be greater than max"],
+      ["fsGroup range min -1", (o) => { o.spec.fsGroup = { rule: "MustRunAs", ranges: [{ min: -1, max: 1 }] }; }, "spec.fsGroup.ranges[0].min", I, "min cannot be negative"],
+      ["supplementalGroups rule Always", (o) => { o.spec.supplementalGroups.rule = "Always"; }, "spec.supplementalGroups.rule", NS_, `supported values: "MayRunAs", "MustRunAs", "RunAsAny"`],
+      ["runAsGroup MustRunAs without ranges", (o) => { o.spec.runAsGroup = { rule: "MustRunAs" }; }, "spec.runAsGroup.ranges", I, "must provide at least one range"],
+      ["runAsGroup RunAsAny with ranges", (o) => { o.spec.runAsGroup = { rule: "RunAsAny", ranges: [{ min: 1, max: 2 }] }; }, "spec.runAsGroup.ranges", I, "Ranges must be empty"],
+      ["runAsGroup rule Never", (o) => { o.spec.runAsGroup = { rule: "Never" }; }, "spec.runAsGroup.rule", NS_, `supported values: "MustRunAs", "RunAsAny", "MayRunAs"`],
+      ["seLinux rule MayRunAs", (o) => { o.spec.seLinux.rule = "MayRunAs"; }, "spec.seLinux.rule", NS_, `supported values: "MustRunAs", "RunAsAny"`],
+      ["volume type floppy", (o) => { o.spec.volumes = ["floppy"]; }, "spec.volumes", NS_, `Unsupported value: "floppy": supported values: "*", "awsElasticBlockStore"`],
+      ["a dropped capability allowed", (o) => { o.spec.requiredDropCapabilities = ["NET_RAW"]; o.spec.allowedCapabilities = ["NET_RAW"]; }, "allowedCapabilities", I, `Invalid value: "NET_RAW": capability is listed in allowedCapabilities and requiredDropCapabilities`],
+      ["a dropped capability added", (o) => { o.spec.requiredDropCapabilities = ["NET_RAW"]; o.spec.defaultAddCapabilities = ["NET_RAW"]; }, "defaultAddCapabilities", I, "capability is listed in defaultAddCapabilities and requiredDropCapabilities"],
+      ["drops with every capability allowed", (o) => { o.spec.requiredDropCapabilities = ["NET_RAW"]; o.spec.allowedCapabilities = ["*"]; }, "requiredDropCapabilities", I, "must be empty when all capabilities are allowed by a wildcard"],
+      ["escalation by default but not allowed", (o) => { o.spec.allowPrivilegeEscalation = false; o.spec.defaultAllowPrivilegeEscalation = true; }, "spec.defaultAllowPrivilegeEscalation", I, "Cannot set DefaultAllowPrivilegeEscalation to true without also setting AllowPrivilegeEscalation to true"],
+      ["procMount Masked", (o) => { o.spec.allowedProcMountTypes = ["Masked"]; }, "spec.allowedProcMountTypes[0]", NS_, `supported values: "Default", "Unmasked"`],
+      ["host path without a prefix", (o) => { o.spec.allowedHostPaths = [{ readOnly: true }]; }, "spec.allowedHostPaths[0]", R, "Required value: is required"],
+      ["host path /var/../etc", (o) => { o.spec.allowedHostPaths = [{ pathPrefix: "/var/../etc" }]; }, "spec.allowedHostPaths[0]", I, `Invalid value: "/var/../etc": must not contain '..'`],
+      ["flex volume without a driver", (o) => { o.spec.allowedFlexVolumes = [{}]; }, "spec.allowedFlexVolumes.allowedFlexVolumes[0].driver", R, "must specify a driver"],
+      ["CSI driver Bad_Driver", (o) => { o.spec.allowedCSIDrivers = [{ name: "Bad_Driver" }]; }, "spec.allowedCSIDrivers.allowedCSIDriver[0].name", I, "RFC 1123 subdomain"],
+      ["sysctl pattern a..b", (o) => { o.spec.forbiddenSysctls = ["a..b"]; }, "spec.forbiddenSysctls[0]", I, "must have at most 253 characters and match regex"],
+      ["sysctl * among others", (o) => { o.spec.allowedUnsafeSysctls = ["*", "kernel.shm_rmid_forced"]; }, "spec.allowedUnsafeSysctls.items", F, "if '*' is present, must not specify other sysctls"],
+      ["an allowed sysctl forbidden by a pattern", (o) => { o.spec.allowedUnsafeSysctls = ["kernel.msgmax"]; o.spec.forbiddenSysctls = ["kernel.*"]; }, "spec.allowedUnsafeSysctls[0]", I, `Invalid value: "kernel.msgmax": sysctl overlaps with kernel.*`],
+      ["a forbidden sysctl allowed by a pattern", (o) => { o.spec.allowedUnsafeSysctls = ["kernel.*"]; o.spec.forbiddenSysctls = ["kernel.msgmax"]; }, "spec.forbiddenSysctls[0]", I, "sysctl overlaps with kernel.*"],
+      ["a default RuntimeClass not allowed", (o) => { o.spec.runtimeClass = { allowedRuntimeClassNames: ["a"], defaultRuntimeClassName: "b" }; }, "spec.runtimeClass.allowedRuntimeClassNames", R, `default "b" must be allowed`],
+      ["a RuntimeClass twice", (o) => { o.spec.runtimeClass = { allowedRuntimeClassNames: ["a", "a"] }; }, "spec.runtimeClass.allowedRuntimeClassNames[1]", D],
+      ["RuntimeClass * among others", (o) => { o.spec.runtimeClass = { allowedRuntimeClassNames: ["*", "a"] }; }, "spec.runtimeClass.allowedRuntimeClassNames", I, "if '*' is present, must not specify other RuntimeClass names"],
+      ["seccomp default profile bogus", (o) => { o.metadata.annotations = { "seccomp.security.alpha.kubernetes.io/defaultProfileName": "bogus" }; }, "metadata.annotations[seccomp.security.alpha.kubernetes.io/defaultProfileName]", I, `Invalid value: "bogus": must be a valid seccomp profile`],
+      ["AppArmor allowed profile bogus", (o) => { o.metadata.annotations = { "apparmor.security.beta.kubernetes.io/allowedProfileNames": "runtime/default,bogus" }; }, "metadata.annotations[apparmor.security.beta.kubernetes.io/allowedProfileNames]", I, `invalid AppArmor profile name: "bogus"`],
+    ],
+    updates: [
+      { label: "volumes changed", change: (o) => { o.spec.volumes = ["secret"]; } },
+      { label: "an invalid rule", change: (o) => { o.spec.fsGroup.rule = "Sometimes"; }, field: "spec.fsGroup.rule", reason: NS_ },
+    ],
+  },
+  {
     kind: "PriorityClass", group: "scheduling.k8s.io",
     bad: [
       ["value above a user's", (o) => { o.value = 2_000_000_000; }, "value", F, "maximum allowed value of a user defined priority is 1000000000"],
@@ -584,8 +640,6 @@ test("every kind of this part has a table", () => {
   const workloads = ["/Pod", "/PodTemplate", "/ReplicationController", "apps/Deployment", "apps/ReplicaSet", "apps/StatefulSet", "apps/DaemonSet", "batch/Job", "batch/CronJob"];
   // kinds upstream does not validate beyond metadata
   const metaOnly = ["/ServiceAccount", "apps/ControllerRevision"];
-  // not validated yet beyond metadata (README: "Not checked yet")
-  metaOnly.push("policy/PodSecurityPolicy");
   // computed kinds (componentstatuses) are never written
   const missing = BUILTIN.filter((d) => !d.computed).map((d) => `${d.group}/${d.kind}`).filter((k) => !mine.has(k) && !workloads.includes(k) && !metaOnly.includes(k));
   expect(missing).toEqual([]);

@@ -66,7 +66,9 @@ export class LeanHttps {
   async request(method: string, path: string, body = "", headers = ""): Promise<{ status: number; body: Buffer }> {
     const c = this.free.pop() ?? await new Promise<Conn>((r) => this.waiting.push(r));
     try {
-      const len = body ? `Content-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n` : "";
+      // JSON unless the caller's headers name another type (a patch)
+      const type = /^content-type:/im.test(headers) ? "" : "Content-Type: application/json\r\n";
+      const len = body ? `Content-Length: ${Buffer.byteLength(body)}\r\n${type}` : "";
       return await c.send(`${method} ${path} HTTP/1.1\r\nHost: ${this.host}\r\nAccept: application/json\r\n${len}${headers}\r\n${body}`);
     } finally {
       const w = this.waiting.shift();

@@ -25,7 +25,10 @@ const AUTH = `Authorization: Bearer ${TEST_TOKEN}\r\n`;
 const node = (i: number) => JSON.stringify({
   apiVersion: "v1", kind: "Node",
   metadata: { name: `node-${i}`, labels: { "kubernetes.io/hostname": `node-${i}`, "topology.kubernetes.io/zone": `zone-${i % 10}` } },
-  status: { capacity: { cpu: "8", memory: "32Gi", pods: "110" }, allocatable: { cpu: "8", memory: "32Gi", pods: "110" } },
+  status: {
+    capacity: { cpu: "8", memory: "32Gi", pods: "110" }, allocatable: { cpu: "8", memory: "32Gi", pods: "110" },
+    conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status" }],
+  },
 });
 const pod = (name: string) => JSON.stringify({
   apiVersion: "v1", kind: "Pod", metadata: { name, labels: { app: "bench" } },
@@ -104,6 +107,10 @@ try {
   await load(N_NODES, 64, async (i) => {
     const r = await http.request("POST", "/api/v1/nodes", node(i), AUTH);
     if (r.status !== 201) throw new Error(`create node: ${r.status} ${r.body}`);
+    // TaintNodesByCondition admission gave the new node the not-ready taint; the node lifecycle controller
+    // (not running here) takes it off a Ready node
+    const p = await http.request("PATCH", `/api/v1/nodes/node-${i}`, JSON.stringify({ spec: { taints: null } }), `${AUTH}Content-Type: application/merge-patch+json\r\n`);
+    if (p.status !== 200) throw new Error(`untaint node: ${p.status} ${p.body}`);
   });
 
   // The reference: creates, then one binding per pod, with no scheduler running.

@@ -8,7 +8,7 @@ import { killAll, tempDir, track } from "../helpers/processes.ts";
 const dir = tempDir("warm-"); const kc = join(dir, "kubeconfig.yaml"); const port = await freePort();
 async function once() {
   const t0 = performance.now(); const wall = Math.floor(Date.now() / 1000) * 1000;
-  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, "--pod-network=host", "--proxy-mode=none"], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, "--pod-network=host", "--proxy-mode=none", "--node-ip=127.0.0.1"], { stdout: "pipe", stderr: "pipe" });
   track(p);
   const r = p.stdout.getReader(); let out = "";
   while (!out.includes("Ctrl-C")) { const { value, done } = await r.read(); if (done) break; out += new TextDecoder().decode(value); }

@@ -113,6 +113,9 @@ test("a ReplicationController keeps its replicas, owning its pods as a Replicati
   expect(pods.every((p) => p.metadata.ownerReferences?.[0]?.kind === "ReplicationController" && p.metadata.ownerReferences[0].uid === r.body.metadata.uid)).toBe(true);
   await s.call("DELETE", `/api/v1/namespaces/default/pods/${pods[0].metadata.name}`);
   await until(async () => { const p = active(await podsOf("app=legacy")); return p.length === 2 && !p.some((x) => x.metadata.name === pods[0].metadata.name) ? true : undefined; }, "a replacement pod");
-  const rc = (await s.call("GET", "/api/v1/namespaces/default/replicationcontrollers/legacy")).body;
-  expect(rc.status).toMatchObject({ replicas: 2, observedGeneration: 1 });
+  // the status follows the replacement (written after the pod is created)
+  await until(async () => {
+    const st = (await s.call("GET", "/api/v1/namespaces/default/replicationcontrollers/legacy")).body.status;
+    return st?.replicas === 2 && st?.observedGeneration === 1 ? true : undefined;
+  }, "status.replicas 2 at generation 1");
 });

@@ -22,6 +22,9 @@ let consoleUrl: string;
 let origin: string;
 let browser: Browser;
 let page: Page;
+/** Watches and followed logs the page asked for over HTTP (each would hold one of the browser's 6 connections). */
+const streamedOverHttp: string[] = [];
+const sockets: string[] = [];
 
 const kubectl = (args: string[], stdin?: string) => {
   const r = Bun.spawnSync(["kubectl", `--kubeconfig=${kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : undefined });
@@ -31,7 +34,7 @@ const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`
 
 beforeAll(async () => {
   const [port, consolePort] = [await freePort(), await freePort()];
-  up = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, `--console-port=${consolePort}`, "--pod-network=host", "--proxy-mode=none", "--node-name=console-node"], { stdout: "pipe", stderr: "pipe" });
+  up = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, `--console-port=${consolePort}`, "--pod-network=host", "--proxy-mode=none", "--node-ip=127.0.0.1", "--node-name=console-node"], { stdout: "pipe", stderr: "pipe" });
   track(up);
   const [out, b] = await Promise.all([readUntil(up as never, "Ctrl-C"), launchBrowser()]);
   browser = b;
@@ -39,6 +42,8 @@ beforeAll(async () => {
   origin = new URL(consoleUrl).origin;
   page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
   page.setDefaultTimeout(15_000);
+  page.on("request", (r) => { if (/[?&](watch|follow)=(1|true)/.test(r.url())) streamedOverHttp.push(r.url()); });
+  page.on("websocket", (w) => sockets.push(new URL(w.url()).pathname));
   await page.goto(consoleUrl); // the session every test's page uses
 });
 
@@ -95,6 +100,24 @@ test("a pod's log streams while the container writes it", async () => {
   await page.fill("input.log-search", "tick 2");
   await page.waitForFunction(() => document.querySelector("pre.log")?.textContent?.trim() === "tick 2");
   await shot("logs");
+});
+
+test("a pod's CPU and memory from the metrics API show as charts, and so do its node's", async () => {
+  const charted = async () => {
+    await page.locator("a.tab", { hasText: "metrics" }).click();
+    await page.waitForFunction(() => /^[0-9.]+m$/.test(document.querySelector("figure.chart[data-metric=cpu] .value")?.textContent ?? "")
+      && /^[0-9.]+Mi$/.test(document.querySelector("figure.chart[data-metric=memory] .value")?.textContent ?? ""));
+    expect(await page.locator("figure.chart canvas").count()).toBe(2);
+  };
+  await charted();
+  await shot("pod-metrics");
+  await page.goto(`${origin}/#res=v1/nodes&name=console-node`);
+  await charted();
+});
+
+test("every watch and log stream of the page shares one WebSocket: none holds an HTTP connection", () => {
+  expect(streamedOverHttp).toEqual([]);
+  expect(sockets).toContain("/streams");
 });
 
 test("a command runs in a pod's terminal (exec through the console's WebSocket relay)", async () => {

@@ -14,7 +14,7 @@ import { inOwnNetns } from "../helpers/netns.ts";
 import { alive, containerPids } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { until } from "../helpers/scheduler.ts";
-import { freePort } from "../helpers/server.ts";
+import { freePort, kubectlWith } from "../helpers/server.ts";
 
 inOwnNetns(import.meta.path, "kite up's whole cluster with pod networks, Services and DNS", tests, { timeoutMs: 240_000 });
 
@@ -38,11 +38,7 @@ function tests() {
     if (process.env.KITE_TEST_SHOW_LOG) console.error(`kite up's log:\n${log}`);
   });
 
-  const kubectl = async (args: string[], stdin?: string) => {
-    const p = Bun.spawn(["kubectl", `--kubeconfig=${kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { code, out, err };
-  };
+  const kubectl = (args: string[], stdin?: string) => kubectlWith(kubeconfig, args, stdin);
   const apply = async (...objects: object[]) => {
     const r = await kubectl(["apply", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }));
     expect(r.err).toBe("");

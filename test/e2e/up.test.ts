@@ -8,7 +8,7 @@ import { tempDir, track } from "../helpers/processes.ts";
 /** `kite up`; its pods on the host's network: a test never makes bridges in the machine's own namespace. */
 async function up(dir: string, port: number, extra: string[] = []) {
   const t0 = performance.now();
-  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, "--pod-network=host", "--proxy-mode=none", ...extra], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port}`, "--pod-network=host", "--proxy-mode=none", "--node-ip=127.0.0.1", ...extra], { stdout: "pipe", stderr: "pipe" });
   track(p);
   const reader = p.stdout.getReader();
   let out = "";

@@ -15,11 +15,11 @@ export async function runKite(args: string[], ms = 15_000) {
 }
 
 /**
- * `kite up` until it prints its banner; the caller stops it. Pods on the host's network, no proxy, unless
+ * `kite up` until it prints its banner; the caller stops it. Pods on the host's network with the loopback node address, no proxy, unless
  * `args` say otherwise: a test makes bridges and rules only inside a network namespace of its own
  * (helpers/netns.ts).
  */
-export async function kiteUp(dir: string, port?: number, args: string[] = ["--pod-network=host", "--proxy-mode=none"]): Promise<Subprocess<"ignore", "pipe", "pipe">> {
+export async function kiteUp(dir: string, port?: number, args: string[] = ["--pod-network=host", "--proxy-mode=none", "--node-ip=127.0.0.1"]): Promise<Subprocess<"ignore", "pipe", "pipe">> {
   const p = Bun.spawn([...KITE, "up", `--data-dir=${dir}`, `--secure-port=${port ?? await freePort()}`, ...args], { stdout: "pipe", stderr: "pipe" });
   track(p);
   const reader = p.stdout.getReader();

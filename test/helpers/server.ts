@@ -1,5 +1,5 @@
 // Starts a real `kite apiserver` process on a free loopback port with a temp data dir.
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { track, tempDir } from "./processes.ts";
@@ -49,6 +49,15 @@ async function backendArgs(dir: string): Promise<string[]> {
   return [`--etcd-servers=${(await etcds.get(dir)!).endpoints.join(",")}`];
 }
 
+/**
+ * The first server of a test process generates its CA, serving certificate and service-account key (RSA
+ * key generation costs ~0.5 s per start); later fresh servers start from a copy of them, as a restarted
+ * server starts from its own. Servers given their own certificates or keys generate nothing to share.
+ */
+let sharedPki: string | undefined;
+const OWN_PKI = /^--(cert-dir|tls-|service-account-(signing-)?key-file|advertise-address)/;
+const ownsPki = (args: string[]) => args.some((a) => OWN_PKI.test(a));
+
 /** `launcher` is the command that runs kite: KITE, or KITE behind a wrapper such as `prlimit`. */
 export async function startServer(extraArgs: string[] = [], dataDir?: string, launcher: string[] = KITE): Promise<TestServer> {
   const dir = dataDir ?? tempDir("kite-test-");
@@ -61,13 +70,15 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string, la
     writeFileSync(tokens, `${TEST_TOKEN},kite-test,kite-test,system:masters\n`);
     extraArgs = [...extraArgs, `--token-auth-file=${tokens}`];
   }
+  // Only into an existing data dir: a dir the server creates itself must get the server's own modes.
+  if (sharedPki && !ownsPki(extraArgs) && existsSync(dir) && !existsSync(join(dir, "pki"))) cpSync(sharedPki!, join(dir, "pki"), { recursive: true });
   const port = await freePort();
   const proc = Bun.spawn([...launcher, "apiserver", "--bind-address=127.0.0.1", `--secure-port=${port}`, `--data-dir=${dir}`, ...extraArgs], {
     stdout: "pipe", stderr: "pipe",
   });
   track(proc);
   const url = `https://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000; // a loaded machine (CI beside other work) can take this long
   let ca = "";
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`apiserver exited ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
@@ -79,6 +90,10 @@ export async function startServer(extraArgs: string[] = [], dataDir?: string, la
     } catch { /* not up yet */ }
     if (Date.now() > deadline) throw new Error("apiserver did not become ready");
     await Bun.sleep(25);
+  }
+  if (!sharedPki && !ownsPki(extraArgs)) {
+    sharedPki = join(tempDir("kite-test-pki-"), "pki");
+    cpSync(join(dir, "pki"), sharedPki, { recursive: true });
   }
   const kubeconfig = join(dir, "kubeconfig.yaml");
   writeFileSync(kubeconfig, `apiVersion: v1
@@ -114,8 +129,13 @@ current-context: t
 }
 
 /** Runs stock kubectl against the server; returns exit code and output. */
-export async function kubectl(s: TestServer, args: string[], stdin?: string) {
-  const p = Bun.spawn(["kubectl", `--kubeconfig=${s.kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
+export function kubectl(s: TestServer, args: string[], stdin?: string) {
+  return kubectlWith(s.kubeconfig, args, stdin);
+}
+
+/** Runs stock kubectl with a kubeconfig file (kite up's, a user's); returns exit code and output. */
+export async function kubectlWith(kubeconfig: string, args: string[], stdin?: string) {
+  const p = Bun.spawn(["kubectl", `--kubeconfig=${kubeconfig}`, ...args], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, out, err };
 }

@@ -80,6 +80,8 @@ function tests() {
       expect(p.status.podIPs).toEqual([{ ip: p.status.podIP }]);
       expect(existsSync(netnsOf(p.metadata.uid))).toBe(true);
       expect(linkExists(vethOf(p.metadata.uid))).toBe(true);
+      // --hairpin-mode's default, promiscuous-bridge: the pod's bridge port sends back what came in by it
+      expect(Bun.spawnSync(["ip", "-d", "link", "show", "dev", vethOf(p.metadata.uid)]).stdout.toString()).toContain("hairpin on");
       expect(await body(`http://${p.status.podIP}:${PORT}/`)).toBe(`${pod} ${p.status.podIP}\n`);
       ips.set(pod, p.status.podIP);
     }
@@ -88,6 +90,7 @@ function tests() {
     expect(await refused(`http://127.0.0.1:${PORT}/`)).toBe(true);
     const bridge = Bun.spawnSync(["ip", "-4", "-o", "addr", "show", "dev", "kite0"]).stdout.toString();
     expect(bridge).toContain("10.77.0.1/24");
+    expect(Bun.spawnSync(["ip", "-d", "link", "show", "dev", "kite0"]).stdout.toString()).toMatch(/promiscuity [1-9]/);
   }, 60_000);
 
   test("containers of one pod share localhost", async () => {

@@ -91,7 +91,7 @@ test("bad flag values and unknown flags exit 2 with one line", () => {
     expect(err).toContain(says);
   }
   const help = Bun.spawnSync([...KITE, "node-agent", "--help"]).stdout.toString();
-  for (const s of ["--register-node", "--pod-manifest-path", "--file-check-frequency", "Not built yet", "--manifest-url", "--kube-reserved"]) expect(help).toContain(s);
+  for (const s of ["--register-node", "--pod-manifest-path", "--file-check-frequency", "--tls-cipher-suites", "--hairpin-mode", "--manifest-url", "--kube-reserved"]) expect(help).toContain(s);
 });
 
 test("a Node another writer marked Unknown (the node lifecycle controller) is set Ready again at the next status round", async () => {

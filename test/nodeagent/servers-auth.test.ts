@@ -42,7 +42,7 @@ beforeAll(async () => {
   await admin("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "node-proxy" }, rules: [{ apiGroups: [""], resources: ["nodes/proxy"], verbs: ["get"] }] });
   await admin("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "bob-node-proxy" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "node-proxy" }, subjects: [{ kind: "User", name: "bob", apiGroup: "rbac.authorization.k8s.io" }] });
   [readOnlyPort, healthzPort] = [await freePort(), await freePort()];
-  open = await startNodeAgent(s, [`--read-only-port=${readOnlyPort}`, `--healthz-port=${healthzPort}`]);
+  open = await startNodeAgent(s, [`--read-only-port=${readOnlyPort}`, `--healthz-port=${healthzPort}`, "--tls-min-version=VersionTLS12", "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]);
   locked = await startNodeAgent(s, ["--anonymous-auth=false", "--authentication-token-webhook", "--authorization-mode=Webhook", `--client-ca-file=${ca.certFile}`,
     `--tls-cert-file=${servingCert}`, `--tls-private-key-file=${servingKey}`]);
   for (const [name, agent] of [["web", open], ["guarded", locked]] as const) {
@@ -99,6 +99,16 @@ describe("defaults: anonymous, AlwaysAllow", () => {
     const pem = readFileSync(join(open.rootDir, "pki", "kubelet.crt"), "utf8");
     const r = await fetch(`https://127.0.0.1:${open.port}/healthz`, { tls: { ca: pem } } as RequestInit);
     expect(r.status).toBe(200);
+  });
+
+  test("--tls-min-version and --tls-cipher-suites: TLS 1.1 and other TLS 1.2 suites are refused", async () => {
+    const cipher = (args: string[]) => {
+      const out = Bun.spawnSync(["openssl", "s_client", "-connect", `127.0.0.1:${open.port}`, ...args], { stdin: "ignore" }).stdout.toString();
+      return /Cipher is (\S+)/.exec(out)?.[1];
+    };
+    expect(cipher(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"])).toBe("ECDHE-RSA-AES128-GCM-SHA256");
+    expect(cipher(["-tls1_2", "-cipher", "ECDHE-RSA-AES256-GCM-SHA384"])).toBe("(NONE)");
+    expect(cipher(["-tls1_1"])).toBe("(NONE)");
   });
 
   test("the read-only port: plain HTTP, no authentication, /pods and /healthz but no logs; the healthz port: /healthz only", async () => {

@@ -42,7 +42,7 @@ export class WebhookClient {
     } catch (e) {
       const err = e as Error & { code?: string };
       if (err.name === "TimeoutError" || err.name === "AbortError") throw new WebhookCallError(`${post}: context deadline exceeded`);
-      if (err.code === "ConnectionRefused") throw new WebhookCallError(`${post}: dial tcp ${url.host}: connect: connection refused`);
+      if (err.code === "ConnectionRefused" || err.code === "ECONNREFUSED") throw new WebhookCallError(`${post}: dial tcp ${url.host}: connect: connection refused`);
       throw new WebhookCallError(`${post}: ${err.message}`);
     }
     const text = await res.text();

@@ -5,15 +5,19 @@ import { StatusError, badRequest, internal } from "../../api/status.ts";
 import { applyDefaults } from "../../defaults/index.ts";
 import { jsonPatch } from "../../patch/jsonpatch.ts";
 import type { WebhookType } from "../../metrics/admission.ts";
-import type { Obj } from "../../registry/types.ts";
+import type { Obj, ResourceDef } from "../../registry/types.ts";
 import { cachedGet } from "../lookup.ts";
 import type { Attributes, Plugin, PluginContext } from "../types.ts";
 import { WebhookClient } from "./client.ts";
-import { namespaceMatches, objectMatches, ruleMatches } from "./match.ts";
+import { attributesAt, convertBetween } from "./equivalent.ts";
+import { invocationDef, namespaceMatches, objectMatches } from "./match.ts";
 import { REVIEW_VERSIONS, denied, readResponse, reviewRequest } from "./review.ts";
 import { type Hook, WebhookSource } from "./source.ts";
 
 const CONFIG_GROUP = "admissionregistration.k8s.io";
+
+/** A webhook to call, and the def (the request's, or an equivalent one) it is called for. */
+interface Invocation { w: Obj; def: ResourceDef }
 
 class Webhooks {
   private source: WebhookSource;
@@ -25,29 +29,31 @@ class Webhooks {
   }
 
   /** The webhooks this request goes to. Writes of webhook configurations themselves are never sent (no lock-out). */
-  async matching(a: Attributes): Promise<Obj[]> {
+  async matching(a: Attributes): Promise<Invocation[]> {
     if (a.def.group === CONFIG_GROUP) return [];
     const namespaces = this.ctx.registry.namespaces;
     const labels = async (ns: string) => (await cachedGet(namespaces, "", ns))?.metadata?.labels;
-    const out: Obj[] = [];
+    const defs = () => this.ctx.registry.all.map((rs) => rs.def);
+    const out: Invocation[] = [];
     for (const { webhook: w } of await this.source.current() as Hook[]) {
-      if (!(w.rules ?? []).some((r: Obj) => ruleMatches(r, a))) continue;
+      const def = invocationDef(w, a, defs);
+      if (!def) continue;
       if (!objectMatches(w, a) || !(await namespaceMatches(w, a, labels))) continue;
       if (a.dryRun && w.sideEffects !== "None" && w.sideEffects !== "NoneOnDryRun") throw badRequest(`admission webhook ${JSON.stringify(w.name)} does not support dry run`);
-      out.push(w);
+      out.push({ w, def });
     }
     return out;
   }
 
-  /** Calls one webhook; undefined when it failed and its failure policy ignores that. */
-  async call(w: Obj, a: Attributes) {
+  /** Calls one webhook with the request at its def's version; undefined when it failed and its failure policy ignores that. */
+  async call({ w, def }: Invocation, a: Attributes) {
     const t0 = performance.now();
     const observe = (rejected: boolean) => this.ctx.metrics?.observeWebhook(w.name, a.operation, this.type, rejected, (performance.now() - t0) / 1000);
     const version = ((w.admissionReviewVersions ?? []) as string[]).find((v) => REVIEW_VERSIONS.includes(v));
     let answer;
     try {
       if (!version) throw new Error(`webhook does not accept v1 or v1beta1 AdmissionReview`);
-      const review = reviewRequest(a, version);
+      const review = reviewRequest(await attributesAt(a, def), version, a.def);
       answer = readResponse(await this.client.call(w, review), review);
     } catch (e) {
       observe(true);
@@ -74,11 +80,16 @@ function replaceContent(target: Obj, next: Obj) {
 
 export function mutatingWebhook(ctx: PluginContext): Plugin {
   const hooks = new Webhooks(ctx, "mutatingwebhookconfigurations", "admit");
-  const callAndPatch = async (w: Obj, a: Attributes): Promise<boolean> => {
-    const answer = await hooks.call(w, a);
+  const callAndPatch = async (inv: Invocation, a: Attributes): Promise<boolean> => {
+    const { w, def } = inv;
+    const answer = await hooks.call(inv, a);
     if (!answer?.patch || !a.object) return false;
     let next: Obj;
-    try { next = jsonPatch(a.object, answer.patch) as Obj; } catch (e) {
+    try {
+      // the patch is made against the object at the webhook's version, and comes back to the request's
+      next = jsonPatch(def === a.def ? a.object : await convertBetween(a.def, def, a.object), answer.patch) as Obj;
+      if (def !== a.def) next = await convertBetween(def, a.def, next);
+    } catch (e) {
       if (e instanceof StatusError) throw e;
       throw internal(`JSON patch of webhook ${JSON.stringify(w.name)} failed: ${(e as Error).message}`);
     }
@@ -93,13 +104,13 @@ export function mutatingWebhook(ctx: PluginContext): Plugin {
       const matched = await hooks.matching(a);
       if (!matched.length) return;
       // For reinvocation: the object as each IfNeeded webhook left it.
-      const seen = new Map<Obj, string>();
-      for (const w of matched) {
-        await callAndPatch(w, a);
-        if (w.reinvocationPolicy === "IfNeeded") seen.set(w, JSON.stringify(a.object));
+      const seen = new Map<Invocation, string>();
+      for (const inv of matched) {
+        await callAndPatch(inv, a);
+        if (inv.w.reinvocationPolicy === "IfNeeded") seen.set(inv, JSON.stringify(a.object));
       }
       const now = JSON.stringify(a.object);
-      for (const [w, after] of seen) if (after !== now) await callAndPatch(w, a);
+      for (const [inv, after] of seen) if (after !== now) await callAndPatch(inv, a);
     },
   };
 }
@@ -111,7 +122,7 @@ export function validatingWebhook(ctx: PluginContext): Plugin {
     async validate(a) {
       const matched = await hooks.matching(a);
       // all at once, as upstream; the first refusal (in configuration order) is the answer
-      const results = await Promise.allSettled(matched.map((w) => hooks.call(w, a)));
+      const results = await Promise.allSettled(matched.map((inv) => hooks.call(inv, a)));
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
     },

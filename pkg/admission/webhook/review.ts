@@ -1,19 +1,21 @@
 // AdmissionReview v1 and v1beta1: the request a webhook gets, and what its answer means.
 import { randomUUID } from "node:crypto";
 import { StatusError } from "../../api/status.ts";
-import type { Obj } from "../../registry/types.ts";
+import type { Obj, ResourceDef } from "../../registry/types.ts";
 import type { Attributes } from "../types.ts";
 
 export const REVIEW_VERSIONS = ["v1", "v1beta1"];
 
 const OPTIONS_KIND: Record<string, string> = { CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE: "DeleteOptions" };
 
-export function reviewRequest(a: Attributes, version: string): Obj {
-  const kind = { group: a.def.group, version: a.def.version, kind: a.def.kind };
-  const resource = { group: a.def.group, version: a.def.version, resource: a.def.plural };
+const kindOf = (d: ResourceDef) => ({ group: d.group, version: d.version, kind: d.kind });
+const resourceOf = (d: ResourceDef) => ({ group: d.group, version: d.version, resource: d.plural });
+
+/** The review of `a` (as the webhook's version sees it); `requested` is the def the client asked for when that differs. */
+export function reviewRequest(a: Attributes, version: string, requested: ResourceDef = a.def): Obj {
   const u = a.user;
   const request: Obj = {
-    uid: randomUUID(), kind, resource, requestKind: kind, requestResource: resource,
+    uid: randomUUID(), kind: kindOf(a.def), resource: resourceOf(a.def), requestKind: kindOf(requested), requestResource: resourceOf(requested),
     ...(a.subresource ? { subResource: a.subresource, requestSubResource: a.subresource } : {}),
     ...(a.name ? { name: a.name } : {}), ...(a.namespace ? { namespace: a.namespace } : {}),
     operation: a.operation,

@@ -1,5 +1,6 @@
 // The page's side of the API: requests through the console's proxy (same origin; the session cookie goes
 // along), errors as the server's Status, and paths of resources found through discovery.
+import { follow } from "./streams.ts";
 
 export interface Status { kind?: string; code: number; reason?: string; message: string; details?: { causes?: { type?: string; message: string; field?: string }[] } }
 
@@ -58,23 +59,10 @@ export const query = (q: Record<string, string | number | boolean | undefined>) 
 };
 
 /**
- * Reads a watch (or any newline-delimited JSON stream) until it ends; each line is handed to onEvent.
- * Resolves when the server closes the stream, rejects on a refused request or a broken connection.
+ * Reads a watch (newline-delimited JSON) until the server ends it; each line is handed to onLine. Resolves
+ * when the server closes the stream, rejects on a refused request or a broken connection. Every stream of
+ * the page goes over the one WebSocket of streams.ts.
  */
-export async function stream(path: string, accept: string, signal: AbortSignal, onLine: (line: string) => void): Promise<void> {
-  const res = await request(path, { headers: { accept }, signal });
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
-    let nl;
-    while ((nl = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      if (line.trim()) onLine(line);
-    }
-  }
-  if (buf.trim()) onLine(buf);
+export function stream(path: string, accept: string, signal: AbortSignal, onLine: (line: string) => void): Promise<void> {
+  return follow(path, accept, signal, (lines) => { for (const line of lines) if (line.trim()) onLine(line); });
 }

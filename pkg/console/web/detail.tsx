@@ -6,6 +6,7 @@ import { Actions } from "./actions.tsx";
 import type { Discovery } from "./discovery.ts";
 import { Edit } from "./edit.tsx";
 import { Logs } from "./logs.tsx";
+import { Metrics } from "./metrics.tsx";
 import { Terminal } from "./terminal.tsx";
 import { useLiveObject } from "./object.ts";
 import { Events, OwnerChain, Owned } from "./related.tsx";
@@ -19,7 +20,8 @@ export function DetailView({ d, res, ns, name, tab }: { d: Discovery; res: Res; 
   if (state.phase === "loading") return <Loading />;
   if (state.phase === "error") return <ErrorState error={state.error} />;
   const { object, deleted, retryIn } = state;
-  const tabs = ["yaml", "events", "related", ...(res.resource === "pods" && !deleted ? ["logs", "terminal"] : []), ...(res.verbs.includes("patch") && !deleted ? ["edit"] : [])];
+  const metered = (res.resource === "pods" || res.resource === "nodes") && !res.group && !!d.find("metrics.k8s.io", res.resource) && !deleted;
+  const tabs = ["yaml", "events", "related", ...(res.resource === "pods" && !deleted ? ["logs", "terminal"] : []), ...(metered ? ["metrics"] : []), ...(res.verbs.includes("patch") && !deleted ? ["edit"] : [])];
   const current = tab && tabs.includes(tab) ? tab : "yaml";
   const secret = res.resource === "secrets" && !reveal;
   const route = { res: resKey(res), ns, name };
@@ -52,6 +54,7 @@ export function DetailView({ d, res, ns, name, tab }: { d: Discovery; res: Res; 
       )}
       {current === "logs" && <Logs res={res} pod={object} />}
       {current === "terminal" && <Terminal res={res} pod={object} />}
+      {current === "metrics" && <Metrics kind={res.resource as "pods" | "nodes"} ns={object.metadata.namespace} name={object.metadata.name} />}
       {current === "edit" && (res.resource === "secrets" && !reveal
         ? <p>Secret values are hidden. <button onClick={() => setReveal(true)}>Show values to edit them</button></p>
         : <Edit key={object.metadata.uid} res={res} object={object} />)}

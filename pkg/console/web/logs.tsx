@@ -1,7 +1,8 @@
 // A pod's log, streamed as it is written (follow=true), for a chosen container, of its current or previous
 // instance; the search box keeps the lines that match. Lines are added once per animation frame.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { ApiError, objectPath, query, request, type Res } from "./api.ts";
+import { ApiError, objectPath, query, type Res } from "./api.ts";
+import { follow } from "./streams.ts";
 import { ErrorState } from "./states.tsx";
 
 const MAX_LINES = 10_000;
@@ -31,17 +32,10 @@ export function Logs({ res, pod }: { res: Res; pod: any }) {
     (async () => {
       try {
         const path = objectPath(res, pod.metadata.namespace, pod.metadata.name) + "/log" + query({ container, previous, follow: !previous, tailLines: 1000 });
-        const body = (await request(path, { signal: abort.signal })).body!.pipeThrough(new TextDecoderStream()).getReader();
-        let rest = "";
-        for (;;) {
-          const { value, done } = await body.read();
-          if (done) break;
-          const parts = (rest + value).split("\n");
-          rest = parts.pop()!;
-          buf.push(...parts);
+        await follow(path, "*/*", abort.signal, (lines) => {
+          buf.push(...lines);
           if (!frame) frame = requestAnimationFrame(flush);
-        }
-        if (rest) buf.push(rest);
+        });
         flush();
         setEnded(true);
       } catch (e) {

@@ -21,7 +21,7 @@ const perVersionValue = (key: string, v: unknown) => key === "additionalPrinterC
 function checkV1(spec: Obj, notes: Notes) {
   if (!spec.scope) notes.error("spec.scope", "Required value");
   if (spec.preserveUnknownFields === true) {
-    notes.error("spec.preserveUnknownFields", "Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead");
+    notes.error("spec.preserveUnknownFields", "Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead");
   }
   (Array.isArray(spec.versions) ? spec.versions : []).forEach((v: unknown, i: number) => {
     if (isObj(v) && !isObj(v.schema?.openAPIV3Schema)) notes.error(`spec.versions[${i}].schema.openAPIV3Schema`, "Required value: schemas are required");
@@ -47,8 +47,9 @@ const toHub: Convert = (obj, notes) => {
     else out[k] = v;
   }
   if (versions.length) out.versions = versions;
-  // v1beta1's unset preserveUnknownFields meant true; v1's means false.
+  // v1beta1's unset preserveUnknownFields meant true; v1's means false, and v1 leaves false out.
   out.preserveUnknownFields ??= true;
+  if (out.preserveUnknownFields === false) delete out.preserveUnknownFields;
   obj.spec = out;
   if (notes.strict) checkV1(out, notes);
   return obj;
@@ -89,6 +90,8 @@ const fromHub: Convert = (obj) => {
     else if (k !== "versions") out[k] = v;
   }
   if (versions.length && isObj(versions[0])) out.version = versions[0].name;
+  // v1beta1 always says it: v1's unset (false) would otherwise read as v1beta1's default, true
+  out.preserveUnknownFields = spec.preserveUnknownFields === true;
   // A setting every version shares goes back to the top level, as v1beta1 writes it.
   for (const [top, per] of PER_VERSION) {
     const first = versions[0]?.[per];

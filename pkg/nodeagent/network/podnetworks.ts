@@ -25,22 +25,26 @@ export const netnsName = (uid: string) => `kite-${uid.replace(/[^A-Za-z0-9-]/g, 
 /** The host end of the pod's veth pair: an interface name has at most 15 characters. */
 export const vethName = (uid: string) => `veth${new Bun.CryptoHasher("sha256").update(uid).digest("hex").slice(0, 11)}`;
 
+export const HAIRPIN_MODES = ["promiscuous-bridge", "hairpin-veth", "none"] as const;
+export type HairpinMode = (typeof HAIRPIN_MODES)[number];
+
 export class PodNetworks {
   private readonly host = new IpQueue();
 
   /** `addresses` absent: every pod uses the host's network. */
-  constructor(private readonly hostIP: string, private readonly addresses?: AddressBook) {}
+  constructor(private readonly hostIP: string, private readonly addresses?: AddressBook, private readonly hairpin: HairpinMode = "promiscuous-bridge") {}
 
   /** The bridge's address, every pod's gateway; undefined when pods use the host's network. */
   get gateway(): string | undefined { return this.addresses?.gateway; }
 
   /** Makes the bridge (or finds it) with the range's first address; pods then get their own networks. */
-  static async bridge(hostIP: string, addresses: AddressBook): Promise<PodNetworks> {
-    const networks = new PodNetworks(hostIP, addresses);
+  static async bridge(hostIP: string, addresses: AddressBook, hairpin: HairpinMode = "promiscuous-bridge"): Promise<PodNetworks> {
+    const networks = new PodNetworks(hostIP, addresses, hairpin);
     const exists = (await ipOutput(["-o", "link", "show", "dev", BRIDGE])) !== undefined;
     await networks.host.run([[
       ...(exists ? [] : [`link add ${BRIDGE} type bridge`]),
       `addr replace ${addresses.gateway}/${addresses.prefixLength} dev ${BRIDGE}`,
+      `link set ${BRIDGE} promisc ${hairpin === "promiscuous-bridge" ? "on" : "off"}`,
       `link set ${BRIDGE} up`,
     ]]);
     return networks;
@@ -58,9 +62,10 @@ export class PodNetworks {
       await this.remove(netns);
     }
     try {
-      // the host may still have the address's last holder in its ARP cache; hairpin (upstream kubelet's
-      // --hairpin-mode=hairpin-veth): a pod's packet to a Service DNATed back to the pod itself leaves by the port it came in
-      const attach = [`link set ${veth} master ${BRIDGE}`, `link set ${veth} type bridge_slave hairpin on`, `link set ${veth} up`, `neigh flush to ${ip} dev ${BRIDGE}`];
+      // the host may still have the address's last holder in its ARP cache; hairpin (but with
+      // --hairpin-mode=none): a pod's packet to a Service DNATed back to the pod itself leaves by the port it came in
+      const hairpin = `link set ${veth} type bridge_slave hairpin ${this.hairpin === "none" ? "off" : "on"}`;
+      const attach = [`link set ${veth} master ${BRIDGE}`, hairpin, `link set ${veth} up`, `neigh flush to ${ip} dev ${BRIDGE}`];
       await this.host.run([[`netns add ${netns}`], [`link add ${veth} type veth peer name eth0 netns ${netns}`], attach]);
       await ipBatchIn(netns, ["link set lo up", `addr add ${ip}/${this.addresses.prefixLength} dev eth0`, "link set eth0 up", `route add default via ${this.addresses.gateway}`]);
     } catch (e) {

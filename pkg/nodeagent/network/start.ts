@@ -55,7 +55,7 @@ export async function startPodNetworks(o: NodeAgentOptions, node: Obj | undefine
     return fallBack(`pod range ${cidr} from ${from}: ${(e as Error).message}`);
   }
   try {
-    const networks = await PodNetworks.bridge(hostIP, addresses);
+    const networks = await PodNetworks.bridge(hostIP, addresses, o.hairpinMode);
     consola.info(`pods get their own network namespaces on bridge ${BRIDGE}, addresses from ${cidr} (${from})`);
     return networks;
   } catch (e) {

@@ -1,11 +1,10 @@
 // Where a container's output goes. Never through the agent: a container outlives the agent, so its
-// stdout and stderr are two FIFOs read by a tiny per-container stamper (perl, always on Debian as
-// perl-base) that writes CRI-format lines (`<RFC3339Nano> stdout|stderr F|P <line>`, what the kubelet
-// reads back for --timestamps and --since) to the container's log file and rotates it by
-// --container-log-max-size / --container-log-max-files. The stamper ends when every writer has closed.
-import { closeSync, constants, mkdirSync, openSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
-import { dlopen, FFIType } from "bun:ffi";
+// stdout and stderr are two pipes read by a stamper its shim forks (shim.ts) that writes CRI-format lines
+// (`<RFC3339Nano> stdout|stderr F|P <line>`, what the kubelet reads back for --timestamps and --since) to
+// the container's log file and rotates it by --container-log-max-size / --container-log-max-files. The
+// stamper ends when every writer has closed.
+import { rmSync } from "node:fs";
+import { mkfifo as makeFifo } from "./libc.ts";
 
 export interface LogRotation {
   /** A log file reaching this many bytes is rotated (--container-log-max-size). */
@@ -23,30 +22,27 @@ let rotation = DEFAULT_LOG_ROTATION;
 export function configureLogRotation(r: LogRotation): void { rotation = r; }
 
 /**
- * The stamper. argv: log file, max bytes, max files, stdout FIFO, stderr FIFO; fds 3 and 4 are the FIFOs
- * as the agent opened them (read-write, so that output written before the FIFOs are opened here is kept):
- * once opened for reading they are closed and the FIFOs unlinked, so the container's are the only writers
- * left. Lines longer than 16 KiB are cut into partial (P) lines, as containerd does; a last line without a
- * newline is a full (F) line. Time::HiRes is in Debian's perl, not perl-base: without it, whole seconds.
+ * The stamper, a perl sub the shim (shim.ts) runs in a process of its own: stamp($out, $err, $log, $max,
+ * $keep) reads the container's stdout and stderr pipes until every writer has closed them. Lines longer
+ * than 16 KiB are cut into partial (P) lines, as containerd does; a last line without a newline is a full
+ * (F) line. Time::HiRes is in Debian's perl, not perl-base: without it, whole seconds.
  */
-const STAMPER = String.raw`
-my ($log, $max, $keep, $outf, $errf) = @ARGV;
+export const STAMPER = String.raw`
+sub stamp {
+my ($o, $e, $log, $max, $keep) = @_;
 my $hires = eval { require Time::HiRes; 1 };
-open(my $o, "<", $outf) or die "$outf: $!";
-open(my $e, "<", $errf) or die "$errf: $!";
-for my $fd (3, 4) { open(my $x, "<&=", $fd) and close($x) }
-unlink($outf, $errf);
 my ($dir, $base) = $log =~ m{^(.*)/([^/]+)$};
+my $p = ""; for (split m{/}, $dir) { $p .= "$_/"; mkdir($p) }
 my $size = -s $log || 0;
 open(my $L, ">>", $log) or die "$log: $!";
 select((select($L), $| = 1)[0]);
-sub now {
+my $now = sub {
   my $t = $hires ? Time::HiRes::time() : time;
   my @g = gmtime($t);
   (my $f = sprintf("%06d", ($t - int($t)) * 1e6)) =~ s/0+$//;
   sprintf("%04d-%02d-%02dT%02d:%02d:%02d%sZ", $g[5] + 1900, $g[4] + 1, @g[3, 2, 1, 0], length($f) ? ".$f" : "");
-}
-sub rotate {
+};
+my $rotate = sub {
   close($L);
   my @g = gmtime;
   my $to = sprintf("%s.%04d%02d%02d-%02d%02d%02d", $log, $g[5] + 1900, $g[4] + 1, @g[3, 2, 1, 0]);
@@ -60,66 +56,41 @@ sub rotate {
   open($L, ">>", $log) or die "$log: $!";
   select((select($L), $| = 1)[0]);
   $size = 0;
-}
+};
 my $batch = "";
-sub put {
+my $put = sub {
   my $line = shift;
   my $held = $size + length($batch);
-  if ($held > 0 && $held + length($line) > $max) { print $L $batch; $batch = ""; rotate() }
+  if ($held > 0 && $held + length($line) > $max) { print $L $batch; $batch = ""; $rotate->() }
   $batch .= $line;
-}
+};
 my %s = (fileno($o) => ["stdout", $o, ""], fileno($e) => ["stderr", $e, ""]);
 while (%s) {
   my $r = "";
   vec($r, $_, 1) = 1 for keys %s;
   next if select($r, undef, undef, undef) < 0;
-  my $ts = now();
+  my $ts = $now->();
   for my $fd (keys %s) {
     next unless vec($r, $fd, 1);
     my $st = $s{$fd};
     my $n = sysread($st->[1], my $chunk, 65536);
-    if (!$n) { put("$ts $st->[0] F $st->[2]\n") if length $st->[2]; delete $s{$fd}; next }
+    if (!$n) { $put->("$ts $st->[0] F $st->[2]\n") if length $st->[2]; delete $s{$fd}; next }
     $st->[2] .= $chunk;
     while ((my $i = index($st->[2], "\n")) >= 0 || length($st->[2]) >= 16384) {
       my $n = ($i < 0 || $i >= 16384) ? 16384 : $i + 1;
-      put("$ts $st->[0] " . ($n == $i + 1 ? "F " : "P ") . substr($st->[2], 0, $n) . ($n == $i + 1 ? "" : "\n"));
+      $put->("$ts $st->[0] " . ($n == $i + 1 ? "F " : "P ") . substr($st->[2], 0, $n) . ($n == $i + 1 ? "" : "\n"));
       substr($st->[2], 0, $n) = "";
     }
   }
   print $L $batch; $size += length($batch); $batch = "";
 }
+}
 `;
-
-const libc = dlopen("libc.so.6", { mkfifo: { args: [FFIType.cstring, FFIType.u32], returns: FFIType.i32 } });
 
 export function mkfifo(path: string): void {
   rmSync(path, { force: true });
-  if (libc.symbols.mkfifo(Buffer.from(`${path}\0`), 0o600) !== 0) throw new Error(`mkfifo ${path}: failed`);
+  makeFifo(path);
 }
 
-export interface ContainerOutput {
-  /** The descriptors to give the container's process as its stdout and stderr. */
-  stdout: number;
-  stderr: number;
-  /** Closes the agent's copies: call once the container's process has them (or could not start). */
-  close(): void;
-}
-
-/** Starts the stamper of one container run writing to `logPath`; the container writes to what it returns. */
-export function containerOutput(logPath: string): ContainerOutput {
-  mkdirSync(dirname(logPath), { recursive: true });
-  const fifos = [`${logPath}.stdout`, `${logPath}.stderr`];
-  fifos.forEach(mkfifo);
-  const [stdout, stderr] = fifos.map((f) => openSync(f, constants.O_RDWR));
-  try {
-    // its own session: the stamper outlives the agent, and no signal to the agent's group reaches it
-    Bun.spawn(["perl", "-e", STAMPER, logPath, String(rotation.maxBytes), String(rotation.maxFiles), ...fifos], {
-      stdio: ["ignore", "ignore", "ignore", stdout, stderr], detached: true,
-    }).unref();
-  } catch (e) {
-    closeSync(stdout);
-    closeSync(stderr);
-    throw e;
-  }
-  return { stdout, stderr, close: () => { closeSync(stdout); closeSync(stderr); } };
-}
+/** The rotation containers started from now on get. */
+export const logRotation = (): LogRotation => rotation;

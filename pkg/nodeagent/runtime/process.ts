@@ -46,8 +46,11 @@ export interface ProcessExit {
 
 /** How often a process this agent did not start itself (adopted) is checked, and while it is being stopped. */
 const POLL_MS = 1000, STOPPING_POLL_MS = 100;
-/** How long a just-started shim may take to record the process, and how often that is looked at. */
-const RECORD_WAIT_MS = 2000, STARTED_POLL_MS = 10;
+/**
+ * How long a just-started shim may take to record the process, and how often that is looked at: soon
+ * at first, then less often (a hundred containers starting at once each read their record per look).
+ */
+const RECORD_WAIT_MS = 2000, STARTED_POLL_MS = 5, STARTED_POLL_MAX_MS = 40;
 
 export class ContainerProcess {
   /** Set once the run has ended. */
@@ -78,7 +81,8 @@ export class ContainerProcess {
    * namespaces) or the run has ended, or after RECORD_WAIT_MS: what enters the container waits for it.
    */
   async started(): Promise<void> {
-    for (const until = Date.now() + RECORD_WAIT_MS; !this.exit && !readPid(this.prefix) && Date.now() < until;) await Bun.sleep(STARTED_POLL_MS);
+    let poll = STARTED_POLL_MS;
+    for (const until = Date.now() + RECORD_WAIT_MS; !this.exit && !readPid(this.prefix) && Date.now() < until; poll = Math.min(2 * poll, STARTED_POLL_MAX_MS)) await Bun.sleep(poll);
   }
 
   /** The run's process, while it is the one recorded. */

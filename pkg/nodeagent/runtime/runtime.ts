@@ -13,7 +13,7 @@ import { ptyCommand } from "./pty.ts";
 import { ContainerProcess, DEFAULT_PATH, type ProcessSpec } from "./process.ts";
 import { containerDir, podDir, podRecords, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
 import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
-import { containerOutput, mkfifo } from "./output.ts";
+import { logRotation, mkfifo } from "./output.ts";
 import { ContainerStdin } from "./stdin.ts";
 import { shimArgv } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
@@ -68,14 +68,11 @@ export class ProcessRuntime {
     if (previous) this.endRun(dir, previous);
     const prefix = runPrefix(dir, record.containerID);
     const ns = !!this.sandbox.unshare;
-    const argv = shimArgv(this.sandbox.sh, this.sandbox.setsid, {
-      prefix, workingDir: spec.workingDir, argv: spec.tty ? ptyCommand(spec.argv) : spec.argv, mounts: spec.mounts,
-      hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin,
+    const { maxBytes, maxFiles } = logRotation();
+    const argv = shimArgv(this.sandbox.perl, {
+      prefix, workingDir: spec.workingDir, argv: spec.tty ? ptyCommand(spec.argv) : spec.argv, env: spec.env, mounts: spec.mounts, netns: ns ? spec.netns : undefined,
+      hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin, logPath: spec.logPath, maxBytes, maxFiles,
     });
-    // unshare without --fork: the shim itself gets the new mount/UTS/IPC namespaces, its first child the PID one
-    const wrap = ns ? [...(spec.netns ? [this.sandbox.nsenter!, `--net=${spec.netns}`] : []), this.sandbox.unshare!, "--mount", "--uts", "--ipc", "--pid", "--propagation", "private"] : [];
-    // the container's output goes to its stamper (output.ts), never through the agent
-    const out = containerOutput(spec.logPath);
     let stdin: ContainerStdin | undefined;
     let shim: Subprocess;
     try {
@@ -83,12 +80,11 @@ export class ProcessRuntime {
         mkfifo(`${prefix}.stdin`);
         stdin = new ContainerStdin(`${prefix}.stdin`, spec.stdin);
       }
-      shim = Bun.spawn([...wrap, ...argv], { env: spec.env, stdin: stdin?.descriptor ?? "ignore", stdout: out.stdout, stderr: out.stderr, detached: true });
+      // its own session: the shim outlives the agent, and no signal to the agent's group reaches it
+      shim = Bun.spawn(argv, { env: {}, stdin: stdin?.descriptor ?? "ignore", stdout: "ignore", stderr: "ignore", detached: true });
     } catch (e) {
       stdin?.close();
       throw e;
-    } finally {
-      out.close();
     }
     shim.unref();
     return { proc: new ContainerProcess(record.containerID, prefix, startedAt, shim, stdin), record };

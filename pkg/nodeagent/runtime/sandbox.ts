@@ -1,10 +1,11 @@
 // How far this agent may isolate its containers: as root on Linux (and where the kernel lets `unshare`
 // create them), each container gets its own mount, PID, UTS and IPC namespaces; otherwise it is a plain
 // process group, and a container that mounts volumes is refused rather than run with files missing.
+import { shimKnowsArch } from "./shim.ts";
 
 export interface Sandbox {
-  sh: string;
-  setsid: string;
+  /** The shim's interpreter (shim.ts). */
+  perl: string;
   /** `unshare` and `nsenter` when containers get namespaces. */
   unshare?: string;
   nsenter?: string;
@@ -19,16 +20,17 @@ function tool(name: string): string {
 }
 
 export function detectSandbox(): Sandbox {
-  const sh = tool("sh"), setsid = tool("setsid");
-  const plain = (why: string): Sandbox => ({ sh, setsid, mode: `containers run as plain process groups in the host's namespaces (${why}); containers that mount volumes are refused` });
+  const perl = tool("perl");
+  const plain = (why: string): Sandbox => ({ perl, mode: `containers run as plain process groups in the host's namespaces (${why}); containers that mount volumes are refused` });
   if (process.platform !== "linux") return plain(`not Linux`);
   if (process.getuid?.() !== 0) return plain("not root");
+  if (!shimKnowsArch()) return plain(`no system call table for ${process.arch}`);
   const unshare = Bun.which("unshare"), nsenter = Bun.which("nsenter");
   if (!unshare || !nsenter) return plain(`no ${unshare ? "nsenter" : "unshare"} on PATH`);
   // what every container's setup does (shim.ts): new namespaces, its own /proc and /dev/shm
-  const probe = Bun.spawnSync([unshare, "--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", sh, "-c", "mount -t proc proc /proc && mount -t tmpfs shm /dev/shm"], { stdout: "ignore", stderr: "pipe" });
+  const probe = Bun.spawnSync([unshare, "--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", "sh", "-c", "mount -t proc proc /proc && mount -t tmpfs shm /dev/shm"], { stdout: "ignore", stderr: "pipe" });
   if (probe.exitCode !== 0) return plain(`namespaces cannot be set up here: ${probe.stderr.toString().trim()}`);
-  return { sh, setsid, unshare, nsenter, mode: "containers run in their own mount, PID, UTS and IPC namespaces, volumes bind-mounted at their mountPath" };
+  return { perl, unshare, nsenter, mode: "containers run in their own mount, PID, UTS and IPC namespaces, volumes bind-mounted at their mountPath" };
 }
 
 /** Why a container cannot run in this sandbox, if it cannot. */

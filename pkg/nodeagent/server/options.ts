@@ -1,5 +1,6 @@
 // The agent's servers from its flags: the main port (HTTPS; authentication and authorization per the
 // kubelet's §5.2 options), the read-only port and the healthz port (plain HTTP, no authentication).
+import { opensslCiphers, tlsMinVersion } from "../../serving/tls-options.ts";
 import { isIP } from "node:net";
 import { join, resolve } from "node:path";
 import { bool, duration, int, oneOf, UsageError } from "../../cli/args.ts";
@@ -15,6 +16,9 @@ export interface AgentServingOptions {
   healthz?: HostPort;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  /** --tls-min-version (a protocol number) and --tls-cipher-suites (OpenSSL's list) of the HTTPS port. */
+  tlsMinVersion?: number;
+  ciphers?: string;
   /** --cert-dir: the generated kubelet.crt/.key live there. */
   certDir: string;
   authentication: {
@@ -47,6 +51,8 @@ export function servingOptions(a: Record<string, any>, rootDir: string): AgentSe
     healthz: healthz ? { host: address("healthz-bind-address", a["healthz-bind-address"]), port: healthz } : undefined,
     tlsCertFile: a["tls-cert-file"] || undefined,
     tlsPrivateKeyFile: a["tls-private-key-file"] || undefined,
+    tlsMinVersion: tlsMinVersion(a["tls-min-version"]),
+    ciphers: opensslCiphers(a["tls-cipher-suites"]),
     certDir: a["cert-dir"] ? resolve(a["cert-dir"]) : join(rootDir, "pki"),
     authentication: {
       anonymous: bool("anonymous-auth", a["anonymous-auth"]),

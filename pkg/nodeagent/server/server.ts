@@ -70,7 +70,7 @@ export class AgentServers {
   async start(): Promise<void> {
     const o = this.o;
     const auth = new AgentAuth(o, this.api, this.nodeName);
-    const tls = await servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] });
+    const tls = { ...(await servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] })), minVersion: o.tlsMinVersion, ciphers: o.ciphers };
     const main = this.route(true);
     const listen = (l: Listener) => (this.listeners.push(l), l.port);
     this.port = listen(serveTLS(o.main, tls, auth.clientCAs, async (req, certificates, server) => {

@@ -26,17 +26,34 @@ export async function orEmpty(get: Promise<Obj>, optional: boolean): Promise<Obj
   }
 }
 
+/**
+ * The GETs under way per client: pods starting together read the same objects (each namespace's
+ * kube-root-ca.crt ConfigMap for its service-account volume) with one request, answered to all of them.
+ * Nothing is kept once the answer is in: a later read asks the API server again.
+ */
+const underWay = new WeakMap<Client, Map<string, Promise<Obj>>>();
+
 export class ApiObjects implements PodObjects {
   private readonly tokens: TokenCache;
+  private readonly gets: Map<string, Promise<Obj>>;
 
   constructor(private readonly client: Client) {
+    if (!underWay.has(client)) underWay.set(client, new Map());
+    this.gets = underWay.get(client)!;
     this.tokens = new TokenCache((namespace, account, request) =>
       client.create(RESOURCES.serviceaccounts, request, { namespace, name: account, subresource: "token" }));
   }
 
   private async get(r: ResourceRef, singular: string, name: string, namespace?: string): Promise<Obj> {
+    const key = `${r.resource}/${namespace ?? ""}/${name}`;
+    let get = this.gets.get(key);
+    if (!get) {
+      get = this.client.get(r, name, { namespace }).finally(() => this.gets.delete(key));
+      this.gets.set(key, get);
+    }
     try {
-      return await this.client.get(r, name, { namespace });
+      // a copy each: callers may change what they read
+      return structuredClone(await get);
     } catch (e) {
       if (isNotFound(e)) throw new NotFoundError(`${singular} "${name}" not found`);
       throw e;

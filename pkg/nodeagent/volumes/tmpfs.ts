@@ -6,6 +6,7 @@ import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { consola } from "consola";
 import { parseQuantity } from "../../util/quantity.ts";
+import { mount, umount } from "../runtime/libc.ts";
 
 export const canMount = () => process.getuid?.() === 0;
 
@@ -22,14 +23,13 @@ export function mountPointsUnder(dir: string): string[] {
   return points.filter((p) => p === dir || p.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
 }
 
-const mountFailed = (argv: string[], code: number | null, output: string) =>
-  new Error(`mount failed: exit status ${code}\nMounting command: ${argv[0]}\nMounting arguments: ${argv.slice(1).join(" ")}\nOutput: ${output.trim()}`);
-
-/** Runs a mount command without holding the event loop while it runs (a pod's start is not the agent's pause). */
-async function run(argv: string[]): Promise<void> {
-  const p = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-  const [output, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
-  if (code !== 0) throw mountFailed(argv, code, output);
+/** A mount or unmount by system call (no `mount` process: a spawn blocks the event loop), failing in upstream's shape. */
+function run(argv: string[], call: () => void): void {
+  try {
+    call();
+  } catch (e) {
+    throw new Error(`mount failed: ${(e as Error).message}\nMounting command: ${argv[0]}\nMounting arguments: ${argv.slice(1).join(" ")}`);
+  }
 }
 
 /** A folder something is mounted on: its device differs from its parent's (no read of the whole mount table). */
@@ -47,11 +47,12 @@ export async function setupTmpfs(dir: string, sizeLimit?: string): Promise<void>
   }
   if (isMountPoint(dir)) return;
   const bytes = parseQuantity(sizeLimit);
-  await run(["mount", "-t", "tmpfs", ...(bytes ? ["-o", `size=${Math.ceil(bytes)}`] : []), "tmpfs", dir]);
+  const data = bytes ? `size=${Math.ceil(bytes)}` : "";
+  run(["mount", "-t", "tmpfs", ...(data ? ["-o", data] : []), "tmpfs", dir], () => mount("tmpfs", dir, "tmpfs", data));
 }
 
 /** Unmounts every mount under `dir` (a pod's volumes folder) before it is removed. */
 export async function unmountUnder(dir: string): Promise<void> {
   if (!canMount()) return;
-  for (const p of mountPointsUnder(dir)) await run(["umount", p]);
+  for (const p of mountPointsUnder(dir)) run(["umount", p], () => umount(p));
 }

@@ -35,11 +35,15 @@ function affinityTerm(pod: Pod, term: PodAffinityTerm): AffinityTerm {
   };
 }
 
+/** The term lists of a pod without any: one shared, read-only list rather than four per pod held. */
+const NONE: never[] = [];
+Object.freeze(NONE);
+
 export class PodInfo {
-  requiredAffinityTerms: AffinityTerm[] = [];
-  requiredAntiAffinityTerms: AffinityTerm[] = [];
-  preferredAffinityTerms: WeightedAffinityTerm[] = [];
-  preferredAntiAffinityTerms: WeightedAffinityTerm[] = [];
+  requiredAffinityTerms: readonly AffinityTerm[] = NONE;
+  requiredAntiAffinityTerms: readonly AffinityTerm[] = NONE;
+  preferredAffinityTerms: readonly WeightedAffinityTerm[] = NONE;
+  preferredAntiAffinityTerms: readonly WeightedAffinityTerm[] = NONE;
   /** Set when a term does not parse; InterPodAffinity reports it as the pod's error. */
   parseError: Error | null = null;
 
@@ -53,18 +57,18 @@ export class PodInfo {
     const a = pod.spec.affinity;
     this.parseError = null;
     try {
-      const req = (terms: PodAffinityTerm[] | undefined) => (terms ?? []).map((t) => affinityTerm(pod, t));
+      const req = (terms: PodAffinityTerm[] | undefined) => (terms?.length ? terms.map((t) => affinityTerm(pod, t)) : NONE);
       const pref = (terms: WeightedPodAffinityTerm[] | undefined) =>
-        (terms ?? []).map((t) => ({ term: affinityTerm(pod, t.podAffinityTerm), weight: t.weight }));
+        (terms?.length ? terms.map((t) => ({ term: affinityTerm(pod, t.podAffinityTerm), weight: t.weight })) : NONE);
       this.requiredAffinityTerms = req(a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
       this.requiredAntiAffinityTerms = req(a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
       this.preferredAffinityTerms = pref(a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
       this.preferredAntiAffinityTerms = pref(a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
     } catch (e) {
-      this.requiredAffinityTerms = [];
-      this.requiredAntiAffinityTerms = [];
-      this.preferredAffinityTerms = [];
-      this.preferredAntiAffinityTerms = [];
+      this.requiredAffinityTerms = NONE;
+      this.requiredAntiAffinityTerms = NONE;
+      this.preferredAffinityTerms = NONE;
+      this.preferredAntiAffinityTerms = NONE;
       this.parseError = e as Error;
     }
   }

@@ -60,7 +60,8 @@ function diskLimitPlugin(type: DiskType, handle: Handle): Plugin {
   }
   const plugin: FilterPlugin = {
     name: type.name,
-    filterSkips: (pod) => !pod.spec.volumes?.length,
+    // only disks of this type and claims (which may name one) count
+    filterSkips: (pod) => !(pod.spec.volumes ?? []).some((v) => v.persistentVolumeClaim || type.idOf(v) !== undefined),
     filter(_state, pod, nodeInfo) {
       const volumes = pod.spec.volumes;
       if (!volumes || volumes.length === 0) return null;

@@ -11,6 +11,7 @@ import { consola } from "consola";
 import { Runner, inform } from "./informer.ts";
 import { RENEW_MS, holdLease, releaseLease } from "./leader.ts";
 import { type Endpoint, ensureEndpoints, ensureService, watchKubernetes } from "./kubernetes-service.ts";
+import { dropEndpointLease, isEndpointLease, liveServers, renewEndpointLease } from "./endpoint-leases.ts";
 import { ensureSystemPriorityClasses } from "./priorityclasses.ts";
 import { ensureFlowControlObject, keepFlowControl, markDangling } from "./flowcontrol.ts";
 import { ensureRootCA, watchRootCA } from "./rootca.ts";
@@ -23,6 +24,9 @@ export interface BootstrapOptions extends Endpoint {
   identity: string;
   /** Keep the priority and fairness objects (--enable-priority-and-fairness). */
   flowControl?: boolean;
+  /** --endpoint-reconciler-type and --apiserver-count: which servers the `kubernetes` Endpoints list. */
+  endpointReconciler?: "lease" | "master-count" | "none";
+  apiserverCount?: number;
 }
 
 const active = (ns: Obj) => !ns.metadata.deletionTimestamp && ns.status?.phase !== "Terminating";
@@ -33,6 +37,7 @@ export class Bootstrap {
   private leading = false;
   private timer?: Timer;
   private ticking = false;
+  private kubernetes?: Runner;
   private stopped = false;
 
   constructor(private registry: Registry, private o: BootstrapOptions) {}
@@ -52,9 +57,14 @@ export class Bootstrap {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
+      if (this.listsServers) {
+        await renewEndpointLease(this.leases, this.o.identity, this.o.advertiseAddress, this.o.port)
+          .catch((e) => consola.warn(`apiserver endpoint lease: ${e.message}`));
+      }
       const leading = await holdLease(this.leases, this.o.identity)
         .catch((e) => { consola.warn(`bootstrap lease: ${e.message}`); return this.leading; });
       if (leading && !this.leading) await this.keep();
+      else if (leading && this.listsServers) this.kubernetes?.run("endpoints"); // a silent server's lease runs out unannounced
       if (!leading && this.leading) this.release();
       this.leading = leading;
     } finally {
@@ -62,9 +72,12 @@ export class Bootstrap {
     }
   }
 
+  private get listsServers() { return (this.o.endpointReconciler ?? "lease") !== "none"; }
+
   private async keep(): Promise<void> {
     const r = this.registry, o = this.o;
-    const kubernetes = new Runner((key) => (key === "service" ? ensureService(r, o) : ensureEndpoints(r, o)));
+    const max = o.endpointReconciler === "master-count" ? (o.apiserverCount ?? 1) : Infinity;
+    const kubernetes = (this.kubernetes = new Runner(async (key) => (key === "service" ? ensureService(r, o) : ensureEndpoints(r, await liveServers(this.leases, max)))));
     const accounts = new Runner((ns) => ensureServiceAccount(r, ns));
     // PEM as upstream writes it, LF line ends (a CRLF file reads the same, but would show as an escaped string).
     const ca = o.ca.replace(/\r\n/g, "\n");
@@ -72,7 +85,7 @@ export class Bootstrap {
     const priorityClasses = new Runner(() => ensureSystemPriorityClasses(r));
     this.runners.push(kubernetes, accounts, rootCA, priorityClasses);
     kubernetes.run("service");
-    kubernetes.run("endpoints");
+    if (this.listsServers) kubernetes.run("endpoints");
     priorityClasses.run("system");
     const watch = async (resource: string, ns: string, handler: Parameters<typeof inform>[2]) =>
       this.stops.push(await inform(r.lookup("", "v1", resource)!, ns, handler));
@@ -84,7 +97,10 @@ export class Bootstrap {
     await watch("serviceaccounts", "", watchServiceAccount(accounts));
     await watch("configmaps", "", watchRootCA(rootCA));
     await watch("services", "default", watchKubernetes(kubernetes, "service"));
-    await watch("endpoints", "default", watchKubernetes(kubernetes, "endpoints"));
+    if (this.listsServers) {
+      await watch("endpoints", "default", watchKubernetes(kubernetes, "endpoints"));
+      this.stops.push(await inform(this.leases, "kube-system", (_type, lease) => { if (isEndpointLease(lease)) kubernetes.run("endpoints"); }));
+    }
     if (o.flowControl) {
       const flowControl = new Runner((key) => ensureFlowControlObject(r, key));
       const dangling = new Runner((name) => markDangling(r, name));
@@ -106,6 +122,7 @@ export class Bootstrap {
     this.stopped = true;
     clearInterval(this.timer);
     this.release();
+    if (this.listsServers) await dropEndpointLease(this.leases, this.o.identity);
     if (this.leading) await releaseLease(this.leases, this.o.identity);
     this.leading = false;
   }

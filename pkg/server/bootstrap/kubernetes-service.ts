@@ -18,10 +18,22 @@ const MANAGER = "kube-apiserver";
  */
 const OWN_ENDPOINTS = { fieldManager: MANAGER, serverOwned: true };
 
-export interface Endpoint { clusterIPRange: string; advertiseAddress: string; port: number }
+export interface Endpoint {
+  clusterIPRange: string;
+  advertiseAddress: string;
+  port: number;
+  /** --kubernetes-service-node-port: a NodePort Service on this port when not 0. */
+  nodePort?: number;
+}
 
-const servicePorts = (port: number) => [{ name: "https", protocol: "TCP", port: 443, targetPort: port }];
-const subsets = (e: Endpoint) => [{ addresses: [{ ip: e.advertiseAddress }], ports: [{ name: "https", port: e.port, protocol: "TCP" }] }];
+const servicePorts = (e: Endpoint) => [{ name: "https", protocol: "TCP", port: 443, targetPort: e.port, ...(e.nodePort ? { nodePort: e.nodePort } : {}) }];
+const serviceType = (e: Endpoint) => (e.nodePort ? "NodePort" : "ClusterIP");
+
+/** The servers' addresses, one subset per port (servers behind different ports are rare, but allowed). */
+function subsets(servers: { ip: string; port: number }[]) {
+  const ports = [...new Set(servers.map((s) => s.port))];
+  return ports.map((port) => ({ addresses: servers.filter((s) => s.port === port).map((s) => ({ ip: s.ip })), ports: [{ name: "https", port, protocol: "TCP" }] }));
+}
 
 /** Does the stored port list say what the bootstrap one says (defaults the stored one may carry aside)? */
 function samePorts(stored: Obj[] | undefined, want: Obj[]): boolean {
@@ -31,13 +43,13 @@ function samePorts(stored: Obj[] | undefined, want: Obj[]): boolean {
 
 export async function ensureService(registry: Registry, e: Endpoint): Promise<void> {
   const rs = registry.lookup("", "v1", "services")!;
-  const ports = servicePorts(e.port);
+  const ports = servicePorts(e), type = serviceType(e);
   const svc = await current(rs, NS, KUBERNETES);
   if (!svc) {
     const ip = firstServiceIP(e.clusterIPRange);
     const body = {
       metadata: { name: KUBERNETES, labels: { component: "apiserver", provider: "kubernetes" } },
-      spec: { type: "ClusterIP", clusterIP: ip, clusterIPs: [ip], ports, sessionAffinity: "None" },
+      spec: { type, clusterIP: ip, clusterIPs: [ip], ports, sessionAffinity: "None" },
     };
     await rs.create(NS, body, { fieldManager: MANAGER }).catch((err) => {
       if (err.code === 409) return; // another server made it
@@ -47,13 +59,15 @@ export async function ensureService(registry: Registry, e: Endpoint): Promise<vo
     });
     return;
   }
-  if (svc.spec?.type === "ClusterIP" && samePorts(svc.spec?.ports, ports)) return;
-  await rs.guaranteedUpdate(NS, KUBERNETES, (cur) => ({ ...cur, spec: { ...cur.spec, type: "ClusterIP", ports } }), { fieldManager: MANAGER });
+  if (svc.spec?.type === type && samePorts(svc.spec?.ports, ports)) return;
+  await rs.guaranteedUpdate(NS, KUBERNETES, (cur) => ({ ...cur, spec: { ...cur.spec, type, ports } }), { fieldManager: MANAGER });
 }
 
-export async function ensureEndpoints(registry: Registry, e: Endpoint): Promise<void> {
+/** The Endpoints list `servers` (endpoint-leases.ts says which are live); none listed, none kept. */
+export async function ensureEndpoints(registry: Registry, servers: { ip: string; port: number }[]): Promise<void> {
+  if (!servers.length) return;
   const rs = registry.lookup("", "v1", "endpoints")!;
-  const want = subsets(e);
+  const want = subsets(servers);
   const ep = await current(rs, NS, KUBERNETES);
   if (!ep) {
     const body = { metadata: { name: KUBERNETES, labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } }, subsets: want };

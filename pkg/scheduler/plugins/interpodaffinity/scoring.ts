@@ -25,7 +25,7 @@ function processTerm(
   if (termMatches(term, pod, nsLabelsOf)) scores.addForNode(node, term.topologyKey, weight * multiplier);
 }
 
-function processTerms(scores: TopologyCounts, terms: WeightedAffinityTerm[], pod: Pod, nsLabelsOf: NamespaceLabelsOf, node: Node, multiplier: number): void {
+function processTerms(scores: TopologyCounts, terms: readonly WeightedAffinityTerm[], pod: Pod, nsLabelsOf: NamespaceLabelsOf, node: Node, multiplier: number): void {
   for (const t of terms) processTerm(scores, t.term, t.weight, pod, nsLabelsOf, node, multiplier);
 }
 

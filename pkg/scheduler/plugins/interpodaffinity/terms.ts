@@ -88,7 +88,7 @@ export function termMatches(t: AffinityTerm, pod: Pod, nsLabelsOf: NamespaceLabe
 }
 
 /** True when there are terms and the pod matches all of them. */
-export function matchesAllTerms(terms: AffinityTerm[], pod: Pod, nsLabelsOf: NamespaceLabelsOf): boolean {
+export function matchesAllTerms(terms: readonly AffinityTerm[], pod: Pod, nsLabelsOf: NamespaceLabelsOf): boolean {
   if (terms.length === 0) return false;
   for (const t of terms) if (!termMatches(t, pod, nsLabelsOf)) return false;
   return true;
