@@ -188,7 +188,8 @@ const held = () => ({ server: fds(c.s.proc.pid), agent: fds(c.agent.proc.pid), k
 const settled = (before: ReturnType<typeof held>) => until(async () => {
   const now = held();
   return (now.server <= before.server + 3 && now.agent <= before.agent + 3 && now.kids <= before.kids) || undefined;
-}, `descriptors and processes back to ${JSON.stringify(before)} (now ${JSON.stringify(held())})`, 15_000);
+  // (a close handshake a loaded machine left hanging ends at Bun's 30 s WebSocket close timeout)
+}, `descriptors and processes back to ${JSON.stringify(before)} (now ${JSON.stringify(held())})`, 35_000);
 
 test("1,000 exec and port-forward sessions free every descriptor and process they held", async () => {
   await wsExec(-1);
