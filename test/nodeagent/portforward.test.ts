@@ -210,7 +210,7 @@ test("1,000 exec and port-forward sessions free every descriptor and process the
     }),
   ]);
   await settled(before);
-}, 90_000);
+}, 120_000);
 
 test("a node agent killed mid-stream: kubectl's exec and port-forward end with an error, the API server lets go", async () => {
   const before = held();
