@@ -61,7 +61,8 @@ const FIRST_READINESS_WAIT_MS = 1000;
 
 const PROBES: [ProbeType, string][] = [["startup", "startupProbe"], ["liveness", "livenessProbe"], ["readiness", "readinessProbe"]];
 
-export interface AttachTarget { stdin?: ContainerStdin; logPath: string; running(): boolean }
+/** A running container as attach sees it; `tty`: its stdin takes the terminal's frames (runtime/pty.ts). */
+export interface AttachTarget { stdin?: ContainerStdin; tty: boolean; logPath: string; running(): boolean }
 
 /** One run of the container's process, with what watches it. */
 interface Run {
@@ -115,7 +116,7 @@ export class ContainerRunner {
   get attachTarget(): AttachTarget | undefined {
     const run = this.current;
     if (!this.state.running || !run || run.gone) return undefined;
-    return { stdin: run.proc.stdin, logPath: logPath(this.ctx.rootDir, this.pod.metadata.uid, this.spec.name, this.restartCount), running: () => !run.gone };
+    return { stdin: run.proc.stdin, tty: !!this.spec.tty, logPath: logPath(this.ctx.rootDir, this.pod.metadata.uid, this.spec.name, this.restartCount), running: () => !run.gone };
   }
 
   get name(): string { return this.spec.name; }

@@ -5,6 +5,7 @@
 // connection to it (server.requestIP), and refuses connections the front did not open.
 import type { X509Certificate } from "node:crypto";
 import type { Socket, SocketAddress, TCPSocketListener } from "bun";
+import { type Pausable, type Sink } from "../streaming/flow.ts";
 import { SocketPipe } from "../util/socketpipe.ts";
 
 /** What the handshake showed of one client connection. */
@@ -27,8 +28,11 @@ export interface TlsFrontOptions {
   takeOver?: { upgrade: RegExp; run(head: Buffer, peer: Peer, conn: TakenConnection): void };
 }
 
-/** A client connection the front handed over: its bytes, its writes (queued while the socket is full), its end. */
-export interface TakenConnection {
+/**
+ * A client connection the front handed over: its bytes, its writes (queued while the socket is full; a
+ * flow control sink), its end, and pausing its reading.
+ */
+export interface TakenConnection extends Sink, Pausable {
   write(bytes: Uint8Array): void;
   end(): void;
   onData: (chunk: Uint8Array) => void;
@@ -38,37 +42,22 @@ export interface TakenConnection {
 /** The longest first request head the front looks at for an upgrade. */
 const MAX_SNIFF = 16 * 1024;
 
-class Taken implements TakenConnection {
-  private queue: Uint8Array[] = [];
-  private ending = false;
-  onData: (chunk: Uint8Array) => void = () => {};
-  onClose: () => void = () => {};
-  constructor(private readonly s: Socket<Conn>) {}
-
-  write(bytes: Uint8Array) {
-    if (this.queue.length) return void this.queue.push(Uint8Array.from(bytes));
-    const n = this.s.write(bytes);
-    if (n < bytes.length) this.queue.push(Uint8Array.from(bytes.subarray(Math.max(n, 0))));
-  }
-
-  flush() {
-    while (this.queue.length) {
-      const head = this.queue[0];
-      const n = this.s.write(head);
-      if (n < head.length) return void (this.queue[0] = head.subarray(Math.max(n, 0)));
-      this.queue.shift();
-    }
-    if (this.ending) this.s.end();
-  }
-
-  end() {
-    this.ending = true;
-    if (!this.queue.length) this.s.end();
-  }
-}
-
 /** A handshake that has not finished within this long is dropped (Bun.serve's own limit is about the same). */
 const HANDSHAKE_SECONDS = 10;
+
+/** A client connection the front handed over to `takeOver.run`. */
+class Taken implements TakenConnection {
+  readonly out: SocketPipe;
+  onData: (chunk: Uint8Array) => void = () => {};
+  onClose: () => void = () => {};
+  constructor(private readonly s: Socket<Conn>) { this.out = new SocketPipe(() => undefined, () => s); }
+  write(bytes: Uint8Array) { this.out.send(bytes); }
+  end() { this.out.end(); }
+  queued() { return this.out.queued(); }
+  drained() { return this.out.drained(); }
+  pause() { this.s.pause(); }
+  resume() { this.s.resume(); }
+}
 
 /** A client connection and its loopback connection to the HTTP server. */
 class Conn {
@@ -119,7 +108,7 @@ export class TlsFront {
           front.connectUp(c);
         },
         data(s, chunk) { front.received(s, chunk); },
-        drain(s) { s.data.taken ? s.data.taken.flush() : s.data.toClient.flush(); },
+        drain(s) { s.data.taken ? s.data.taken.out.flush() : s.data.toClient.flush(); },
         end(s) { s.data.taken ? s.data.taken.end() : s.data.toUp.end(); },
         close(s) { front.close(s.data); },
         error(s) { front.close(s.data); },
@@ -184,8 +173,10 @@ export class TlsFront {
 
   private close(c: Conn) {
     this.open.delete(c);
-    c.taken?.onClose();
     c.closed = true;
+    c.taken?.out.closed();
+    c.taken?.onClose();
+    c.up?.resume();
     c.up?.end();
   }
 

@@ -45,5 +45,10 @@ export const internalStatus = (message: string) => ({
 });
 
 /** A channel message: the channel number, then the bytes. */
-export const channelMessage = (channel: number, data: Uint8Array | string) =>
-  Buffer.concat([Buffer.from([channel]), typeof data === "string" ? Buffer.from(data) : data]);
+export function channelMessage(channel: number, data: Uint8Array | string): Buffer {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  const m = Buffer.allocUnsafe(1 + bytes.length);
+  m[0] = channel;
+  m.set(bytes, 1);
+  return m;
+}

@@ -15,6 +15,8 @@ import { freePort, startServer, type TestServer } from "./server.ts";
 /** 1.20 and 1.28 speak SPDY; 1.33 WebSockets (and tunnels port-forward's SPDY through one). */
 export const STREAM_KUBECTLS = ["/opt/kubernetes-client-1.20/usr/bin/kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.28", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"].filter(existsSync);
 export const versionOf = (bin: string) => bin.match(/1\.\d+/)![0];
+/** Every kubectl build on the machine: 1.20 and 1.27–1.33. */
+export const ALL_KUBECTLS = [STREAM_KUBECTLS[0], ...[27, 28, 29, 30, 31, 32, 33].map((m) => `/usr/lib/google-cloud-sdk/bin/kubectl.1.${m}`)].filter(existsSync);
 
 export interface StreamCluster { s: TestServer; agent: TestNodeAgent }
 

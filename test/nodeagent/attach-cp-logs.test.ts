@@ -2,11 +2,12 @@
 // 1.33 (WebSocket): a container with stdin: true reads what attached clients type (its stdin stays open
 // between sessions), its stdout and stderr reach them while its log keeps being written; stdinOnce ends
 // its input with the first session. cp is exec + tar (tar in the container's mount namespace).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { until } from "../helpers/component.ts";
 import { tempDir } from "../helpers/processes.ts";
+import { terminal } from "../helpers/terminal.ts";
 import { STREAM_KUBECTLS, type StreamCluster, runKubectl, runningPod, sha, startKubectl, startStreamCluster, versionOf } from "../helpers/streams.ts";
 
 const NS = "default";
@@ -117,4 +118,20 @@ for (const bin of [OLD, NEW]) {
 test("exec without a command: upstream's 400", async () => {
   const r = await c.s.call("POST", `/api/v1/namespaces/${NS}/pods/box/exec?stdout=1`);
   expect(r.body).toMatchObject({ code: 400, message: "you must specify at least 1 command" });
+});
+
+// a container with tty: true runs on a terminal of its own: attached through tmux, it is a terminal,
+// sized as the person's (kubectl run -it creates the pod and attaches, as `kubectl attach -it` does)
+describe.if(!!Bun.which("tmux"))("run -it / attach -it to a tty: true container", () => {
+  for (const bin of [OLD, NEW]) {
+    test(`kubectl ${versionOf(bin)}: a shell on a terminal, sized as the terminal`, async () => {
+      const name = `tty-${versionOf(bin).replace(".", "-")}`;
+      const screen = await terminal([bin, `--kubeconfig=${c.s.kubeconfig}`, "-n", NS, "run", name, "-it", "--image=busybox", "--restart=Never", "--pod-running-timeout=20s",
+        `--overrides={"apiVersion":"v1","spec":{"nodeName":"${c.agent.name}"}}`, "--command", "--", "sh"],
+      ["", "echo product=$((6*7)); [ -t 0 ] && echo on-a-tty; stty size"], /on-a-tty\s+30 120/, /If you don't see a command prompt/);
+      expect(screen).toContain("product=42");
+      const pod = (await c.s.call("GET", `/api/v1/namespaces/${NS}/pods/${name}`)).body;
+      expect(pod.spec.containers[0]).toMatchObject({ tty: true, stdin: true });
+    });
+  }
 });

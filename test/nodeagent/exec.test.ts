@@ -11,6 +11,7 @@ import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir, track } from "../helpers/processes.ts";
 import { ok } from "../helpers/scheduler.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { terminal } from "../helpers/terminal.ts";
 
 const KUBECTLS = ["/opt/kubernetes-client-1.20/usr/bin/kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.28", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"].filter(existsSync);
 const NS = "default";
@@ -91,23 +92,6 @@ test("sessions free what they held: file descriptors of the API server and the a
   for (let i = 0; i < 10; i++) expect((await run()).map((r) => r.code)).toEqual(bins.flatMap(() => [0, 0]));
   await until(async () => (fds(s.proc.pid) <= before.server + 2 && fds(agent.proc.pid) <= before.agent + 2 && children(agent.proc.pid) <= before.kids) || undefined, "descriptors back", 10_000);
 });
-
-/** Types `keys` into a tmux session running `cmd`, and returns the screen once it shows `want`. */
-async function terminal(cmd: string[], keys: string[], want: RegExp): Promise<string> {
-  const name = `kite-exec-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  // a tmux server of its own (-L): a session killed last stops its server, and a next session started
-  // meanwhile would attach to the one going away and never run
-  const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", name, ...args], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
-  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "30", cmd.map((a) => `'${a}'`).join(" "));
-  try {
-    await until(async () => /[#$] *$/m.test(tmux("capture-pane", "-p", "-t", name)) || undefined, "the shell's prompt", 15_000)
-      .catch((e) => { throw new Error(`${e.message}; the screen:\n${tmux("capture-pane", "-p", "-t", name)}`); });
-    for (const k of keys) tmux("send-keys", "-t", name, k, "Enter");
-    return await until(async () => { const screen = tmux("capture-pane", "-p", "-t", name); return want.test(screen) ? screen : undefined; }, `the screen showing ${want}`, 15_000);
-  } finally {
-    tmux("kill-session", "-t", name);
-  }
-}
 
 describe.if(!!Bun.which("tmux"))("exec -it through a terminal", () => {
   for (const bin of [KUBECTLS[0], KUBECTLS.at(-1)!]) {

@@ -1,10 +1,12 @@
 // The API server's WebSockets to a node agent's streams (/exec, /attach: v5.channel.k8s.io; /portForward:
 // the kubelet's port-forward channels), authenticated with the kubelet client credentials; what the
-// client side sends waits until it is open.
+// client side sends waits until it is open. Each is a flow control sink (../../streaming/flow.ts) and a
+// source that pauses: reading from the agent stops while the client's side is full.
 import type { KubeletClient } from "../handlers/podlog.ts";
 import { Channel, channelMessage, internalStatus } from "../../streaming/remotecommand.ts";
+import { type Pausable, type Sink, polledDrain } from "../../streaming/flow.ts";
 
-export interface AgentStream {
+export interface AgentStream extends Sink, Pausable {
   send(message: Uint8Array): void;
   close(): void;
 }
@@ -20,10 +22,11 @@ export function openAgentSocket(location: string, kubelet: KubeletClient, protoc
   } as unknown as string[]);
   ws.binaryType = "arraybuffer";
   const pending: Uint8Array[] = [];
-  let opened = false, ended = false;
+  let opened = false, ended = false, queuedBeforeOpen = 0;
   ws.onopen = () => {
     opened = true;
     for (const m of pending.splice(0)) ws.send(m);
+    queuedBeforeOpen = 0;
   };
   ws.onmessage = (e) => onMessage(Buffer.from(e.data as ArrayBuffer));
   const end = () => {
@@ -33,12 +36,24 @@ export function openAgentSocket(location: string, kubelet: KubeletClient, protoc
   };
   ws.onclose = end;
   ws.onerror = end;
+  const queued = () => (opened ? ws.bufferedAmount : queuedBeforeOpen);
   return {
-    send: (m) => (opened ? ws.send(m) : pending.push(m)),
+    send: (m) => {
+      if (opened) return ws.send(m);
+      pending.push(m);
+      queuedBeforeOpen += m.length;
+    },
     close: () => {
       ended = true;
+      // reading again: a paused socket would never see the agent's close frame
+      ws.resume();
       ws.close();
     },
+    queued,
+    // a client WebSocket says nothing when it drains
+    drained: () => polledDrain(queued, () => ended),
+    pause: () => void ws.pause(),
+    resume: () => void ws.resume(),
   };
 }
 

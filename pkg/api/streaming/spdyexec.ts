@@ -2,10 +2,13 @@
 // opens one stream per channel (header `streamtype`: error, stdin, stdout, stderr, resize); once every
 // stream the query asks for is there, the agent's WebSocket opens and the channels are relayed. The
 // error stream gets the Status (v4) or its message (v1–v3); then every stream ends and so does the session.
+// Reading from the agent pauses while the client's connection is full, reading the client's while the
+// agent's socket is.
 import type { KubeletClient } from "../handlers/podlog.ts";
 import { Channel, channelMessage, execStreams } from "../../streaming/remotecommand.ts";
-import { type SpdyStream, SpdySession, type SpdyTransport } from "../../streaming/spdy/session.ts";
+import { type SpdyStream, SpdySession, type SpdyTransport, withChannel } from "../../streaming/spdy/session.ts";
 import { type AgentStream, dialAgent } from "./agent.ts";
+import { Holds, relayTo } from "../../streaming/flow.ts";
 
 /** How long the client has to open its streams (upstream's 30 s stream creation timeout). */
 const STREAMS_TIMEOUT_MS = 30_000;
@@ -18,15 +21,15 @@ export function spdyExec(transport: SpdyTransport, protocol: string, query: URLS
   const expected = ["error", ...(["stdin", "stdout", "stderr"] as const).filter((k) => io[k])];
   if (io.tty && !["channel.k8s.io", "v2.channel.k8s.io"].includes(protocol)) expected.push("resize");
   const streams = new Map<string, SpdyStream>();
-  let agent: AgentStream | undefined;
+  let agent: AgentStream | undefined, fromAgent: Holds | undefined;
   const timer = setTimeout(() => session.close(), STREAMS_TIMEOUT_MS);
 
-  const fromAgent = (m: Buffer) => {
+  const relay = (m: Buffer) => {
     const payload = m.subarray(1);
     const channel = Object.keys(CHANNELS).find((k) => CHANNELS[k] === m[0]);
     const s = channel && streams.get(channel);
     if (!s) return;
-    if (m[0] !== Channel.error || protocol === "v4.channel.k8s.io") return s.write(payload);
+    if (m[0] !== Channel.error || protocol === "v4.channel.k8s.io") return relayTo(session.transport, fromAgent!, () => s.write(payload));
     // before v4 the error stream carries only a failure's message
     const status = JSON.parse(payload.toString());
     if (status.status !== "Success") s.write(Buffer.from(status.message ?? ""));
@@ -37,10 +40,12 @@ export function spdyExec(transport: SpdyTransport, protocol: string, query: URLS
   };
   const start = () => {
     clearTimeout(timer);
-    agent = dialAgent(location, kubelet, fromAgent, finish);
+    const a = dialAgent(location, kubelet, relay, finish);
+    agent = a;
+    fromAgent = new Holds(a);
     const stdin = streams.get("stdin");
     if (stdin) {
-      stdin.onData = (d) => agent?.send(channelMessage(Channel.stdin, d));
+      stdin.onData = (d) => relayTo(a, session.holds, () => a.send(withChannel(Channel.stdin, d)));
       stdin.onEnd = () => agent?.send(Buffer.from([Channel.close, Channel.stdin]));
     }
     const resize = streams.get("resize");

@@ -1,12 +1,13 @@
 // port-forward for SPDY clients (kubectl up to 1.30 over an upgraded connection, 1.31+ tunneled through a
 // WebSocket): per forwarded connection the client opens an error and a data stream with one `requestid`;
 // once both are there, a WebSocket to the agent's /portForward for that port carries the connection. The
-// agent's error channel goes to the error stream; the connection's end ends both streams.
+// agent's error channel goes to the error stream; the connection's end ends both streams. Reading from an
+// agent pauses while the client's connection is full, reading the client's while an agent's socket is.
 import type { KubeletClient } from "../handlers/podlog.ts";
 import { CLOSE_CHANNEL } from "../../streaming/portforward.ts";
-import { channelMessage } from "../../streaming/remotecommand.ts";
-import { type SpdyStream, SpdySession, type SpdyTransport } from "../../streaming/spdy/session.ts";
+import { type SpdyStream, SpdySession, type SpdyTransport, withChannel } from "../../streaming/spdy/session.ts";
 import { type AgentStream, agentFailure, openAgentSocket } from "./agent.ts";
+import { Holds, relayTo } from "../../streaming/flow.ts";
 
 interface Pair { data?: SpdyStream; error?: SpdyStream; agent?: AgentStream }
 
@@ -17,18 +18,20 @@ export function spdyPortForward(transport: SpdyTransport, location: string, kube
   const start = (id: string, p: Required<Omit<Pair, "agent">> & Pair, port: string) => {
     const seen = new Set<number>();
     const to = `${location}?port=${encodeURIComponent(port)}`;
-    p.agent = openAgentSocket(to, kubelet, "v4.channel.k8s.io", (m) => {
+    const agent = openAgentSocket(to, kubelet, "v4.channel.k8s.io", (m) => {
       // each channel's first message is its port
       if (!seen.has(m[0])) return void seen.add(m[0]);
-      (m[0] === 0 ? p.data : p.error).write(m.subarray(1));
+      relayTo(session.transport, fromAgent, () => (m[0] === 0 ? p.data : p.error).write(m.subarray(1)));
     }, (opened) => {
       if (!opened) p.error.write(Buffer.from(agentFailure(to, false)));
       p.data.end();
       p.error.end();
       pairs.delete(id);
     });
-    p.data.onData = (d) => p.agent?.send(channelMessage(0, d));
-    p.data.onEnd = () => p.agent?.send(Buffer.from([CLOSE_CHANNEL, 0]));
+    const fromAgent = new Holds(agent);
+    p.agent = agent;
+    p.data.onData = (d) => relayTo(agent, session.holds, () => agent.send(withChannel(0, d)));
+    p.data.onEnd = () => agent.send(Buffer.from([CLOSE_CHANNEL, 0]));
   };
 
   session.onStream = (s) => {

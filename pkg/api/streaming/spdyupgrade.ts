@@ -73,7 +73,7 @@ export async function spdyUpgrade(raw: Buffer, peer: Peer, conn: TakenConnection
   const portForward = new URL(location).pathname.startsWith("/portForward/");
   const protocol = portForward ? SPDY_PORTFORWARD_PROTOCOL : pickProtocol(offered, SPDY_EXEC_PROTOCOLS) ?? "channel.k8s.io";
   conn.write(Buffer.from(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n${offered.length ? `X-Stream-Protocol-Version: ${protocol}\r\n` : ""}\r\n`));
-  const transport = { write: (b: Uint8Array) => conn.write(b), close: () => conn.end() };
+  const transport = { write: (b: Uint8Array) => conn.write(b), close: () => conn.end(), queued: () => conn.queued(), drained: () => conn.drained(), pause: () => conn.pause(), resume: () => conn.resume() };
   const session = portForward ? spdyPortForward(transport, location, kubelet) : spdyExec(transport, protocol, new URL(head.path, "http://x").searchParams, location, kubelet);
   conn.onData = (chunk) => session.receive(chunk);
   conn.onClose = () => session.shut();

@@ -52,6 +52,7 @@ export function containerConfig(pod: Obj, c: Obj, rootDir: string, restartCount:
       hostname: podHostname(pod),
       limits: containerLimits(c),
       ...(c.stdin ? { stdin: c.stdinOnce ? "once" as const : "keep" as const } : {}),
+      ...(c.tty ? { tty: true } : {}),
     },
   };
 }

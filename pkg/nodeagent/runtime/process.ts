@@ -26,6 +26,8 @@ export interface ProcessSpec {
   limits?: Limits;
   /** A stdin kept open for attach (spec.stdin): `once` closes it when the first attach ends (stdinOnce). */
   stdin?: StdinMode;
+  /** spec.tty: the process runs on a terminal of its own (pty.ts); its stdin carries the terminal's frames. */
+  tty?: boolean;
 }
 
 export type StdinMode = "keep" | "once";

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Cgroups } from "./cgroups.ts";
+import { ptyCommand } from "./pty.ts";
 import { ContainerProcess, DEFAULT_PATH, type ProcessSpec } from "./process.ts";
 import { containerDir, podDir, podRecords, readExit, readPid, readRecord, removeRun, runPrefix, writeRecord, type ContainerRecord } from "./records.ts";
 import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
@@ -69,7 +70,7 @@ export class ProcessRuntime {
     const ns = !!this.sandbox.unshare;
     const { maxBytes, maxFiles } = logRotation();
     const argv = shimArgv(this.sandbox.perl, {
-      prefix, workingDir: spec.workingDir, argv: spec.argv, env: spec.env, mounts: spec.mounts, netns: ns ? spec.netns : undefined,
+      prefix, workingDir: spec.workingDir, argv: spec.tty ? ptyCommand(spec.argv) : spec.argv, env: spec.env, mounts: spec.mounts, netns: ns ? spec.netns : undefined,
       hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin, logPath: spec.logPath, maxBytes, maxFiles,
     });
     let stdin: ContainerStdin | undefined;

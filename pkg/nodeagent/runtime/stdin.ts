@@ -4,11 +4,14 @@
 // (stdinOnce) the agent's is the only writer, closed when the first attach ends: the container reads EOF.
 import { closeSync, constants, existsSync, openSync, write } from "node:fs";
 import type { StdinMode } from "./process.ts";
+import { HIGH_WATER } from "../../streaming/flow.ts";
 
 export class ContainerStdin {
   private fd?: number;
   /** Writes in order (each in the thread pool: a full pipe blocks no one else). */
   private queue: Promise<void> = Promise.resolve();
+  /** Bytes in `queue` not yet written. */
+  private pending = 0;
 
   /** Opens the FIFO for writing (read-write: never waits for a reader). */
   constructor(readonly path: string, readonly mode: StdinMode) {
@@ -25,12 +28,16 @@ export class ContainerStdin {
 
   get open(): boolean { return this.fd !== undefined; }
 
-  write(data: Uint8Array): void {
-    const bytes = Uint8Array.from(data);
+  /** Queues `data`; past the flow control bound, a promise of the moment all queued is written. */
+  write(data: Uint8Array): Promise<void> | undefined {
+    const bytes = data.slice();
+    this.pending += bytes.length;
     this.queue = this.queue.then(() => new Promise<void>((resolve) => {
-      if (this.fd === undefined) return resolve();
-      write(this.fd, bytes, () => resolve());
+      const done = () => { this.pending -= bytes.length; resolve(); };
+      if (this.fd === undefined) return done();
+      write(this.fd, bytes, done);
     }));
+    return this.pending > HIGH_WATER ? this.queue : undefined;
   }
 
   /** An attached client is done with stdin: with stdinOnce, the container's input ends. */

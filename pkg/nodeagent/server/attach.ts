@@ -1,12 +1,17 @@
 // GET /attach/{podNamespace}/{podID}/{containerName}?input=1&output=1&error=1&tty=1, upgraded to a
 // WebSocket speaking v5.channel.k8s.io: the running container's output from now on (followed in its log
 // file, which the stamper keeps writing: the log misses nothing), stdin typed into its FIFO
-// (../runtime/stdin.ts), and a Success Status on the error channel once the run ends. A container on a
-// tty has one stream (its stderr is sent as stdout); resizes are taken and ignored (no terminal here).
+// (../runtime/stdin.ts), and a Success Status on the error channel once the run ends. A container with
+// `tty: true` runs on a terminal (../runtime/pty.ts): one stream, what is typed and each resize go to
+// the terminal as its frames.
+// The log is not read while the WebSocket's queue is past the flow control bound, nor the WebSocket while
+// the FIFO's writes are.
 import { containerLogStream } from "../logs/reader.ts";
+import { ptyInput, ptyResize } from "../runtime/pty.ts";
 import type { AttachTarget } from "../container.ts";
 import { Channel, SUCCESS, channelMessage } from "../../streaming/remotecommand.ts";
-import { type SocketHandlers, type Ws, upgrade } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, upgrade, wsSink } from "../../serving/websocket.ts";
+import { Holds, backlog } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
 import { text } from "./auth.ts";
 
@@ -16,6 +21,7 @@ class AttachSession implements SocketHandlers {
   private readonly readers: ReadableStream<Uint8Array>[] = [];
   private done = false;
   private stdinDone = false;
+  private fromClient?: Holds;
 
   constructor(private readonly target: AttachTarget, private readonly io: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }) {}
 
@@ -24,8 +30,17 @@ class AttachSession implements SocketHandlers {
       // from the end of what is written now
       const r = containerLogStream(this.target.logPath, { follow: true, timestamps: false, tailLines: 0, stream }, this.target.running);
       this.readers.push(r);
-      return (async () => { for await (const chunk of r) if (!this.done) ws.send(channelMessage(channel, chunk)); })();
+      return (async () => {
+        for await (const chunk of r) {
+          if (this.done) continue;
+          ws.send(channelMessage(channel, chunk));
+          const full = backlog(out);
+          if (full) await full;
+        }
+      })();
     };
+    const out = wsSink(ws);
+    this.fromClient = new Holds(ws);
     const pumps: Promise<void>[] = [];
     try {
       if (this.io.stdout || this.io.tty) pumps.push(follow("stdout", Channel.stdout));
@@ -39,10 +54,18 @@ class AttachSession implements SocketHandlers {
   }
 
   message(_ws: Ws, data: Buffer) {
-    const stdin = this.target.stdin;
+    const stdin = this.target.stdin, tty = this.target.tty;
     if (!this.io.stdin || !stdin || !data.length) return;
-    if (data[0] === Channel.stdin && data.length > 1) stdin.write(data.subarray(1));
-    else if (data[0] === Channel.close && data[1] === Channel.stdin) this.endStdin();
+    let full: Promise<void> | undefined;
+    if (data[0] === Channel.stdin && data.length > 1) full = stdin.write(tty ? ptyInput(data.subarray(1)) : data.subarray(1));
+    else if (data[0] === Channel.resize && tty) {
+      try {
+        const size = JSON.parse(data.subarray(1).toString());
+        full = stdin.write(ptyResize(Number(size.Width) || 0, Number(size.Height) || 0));
+      } catch { /* not a size */ }
+    }
+    if (full) this.fromClient?.hold(full);
+    if (data[0] === Channel.close && data[1] === Channel.stdin) this.endStdin();
   }
 
   private endStdin() {
@@ -62,7 +85,7 @@ class AttachSession implements SocketHandlers {
     this.done = true;
     this.endStdin();
     ws.send(channelMessage(Channel.error, JSON.stringify(status)));
-    ws.close(1000);
+    closeSocket(ws);
   }
 }
 

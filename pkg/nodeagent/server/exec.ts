@@ -1,12 +1,14 @@
 // GET /exec/{podNamespace}/{podID}/{containerName}?command=...&input=1&output=1&error=1&tty=1, upgraded
 // to a WebSocket speaking v5.channel.k8s.io (the API server's side of exec): the command runs inside the
 // container's namespaces with its environment (as an exec probe does), its stdio on the channels, and its
-// end as a Status on the error channel. A tty runs it on a terminal (../runtime/pty.ts).
+// end as a Status on the error channel. A tty runs it on a terminal (../runtime/pty.ts). Its output is not
+// read while the WebSocket's queue is past the flow control bound, the WebSocket not while its stdin is full.
 import type { ExecTarget } from "../probes/exec.ts";
 import { DEFAULT_PATH } from "../runtime/process.ts";
 import { ptyCommand, ptyInput, ptyResize } from "../runtime/pty.ts";
 import { Channel, channelMessage, exitStatus, internalStatus } from "../../streaming/remotecommand.ts";
-import { type SocketHandlers, type Ws, upgrade } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, upgrade, wsSink } from "../../serving/websocket.ts";
+import { Holds, backlog, pipeWrite } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
 import { text } from "./auth.ts";
 
@@ -21,6 +23,7 @@ const killGroup = (pid: number) => {
 class ExecSession implements SocketHandlers {
   private proc?: Bun.Subprocess<"pipe" | "ignore", "pipe", "pipe">;
   private done = false;
+  private fromClient?: Holds;
 
   constructor(private readonly target: ExecTarget, private readonly command: string[], private readonly io: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }) {}
 
@@ -39,8 +42,15 @@ class ExecSession implements SocketHandlers {
       return this.finish(ws, internalStatus(`error executing command in container: ${(e as Error).message}`));
     }
     const proc = this.proc;
+    this.fromClient = new Holds(ws);
+    const out = wsSink(ws);
     const pump = async (stream: ReadableStream<Uint8Array>, channel: number, wanted: boolean) => {
-      for await (const chunk of stream) if (wanted && !this.done) ws.send(channelMessage(channel, chunk));
+      for await (const chunk of stream) {
+        if (!wanted || this.done) continue;
+        ws.send(channelMessage(channel, chunk));
+        const full = backlog(out);
+        if (full) await full;
+      }
     };
     // once the command is gone, so is what it left running (it would hold the pipes open)
     const exited = proc.exited.then(() => killGroup(proc.pid));
@@ -54,12 +64,13 @@ class ExecSession implements SocketHandlers {
     if (!stdin || typeof stdin === "number" || !data.length) return;
     const payload = data.subarray(1);
     try {
-      if (data[0] === Channel.stdin && payload.length) stdin.write(this.io.tty ? ptyInput(payload) : payload);
+      let full: Promise<void> | undefined;
+      if (data[0] === Channel.stdin && payload.length) full = pipeWrite(stdin, this.io.tty ? ptyInput(payload) : payload);
       else if (data[0] === Channel.resize && this.io.tty) {
         const size = JSON.parse(payload.toString());
-        stdin.write(ptyResize(Number(size.Width) || 0, Number(size.Height) || 0));
+        full = pipeWrite(stdin, ptyResize(Number(size.Width) || 0, Number(size.Height) || 0));
       } else if (data[0] === Channel.close && payload[0] === Channel.stdin && !this.io.tty) return void stdin.end();
-      stdin.flush();
+      if (full) this.fromClient?.hold(full);
     } catch { /* the command is gone or the message was bad: nothing to write to */ }
   }
 
@@ -72,7 +83,7 @@ class ExecSession implements SocketHandlers {
     if (this.done) return;
     this.done = true;
     ws.send(channelMessage(Channel.error, JSON.stringify(status)));
-    ws.close(1000);
+    closeSocket(ws);
   }
 }
 

@@ -3,11 +3,13 @@
 // inside the pod's network namespace — straight from here for a pod on the host's network, else through
 // a small python3 relay started in the pod's namespace by nsenter — its bytes on the port's data channel,
 // a failure to connect (in upstream's words) on its error channel. The WebSocket closes once every
-// connection has ended; the client going away ends them all.
+// connection has ended; the client going away ends them all. A connection is not read while the
+// WebSocket's queue is past the flow control bound, nor the WebSocket while a connection's writes are.
 import { connect } from "node:net";
 import { channelMessage } from "../../streaming/remotecommand.ts";
 import { CLOSE_CHANNEL, parsePorts, portPrefix } from "../../streaming/portforward.ts";
-import { type SocketHandlers, type Ws, upgrade } from "../../serving/websocket.ts";
+import { type SocketHandlers, type Ws, closeSocket, upgrade, wsSink } from "../../serving/websocket.ts";
+import { Holds, backlog, pipeWrite } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
 import { text } from "./auth.ts";
 
@@ -46,14 +48,16 @@ const python = () => Bun.which("python3", { PATH: "/usr/local/bin:/usr/bin:/bin"
 
 /** One forwarded connection, whichever way it goes. */
 interface Forward {
-  write(data: Uint8Array): void;
+  /** Past the connection's bound, a promise of its drain. */
+  write(data: Uint8Array): Promise<void> | undefined;
   /** The client sends no more. */
   endInput(): void;
   close(): void;
 }
 
 interface ForwardEvents {
-  data(chunk: Uint8Array): void;
+  /** A promise of the client side's drain when it is full: the connection is not read until then. */
+  data(chunk: Uint8Array): Promise<void> | undefined;
   /** The connection is over; `error` says why it never was, as upstream words it. */
   end(error?: string): void;
 }
@@ -73,7 +77,13 @@ function direct(port: number, ns: string, on: ForwardEvents): Forward {
       for (const p of pending.splice(0)) s.write(p);
       if (inputEnded) s.end();
     });
-    s.on("data", (d: Buffer) => on.data(d));
+    s.on("data", (d: Buffer) => {
+      const full = on.data(d);
+      if (full) {
+        s.pause();
+        void full.then(() => s.resume());
+      }
+    });
     s.on("error", (e: NodeJS.ErrnoException) => {
       if (sock) return;
       errs.push(`dial ${name}:${port}: connect: ${e.code === "ECONNREFUSED" ? "connection refused" : e.message}`);
@@ -83,8 +93,15 @@ function direct(port: number, ns: string, on: ForwardEvents): Forward {
     s.on("close", () => { if (sock === s) on.end(); });
   };
   attempt("127.0.0.1", "tcp4 127.0.0.1");
+  const drained = (s: ReturnType<typeof connect>) => new Promise<void>((resolve) => {
+    s.once("drain", resolve);
+    s.once("close", resolve);
+  });
   return {
-    write: (d) => (sock ? sock.write(d) : pending.push(Uint8Array.from(d))),
+    write: (d) => {
+      if (!sock) return void pending.push(d.slice());
+      return sock.write(d) ? undefined : drained(sock);
+    },
     endInput: () => { inputEnded = true; sock?.end(); },
     close: () => { closed = true; sock?.destroy(); },
   };
@@ -95,18 +112,21 @@ function relayed(nsenter: string, netns: string, port: number, ns: string, on: F
   const py = python();
   if (!py) {
     queueMicrotask(() => on.end(`unable to do port forwarding: python3 not found`));
-    return { write() {}, endInput() {}, close() {} };
+    return { write: () => undefined, endInput() {}, close() {} };
   }
   const proc = Bun.spawn([nsenter, `--net=${netns}`, py, "-c", RELAY, String(port)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   void (async () => {
-    for await (const chunk of proc.stdout) on.data(chunk);
+    for await (const chunk of proc.stdout) {
+      const full = on.data(chunk);
+      if (full) await full;
+    }
     const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     const [v4, v6] = err.split("\n");
     on.end(code === 1 && v6 ? refused(port, v4, v6, ns) : undefined);
   })();
-  const safely = (f: () => void) => { try { f(); } catch { /* the relay is gone */ } };
+  const safely = <T>(f: () => T) => { try { return f(); } catch { return undefined; /* the relay is gone */ } };
   return {
-    write: (d) => safely(() => { proc.stdin.write(d); proc.stdin.flush(); }),
+    write: (d) => safely(() => pipeWrite(proc.stdin, d)),
     endInput: () => safely(() => proc.stdin.end()),
     close: () => safely(() => proc.kill(9)),
   };
@@ -117,17 +137,24 @@ class PortForwardSession implements SocketHandlers {
   private readonly forwards: (Forward | undefined)[] = [];
   private open_ = 0;
   private done = false;
+  private fromClient?: Holds;
 
   constructor(private readonly ports: number[], private readonly dial: (port: number, on: ForwardEvents) => Forward, private readonly label: string) {}
 
   open(ws: Ws) {
     this.open_ = this.ports.length;
+    this.fromClient = new Holds(ws);
+    const out = wsSink(ws);
     this.ports.forEach((port, i) => {
       ws.send(channelMessage(2 * i, portPrefix(port)));
       ws.send(channelMessage(2 * i + 1, portPrefix(port)));
       let ended = false;
       this.forwards[i] = this.dial(port, {
-        data: (chunk) => { if (!this.done) ws.send(channelMessage(2 * i, chunk)); },
+        data: (chunk) => {
+          if (this.done) return;
+          ws.send(channelMessage(2 * i, chunk));
+          return backlog(out);
+        },
         end: (error) => {
           if (ended || this.done) return;
           ended = true;
@@ -140,14 +167,16 @@ class PortForwardSession implements SocketHandlers {
 
   message(_ws: Ws, data: Buffer) {
     if (data[0] === CLOSE_CHANNEL) return this.forwards[data[1] / 2]?.endInput();
-    if (data[0] % 2 === 0 && data.length > 1) this.forwards[data[0] / 2]?.write(data.subarray(1));
+    if (data[0] % 2 !== 0 || data.length < 2) return;
+    const full = this.forwards[data[0] / 2]?.write(data.subarray(1));
+    if (full) this.fromClient?.hold(full);
   }
 
   close(ws?: Ws) {
     if (this.done) return;
     this.done = true;
     for (const f of this.forwards) f?.close();
-    ws?.close(1000);
+    if (ws) closeSocket(ws);
   }
 }
 

@@ -23,14 +23,24 @@ const HEADER = 8;
 
 /** Splits a byte stream into frames; `push` returns the frames completed by a chunk. */
 export class FrameReader {
-  private buf: Uint8Array = new Uint8Array(0);
+  /** The chunks of an incomplete frame, their size, and the size that completes it (or its header). */
+  private parts: Uint8Array[] = [];
+  private size = 0;
+  private need = 0;
 
   push(chunk: Uint8Array): Frame[] {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     const frames: Frame[] = [];
+    if (this.parts.length) {
+      this.parts.push(chunk);
+      this.size += chunk.length;
+      // joined once the frame is whole, not at every chunk
+      if (this.size < this.need) return frames;
+      chunk = Buffer.concat(this.parts, this.size);
+      this.parts = [];
+    }
+    const b = chunk;
     let at = 0;
-    while (this.buf.length - at >= HEADER) {
-      const b = this.buf;
+    while (b.length - at >= HEADER) {
       const len = (b[at + 5] << 16) | (b[at + 6] << 8) | b[at + 7];
       if (b.length - at < HEADER + len) break;
       const flags = b[at + 4];
@@ -45,7 +55,12 @@ export class FrameReader {
       }
       at += HEADER + len;
     }
-    this.buf = at === this.buf.length ? new Uint8Array(0) : this.buf.subarray(at);
+    if (at < b.length) {
+      const rest = b.subarray(at);
+      this.parts = [rest];
+      this.size = rest.length;
+      this.need = rest.length >= HEADER ? HEADER + ((rest[5] << 16) | (rest[6] << 8) | rest[7]) : HEADER;
+    }
     return frames;
   }
 }
@@ -59,7 +74,11 @@ function frameHeader(first: number, flags: number, length: number): Buffer {
 }
 
 export function dataFrame(streamId: number, data: Uint8Array, fin = false): Buffer {
-  return Buffer.concat([frameHeader(streamId & 0x7fffffff, fin ? FLAG_FIN : 0, data.length), data]);
+  const f = Buffer.allocUnsafe(HEADER + data.length);
+  f.writeUInt32BE((streamId & 0x7fffffff) >>> 0, 0);
+  f.writeUInt32BE((((fin ? FLAG_FIN : 0) << 24) | data.length) >>> 0, 4);
+  f.set(data, HEADER);
+  return f;
 }
 
 export function controlFrame(type: number, flags: number, payload: Uint8Array): Buffer {

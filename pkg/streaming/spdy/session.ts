@@ -1,20 +1,35 @@
 // The server side of a SPDY/3.1 connection as kubectl uses one: the client opens every stream (SYN_STREAM
 // with its headers), we accept each with a SYN_REPLY, data flows both ways, either side half-closes with
-// FIN, PINGs are echoed, and the connection ends with a GOAWAY. Like spdystream, no flow control: window
-// updates are ignored and none are sent.
+// FIN, PINGs are echoed, and the connection ends with a GOAWAY. Like spdystream, no SPDY flow control
+// (window updates are ignored and none are sent): the transport is a flow control sink instead
+// (../flow.ts), whose writers pause their sources while it is full.
 import {
-  ControlType, FLAG_FIN, FrameReader, HeaderCodec, type Headers, dataFrame, goAwayFrame, headerBlockOffset,
+  ControlType, FLAG_FIN, type Frame, FrameReader, HeaderCodec, type Headers, dataFrame, goAwayFrame, headerBlockOffset,
   payloadStreamId, pingFrame, rstStreamFrame, synReplyFrame, RstStatus,
 } from "./frames.ts";
+import { Holds, type Pausable, type Sink } from "../flow.ts";
+import { channelMessage } from "../remotecommand.ts";
 
-/** A data frame carries at most this much (the spdystream writer's chunking). */
+/** A data frame carries at most this much (the spdystream writer's chunking; kubectl 1.33's tunnel slows on larger). */
 const MAX_CHUNK = 32 * 1024;
+
+/**
+ * A channel message (the channel, then the bytes) of a data frame's bytes, without copying them: the
+ * frame's header before them in the buffer has been read, so its last byte becomes the channel.
+ */
+export function withChannel(channel: number, data: Uint8Array): Uint8Array {
+  if (data.byteOffset === 0) return channelMessage(channel, data);
+  const m = new Uint8Array(data.buffer, data.byteOffset - 1, data.length + 1);
+  m[0] = channel;
+  return m;
+}
 
 export class SpdyStream {
   /** Our side sent FIN (or RST). */
   localClosed = false;
   /** The client sent FIN (or RST). */
   remoteClosed = false;
+  /** A data frame's bytes, which follow the frame's header in their buffer (see `withChannel`). */
   onData: (data: Uint8Array) => void = () => {};
   onEnd: () => void = () => {};
 
@@ -40,7 +55,7 @@ export class SpdyStream {
   }
 }
 
-export interface SpdyTransport {
+export interface SpdyTransport extends Sink, Pausable {
   write(bytes: Uint8Array): void;
   close(): void;
 }
@@ -51,14 +66,23 @@ export class SpdySession {
   private readonly streams = new Map<number, SpdyStream>();
   /** Frames in, handled one at a time (header blocks inflate asynchronously, in order). */
   private inbound: Promise<void> = Promise.resolve();
+  /** Frames in `inbound` not yet handled. */
+  private handling = 0;
   /** Frames out, in order: a SYN_REPLY waits for its deflated headers, what follows waits for it. */
   private outbound: Promise<void> = Promise.resolve();
+  /** Frames in `outbound` not yet written; while none, a frame goes straight out. */
+  private waiting = 0;
   private lastStreamId = 0;
   closed = false;
   onStream: (s: SpdyStream) => void = () => {};
   onClose: () => void = () => {};
 
-  constructor(private readonly transport: SpdyTransport) {}
+  /** Pauses reading the client's bytes while some stream's destination is full. */
+  readonly holds: Holds;
+
+  constructor(readonly transport: SpdyTransport) {
+    this.holds = new Holds(transport);
+  }
 
   /** Bytes from the client. */
   receive(chunk: Uint8Array) {
@@ -70,31 +94,39 @@ export class SpdySession {
       this.close(1);
       return;
     }
-    for (const f of frames) this.inbound = this.inbound.then(() => this.handle(f)).catch(() => this.close(1));
+    for (const f of frames) {
+      // a data frame with nothing before it in flight is handled at once; others keep their order
+      if (!f.control && !this.handling) {
+        this.data(f);
+        continue;
+      }
+      this.handling++;
+      this.inbound = this.inbound.then(() => this.handle(f)).catch(() => this.close(1)).finally(() => void this.handling--);
+    }
   }
 
   /** @internal */
   send(frame: Uint8Array | Promise<Uint8Array>) {
     if (this.closed) return;
-    if (frame instanceof Uint8Array) {
-      // the common case, nothing pending: straight out
-      this.outbound = this.outbound.then(() => { if (!this.closed) this.transport.write(frame); });
-      return;
-    }
+    // the common case, nothing pending: straight out
+    if (frame instanceof Uint8Array && !this.waiting) return this.transport.write(frame);
+    this.waiting++;
     this.outbound = this.outbound.then(async () => {
       const f = await frame;
+      this.waiting--;
       if (!this.closed) this.transport.write(f);
     });
   }
 
-  private async handle(f: ReturnType<FrameReader["push"]>[number]) {
-    if (!f.control) {
-      const s = this.streams.get(f.streamId);
-      if (!s) return this.send(rstStreamFrame(f.streamId, RstStatus.INVALID_STREAM));
-      if (f.data.length) s.onData(f.data);
-      if (f.flags & FLAG_FIN) this.finished(s, "remote");
-      return;
-    }
+  private data(f: Extract<Frame, { control: false }>) {
+    const s = this.streams.get(f.streamId);
+    if (!s) return this.send(rstStreamFrame(f.streamId, RstStatus.INVALID_STREAM));
+    if (f.data.length) s.onData(f.data);
+    if (f.flags & FLAG_FIN) this.finished(s, "remote");
+  }
+
+  private async handle(f: Frame) {
+    if (!f.control) return this.data(f);
     switch (f.type) {
       case ControlType.SYN_STREAM: {
         const id = payloadStreamId(f.payload);
@@ -138,6 +170,7 @@ export class SpdySession {
   close(status = 0) {
     if (this.closed) return;
     this.send(goAwayFrame(this.lastStreamId, status));
+    this.waiting++;
     this.outbound = this.outbound.then(() => this.shut());
   }
 
