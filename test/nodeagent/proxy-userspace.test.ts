@@ -1,6 +1,6 @@
 // The node agent's userspace service proxy chosen by --proxy-mode=auto where the packet filter cannot be
 // used, run inside a network namespace this test makes (test/helpers/netns.ts) with a veth address as the
-// node's: the agent runs with only `sh` and `setsid` in its $PATH (so neither `nft` nor `ip`), as on a host without nftables where it
+// node's: the agent runs with only `sh` and `perl` (its container shim) in its $PATH (so neither `nft` nor `ip`), as on a host without nftables where it
 // may not add cluster IPs either, so it says so in the Node's Ready message and serves node ports and a
 // proxy port per Service port on 127.0.0.1 (named in its log). Behind hand-written Endpoints (Services
 // without selectors): TCP connections go round-robin and fall over from an endpoint that refuses; UDP
@@ -46,7 +46,7 @@ function tests() {
     // a host without nftables, where the agent may not add addresses either
     const path = process.env.PATH;
     const bin = tempDir("kite-path-");
-    for (const tool of ["sh", "setsid"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
+    for (const tool of ["sh", "perl"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
     process.env.PATH = bin;
     try {
       agent = await startNodeAgent(s, ["--proxy-mode=auto", `--node-ip=${HOST_IP}`, "--node-status-update-frequency=1s"], uniqueNodeName());
