@@ -18,7 +18,7 @@ export interface TlsFrontOptions {
   hostname: string;
   port: number;
   /** The serving certificate and key, TLS minimum version; `ca` is every CA a client certificate may come from. */
-  tls: { cert: string; key: string; ca: string[]; minVersion?: number };
+  tls: { cert: string; key: string; ca: string[]; minVersion?: number; ciphers?: string };
   /** The loopback port of the HTTP server behind the front. */
   upstreamPort: number;
   /**
@@ -90,7 +90,7 @@ export class TlsFront {
       exclusive: true,
       // The handshake asks for a certificate and accepts any: upstream also verifies it per request, so an
       // expired or foreign one is a 401 Status, not a failed handshake.
-      tls: { cert: o.tls.cert, key: o.tls.key, ca: o.tls.ca, requestCert: true, rejectUnauthorized: false, ...(o.tls.minVersion ? { minVersion: o.tls.minVersion } : {}) } as any,
+      tls: { cert: o.tls.cert, key: o.tls.key, ca: o.tls.ca, requestCert: true, rejectUnauthorized: false, ...(o.tls.minVersion ? { minVersion: o.tls.minVersion } : {}), ...(o.tls.ciphers ? { ciphers: o.tls.ciphers } : {}) } as any,
       socket: {
         open(s) {
           s.data = new Conn();

@@ -44,7 +44,7 @@ beforeAll(async () => {
   [readOnlyPort, healthzPort] = [await freePort(), await freePort()];
   open = await startNodeAgent(s, [`--read-only-port=${readOnlyPort}`, `--healthz-port=${healthzPort}`, "--tls-min-version=VersionTLS12", "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]);
   locked = await startNodeAgent(s, ["--anonymous-auth=false", "--authentication-token-webhook", "--authorization-mode=Webhook", `--client-ca-file=${ca.certFile}`,
-    `--tls-cert-file=${servingCert}`, `--tls-private-key-file=${servingKey}`]);
+    `--tls-cert-file=${servingCert}`, `--tls-private-key-file=${servingKey}`, "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]);
   for (const [name, agent] of [["web", open], ["guarded", locked]] as const) {
     await admin("POST", "/api/v1/namespaces/default/pods", { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { nodeName: agent.name, containers: [{ name: "c", image: "busybox", command: ["sh", "-c", "echo hello; sleep 60"] }] } });
   }
@@ -101,14 +101,16 @@ describe("defaults: anonymous, AlwaysAllow", () => {
     expect(r.status).toBe(200);
   });
 
-  test("--tls-min-version and --tls-cipher-suites: TLS 1.1 and other TLS 1.2 suites are refused", async () => {
-    const cipher = (args: string[]) => {
-      const out = Bun.spawnSync(["openssl", "s_client", "-connect", `127.0.0.1:${open.port}`, ...args], { stdin: "ignore" }).stdout.toString();
+  test("--tls-min-version and --tls-cipher-suites: TLS 1.1 and other TLS 1.2 suites are refused (with and without client CAs)", async () => {
+    const cipher = (port: number, args: string[]) => {
+      const out = Bun.spawnSync(["openssl", "s_client", "-connect", `127.0.0.1:${port}`, ...args], { stdin: "ignore" }).stdout.toString();
       return /Cipher is (\S+)/.exec(out)?.[1];
     };
-    expect(cipher(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"])).toBe("ECDHE-RSA-AES128-GCM-SHA256");
-    expect(cipher(["-tls1_2", "-cipher", "ECDHE-RSA-AES256-GCM-SHA384"])).toBe("(NONE)");
-    expect(cipher(["-tls1_1"])).toBe("(NONE)");
+    for (const port of [open.port, locked.port]) {
+      expect(cipher(port, ["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"])).toBe("ECDHE-RSA-AES128-GCM-SHA256");
+      expect(cipher(port, ["-tls1_2", "-cipher", "ECDHE-RSA-AES256-GCM-SHA384"])).toBe("(NONE)");
+    }
+    expect(cipher(open.port, ["-tls1_1"])).toBe("(NONE)");
   });
 
   test("the read-only port: plain HTTP, no authentication, /pods and /healthz but no logs; the healthz port: /healthz only", async () => {
