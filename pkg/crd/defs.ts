@@ -50,10 +50,13 @@ function customStrategy(version: Obj, hasStatus: boolean, state: ServedState): S
   };
 }
 
-/** How a version other than the storage version converts: None renames, Webhook asks the definition's webhook. */
-function conversionOf(crd: Obj, served: string, storage: string, webhooks: WebhookClient): Pick<ResourceDef, "codec" | "asyncCodec"> {
+/**
+ * How a version converts: None renames, Webhook asks the definition's webhook. The storage version too
+ * converts what an earlier storage version left in the store (the definition's status.storedVersions).
+ */
+function conversionOf(crd: Obj, served: string, storage: string, webhooks: WebhookClient): Pick<ResourceDef, "codec" | "asyncCodec" | "relabelStored"> {
   if (crd.spec?.conversion?.strategy === "Webhook") return { asyncCodec: webhookCodec(crd, served, storage, webhooks) };
-  return { codec: apiVersionCodec(served, storage) };
+  return served === storage ? { relabelStored: true } : { codec: apiVersionCodec(served, storage) };
 }
 
 /** The served versions of a definition, by its accepted names, most preferred first. */
@@ -77,7 +80,7 @@ export function servedDefs(crd: Obj, state: ServedState, webhooks: WebhookClient
       generation: true,
       storageResource: `${sp.group}/${names.plural}`,
       strategy: customStrategy(v, !!subs.status, state),
-      ...(v.name !== storage && storage ? conversionOf(crd, `${sp.group}/${v.name}`, `${sp.group}/${storage}`, webhooks) : {}),
+      ...(storage ? conversionOf(crd, `${sp.group}/${v.name}`, `${sp.group}/${storage}`, webhooks) : {}),
       printer: printerOf(v.additionalPrinterColumns),
       custom: { crd: crd.metadata.name, listKind: names.listKind || `${names.kind}List`, schema: v.schema?.openAPIV3Schema, ...(subs.scale ? { scale: subs.scale } : {}) },
     };

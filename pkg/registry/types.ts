@@ -103,6 +103,11 @@ export interface ResourceDef {
   /** Instead of `codec`: the version's objects are converted on every read and write by ./converted.ts. */
   asyncCodec?: AsyncCodec;
   /**
+   * The storage version of a custom resource whose versions differ only in name (conversion None): an
+   * object stored at an earlier storage version reads at this one by taking its apiVersion.
+   */
+  relabelStored?: boolean;
+  /**
    * The releases that deprecated (and remove) this type at this version: every request gets upstream's
    * Warning (`batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+; use batch/v1 CronJob`).
    */

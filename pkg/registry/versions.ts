@@ -99,6 +99,7 @@ export function servedRowDefs(hubs: ResourceDef[], rows: VersionRow[] = ROWS): R
  */
 export function upgradeStored(def: ResourceDef, obj: Obj): Obj {
   if (def.conversion || sameGV(obj, def)) return obj;
+  if (def.relabelStored) return { ...obj, apiVersion: def.group ? `${def.group}/${def.version}` : def.version };
   const { group, version } = parseApiVersion(String(obj.apiVersion ?? ""));
   if (!ROWS.some((r) => r.group === group && r.version === version && r.kind === obj.kind)) return obj;
   return convert(obj, def, SERVER_NOTES);

@@ -160,4 +160,30 @@ describe("conversion webhook", () => {
       expect((await v1.take(2, 10_000))[1]?.object.metadata.name).toBe("w4");
     } finally { v1.close(); v2.close(); }
   });
+
+  test("after the storage version changes, objects stored at the old one read at every version (None and Webhook)", async () => {
+    const none = { metadata: { name: `things.${G}` }, spec: { group: G, scope: "Namespaced", names: { plural: "things", kind: "Thing" },
+      versions: [{ name: "v1", served: true, storage: true, schema: V1 }, { name: "v2", served: true, storage: false, schema: V1 }] } };
+    const hooked = crd("sprockets", "Sprocket", { conversionReviewVersions: ["v1"], clientConfig: hook.clientConfig("/convert") });
+    for (const def of [none, hooked]) expectCode(await s.call("POST", CRDS, def), 201, `create ${def.metadata.name}`);
+    for (const p of ["things", "sprockets"]) await until(async () => (await s.call("GET", at("v1", p))).status === 200, `${p} served`);
+    expectCode(await s.call("POST", at("v1", "things"), { ...widget("v1", "t1", { color: "teal" }), kind: "Thing" }), 201, "thing at v1");
+    expectCode(await s.call("POST", at("v1", "sprockets"), { ...widget("v1", "s1", { color: "gold" }), kind: "Sprocket" }), 201, "sprocket at v1");
+    for (const name of [none.metadata.name, hooked.metadata.name]) {
+      const cur = (await s.call("GET", `${CRDS}/${name}`)).body;
+      cur.spec.versions = cur.spec.versions.map((v: any) => ({ ...v, storage: v.name === "v2" }));
+      expectCode(await s.call("PUT", `${CRDS}/${name}`, cur), 200, `storage v2 for ${name}`);
+    }
+    const read = async (version: string, plural: string, name: string) => until(async () => {
+      const r = await s.call("GET", at(version, plural, name));
+      return r.body.apiVersion === `${G}/${version}` ? r.body : undefined;
+    }, `${plural}/${name} at ${version}`);
+    expect((await read("v2", "things", "t1")).spec).toEqual({ color: "teal" });
+    expect((await read("v1", "things", "t1")).spec).toEqual({ color: "teal" });
+    expect((await read("v2", "sprockets", "s1")).spec).toEqual({ paint: { color: "gold" } });
+    expect((await read("v1", "sprockets", "s1")).spec).toEqual({ color: "gold" });
+    const patched = await s.call("PATCH", at("v2", "things", "t1"), { metadata: { labels: { seen: "yes" } } }, { "content-type": "application/merge-patch+json" });
+    expectCode(patched, 200, "patch at the new storage version");
+    expect(patched.body.apiVersion).toBe(`${G}/v2`);
+  });
 });
