@@ -1,5 +1,8 @@
 #!/usr/bin/env bun
 // kite: one binary, many commands (the table is cmd/commands.ts).
+// First of all: @peculiar/x509's dependency injection needs the Reflect polyfill loaded before it, and the
+// bundler's split chunks do not keep the order of the modules that import both.
+import "reflect-metadata";
 import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runMain } from "citty";
 import { stripVTControlCharacters } from "node:util";
 import { hoistGlobalFlags, isGlobalFlag } from "../pkg/cli/flags.ts";
