@@ -50,6 +50,12 @@ export interface ClientConfig {
    * handshake of) as many; a few connections kept alive serve it as fast.
    */
   maxInFlight?: number;
+  /**
+   * The kubeconfig's exec credential plugin and the cluster it is told about, when the credentials came from
+   * one: the transport runs it again when `expiresAt` (the ExecCredential's expirationTimestamp) has passed or
+   * the server answers 401, as client-go does.
+   */
+  exec?: { plugin: Dict; cluster: Dict; expiresAt?: number };
 }
 
 type Dict = Record<string, any>;
@@ -222,11 +228,14 @@ export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<
     const c = user["auth-provider"].config;
     token = c["id-token"] || c["access-token"] || undefined;
   }
+  let exec: ClientConfig["exec"];
   if (!flags.token && !token && user.exec?.command) {
-    const cred = runExecPlugin(user.exec, { server, ...(ca ? { "certificate-authority-data": Buffer.from(ca).toString("base64") } : {}), ...(insecure ? { "insecure-skip-tls-verify": true } : {}) });
+    const execCluster = { server, ...(ca ? { "certificate-authority-data": Buffer.from(ca).toString("base64") } : {}), ...(insecure ? { "insecure-skip-tls-verify": true } : {}) };
+    const cred = execCredential(user.exec, execCluster);
     token = cred.token ?? token;
-    if (cred.clientCertificateData) cert = cred.clientCertificateData;
-    if (cred.clientKeyData) key = cred.clientKeyData;
+    cert = cred.cert ?? cert;
+    key = cred.key ?? key;
+    exec = { plugin: user.exec, cluster: execCluster, expiresAt: cred.expiresAt };
   }
 
   return {
@@ -237,6 +246,20 @@ export async function loadClientConfig(flags: KubeconfigFlags = {}, env: Record<
     context: contextName,
     source: flags.server ? `the --server flag${files.length ? ` and ${source}` : ""}` : source,
     cacheDir,
+    ...(exec ? { exec } : {}),
+  };
+}
+
+/** What an exec plugin's answer gives a client: its token or certificate pair, and when they expire. */
+export interface ExecCredential { token?: string; cert?: string; key?: string; expiresAt?: number }
+
+/** Runs the exec plugin and returns the credentials it gave. */
+export function execCredential(plugin: Dict, cluster: Dict): ExecCredential {
+  const status = runExecPlugin(plugin, cluster);
+  const expiresAt = status.expirationTimestamp ? Date.parse(status.expirationTimestamp) : undefined;
+  return {
+    token: status.token || undefined, cert: status.clientCertificateData || undefined, key: status.clientKeyData || undefined,
+    ...(expiresAt !== undefined && !Number.isNaN(expiresAt) ? { expiresAt } : {}),
   };
 }
 

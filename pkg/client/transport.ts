@@ -2,7 +2,7 @@
 // rate limit (config.qps/burst: every attempt takes a token; a watch takes one when it is opened), and
 // error answers turned into ApiError (with the server's Status) or ConnectionError (naming the server and
 // the kubeconfig).
-import type { ClientConfig } from "./kubeconfig.ts";
+import { execCredential, type ClientConfig } from "./kubeconfig.ts";
 import { ConnectionError, errorFromResponse } from "./errors.ts";
 import { TokenBucket } from "./ratelimit.ts";
 import { KITE_VERSION } from "../version.ts";
@@ -22,12 +22,14 @@ const MAX_RETRIES = 5;
 
 export class Transport {
   private readonly headers: Record<string, string>;
-  private readonly tls: Record<string, unknown>;
+  private tls: Record<string, unknown>;
   /** Set when config.qps is: what every request waits on. */
   readonly rateLimiter?: TokenBucket;
   /** Requests waiting for a place when config.maxInFlight are in flight. */
   private readonly waiting: (() => void)[] = [];
   private inFlight = 0;
+  /** Counts credential changes, so that of many requests refused together only the first runs the plugin again. */
+  private generation = 0;
 
   constructor(readonly config: ClientConfig) {
     // client-go's default burst when only qps is given is 10; a burst below 1 could never send.
@@ -49,6 +51,32 @@ export class Transport {
   /** A new bearer token for the requests from now on (a rotated service-account token). */
   setToken(token: string): void {
     this.headers.Authorization = `Bearer ${token}`;
+    this.generation++;
+  }
+
+  /** A new client certificate for the connections opened from now on (a rotated node certificate). */
+  setClientCertificate(cert: string, key: string): void {
+    this.tls = { ...this.tls, cert, key };
+    Object.assign(this.config, { cert, key });
+    this.generation++;
+  }
+
+  /** Runs the exec plugin again (client-go's refresh): its new token or certificate serve the requests from now on. */
+  private refreshExec(): void {
+    const exec = this.config.exec!;
+    const cred = execCredential(exec.plugin, exec.cluster);
+    exec.expiresAt = cred.expiresAt;
+    if (cred.token) {
+      this.config.token = cred.token;
+      this.setToken(cred.token);
+    }
+    if (cred.cert && cred.key) this.setClientCertificate(cred.cert, cred.key);
+  }
+
+  /** The exec plugin's credentials have expired (or are about to be used past their expiry). */
+  private execExpired(): boolean {
+    const at = this.config.exec?.expiresAt;
+    return at !== undefined && Date.now() >= at;
   }
 
   url(path: string, query?: RequestInit2["query"]): string {
@@ -64,23 +92,28 @@ export class Transport {
 
   /** Sends a request as given and returns the answer as it came, errors included (the console's proxy). */
   forward(pathAndQuery: string, init: { method: string; headers: Record<string, string>; body?: ArrayBuffer; signal?: AbortSignal }): Promise<Response> {
+    if (this.execExpired()) this.refreshExec();
     return fetch(this.config.server + pathAndQuery, { ...init, headers: { ...init.headers, ...this.headers }, tls: this.tls } as RequestInit);
   }
 
   /** A WebSocket to the server (exec, attach), with the same credentials and TLS settings (Bun's options). */
   websocket(pathAndQuery: string, protocols: string[]): WebSocket {
+    if (this.execExpired()) this.refreshExec();
     const url = this.config.server.replace(/^http/, "ws") + pathAndQuery;
     return new WebSocket(url, { protocols, headers: this.headers, tls: this.tls } as never);
   }
 
   /** Sends a request; a non-2xx answer throws ApiError, an unreachable server ConnectionError. */
   async request(path: string, init: RequestInit2 = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...this.headers, Accept: init.accept ?? "application/json" };
-    if (init.contentType) headers["Content-Type"] = init.contentType;
     const url = this.url(path, init.query);
+    let refreshed = false;
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       if (this.rateLimiter) await this.rateLimiter.wait(init.signal);
+      if (this.execExpired()) this.refreshExec();
+      const headers: Record<string, string> = { ...this.headers, Accept: init.accept ?? "application/json" };
+      if (init.contentType) headers["Content-Type"] = init.contentType;
+      const sentWith = this.generation;
       const limited = this.config.maxInFlight !== undefined;
       if (limited) await this.enter();
       try {
@@ -94,6 +127,12 @@ export class Transport {
       if (this.onWarning) for (const w of warningsOf(res.headers)) this.onWarning(w);
       if (res.ok) return res;
       const text = await res.text();
+      // client-go's exec authenticator: a 401 runs the plugin again (once per credential) and the request is retried
+      if (res.status === 401 && this.config.exec && !refreshed) {
+        refreshed = true;
+        if (sentWith === this.generation) this.refreshExec();
+        continue;
+      }
       if ((res.status === 429 || (res.status === 503 && res.headers.get("retry-after"))) && attempt < MAX_RETRIES) {
         const after = Math.min(Number(res.headers.get("retry-after")) || 1, 10);
         await Bun.sleep(after * 1000 * (attempt === 0 ? 0.25 : 1));

@@ -144,4 +144,5 @@ export const EFFECTS: Record<string, string> = {
   APIResponseCompression: "off: responses are never gzipped",
   WarningHeaders: "off: responses carry no Warning headers",
   PodAffinityNamespaceSelector: "on: the scheduler honours namespaceSelector in pod (anti-)affinity terms",
+  RotateKubeletServerCertificate: "on: kite node-agent --rotate-server-certificates asks the cluster for its serving certificate",
 };

@@ -28,6 +28,7 @@ import type { NodeAgentOptions } from "./options.ts";
 import { PodWorker } from "./podworker.ts";
 import { configureLogRotation } from "./runtime/output.ts";
 import { AgentServers } from "./server/server.ts";
+import { issuedServingPair, startCertificateRotation } from "./certificates.ts";
 import { ProcessRuntime } from "./runtime/runtime.ts";
 import { CONFIG_MIRROR, fetchStaticPods, isMirrorPod, isStaticPod, mirrorPod, readStaticPods, type StaticSource } from "./static.ts";
 import { volumesDir } from "./volumes/manager.ts";
@@ -63,7 +64,8 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     submit: async (body) => { const pods = submitted.add(body); await resyncSubmitted(); return pods; },
     withdraw: async (namespace, name) => { const had = submitted.remove(namespace, name); if (had) await resyncSubmitted(); return had; },
   }, () => synced);
-  await servers.start();
+  await servers.start(issuedServingPair(o));
+  startCertificateRotation(o, client, servers, nodeIP, signal);
   const eviction = new EvictionManager({ hard: o.evictionHard, soft: o.evictionSoft, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs, maxPodGracePeriodSeconds: o.evictionMaxPodGracePeriodSeconds });
   const runtime = new ProcessRuntime({ rootDir: o.rootDir, podMaxPids: o.podMaxPids });
   for (const line of runtime.describe()) consola.info(line);

@@ -5,15 +5,13 @@
 // and issued, keeps certificate and key in --cert-dir, and writes --kubeconfig to use them.
 import "reflect-metadata";
 import { createHash, X509Certificate } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import * as x509 from "@peculiar/x509";
 import { consola } from "consola";
-import { Client, type Obj } from "../client/client.ts";
-import { ApiError } from "../client/errors.ts";
+import { Client } from "../client/client.ts";
 import { loadClientConfig } from "../client/kubeconfig.ts";
-import { RESOURCES } from "../client/resources.ts";
 import { Transport } from "../client/transport.ts";
+import { certificateRequest, createRequest, EC, issued, newKeyPair, storePair, type KeyPair } from "./csr.ts";
 
 export interface BootstrapOptions {
   /** --kubeconfig: read when its certificate is good, else written. */
@@ -25,11 +23,9 @@ export interface BootstrapOptions {
   nodeName: string;
 }
 
-const SIGNER = "kubernetes.io/kube-apiserver-client-kubelet";
+export const SIGNER = "kubernetes.io/kube-apiserver-client-kubelet";
 /** Upstream's usages for a kubelet client certificate. */
-const USAGES = ["digital signature", "key encipherment", "client auth"];
-const EC = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
-const POLL_MS = 500;
+export const USAGES = ["digital signature", "key encipherment", "client auth"];
 
 /** The certificate of a kubeconfig is usable now (or it has none: some other credential is). */
 async function stillValid(kubeconfig: string): Promise<boolean> {
@@ -46,10 +42,8 @@ async function stillValid(kubeconfig: string): Promise<boolean> {
   }
 }
 
-const pem = (label: string, der: ArrayBuffer) => `-----BEGIN ${label}-----\n${Buffer.from(der).toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END ${label}-----\n`;
-
 /** The private key kept from an earlier attempt (so its request is found again), else a new one kept for the next. */
-async function keyPair(file: string): Promise<{ keys: CryptoKeyPair; pem: string }> {
+async function keyPair(file: string): Promise<KeyPair> {
   if (existsSync(file)) {
     const text = readFileSync(file, "utf8");
     const der = Buffer.from(text.replace(/-----[A-Z ]+-----|\s/g, ""), "base64");
@@ -58,24 +52,9 @@ async function keyPair(file: string): Promise<{ keys: CryptoKeyPair; pem: string
     const publicKey = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, EC, true, ["verify"]);
     return { keys: { privateKey, publicKey }, pem: text };
   }
-  const keys = await crypto.subtle.generateKey(EC, true, ["sign", "verify"]) as CryptoKeyPair;
-  const text = pem("PRIVATE KEY", await crypto.subtle.exportKey("pkcs8", keys.privateKey));
-  writeFileSync(file, text, { mode: 0o600 });
-  return { keys, pem: text };
-}
-
-/** Waits until the request has its certificate; a Denied or Failed condition ends the wait with upstream's words. */
-async function issued(client: Client, name: string, signal?: AbortSignal): Promise<string> {
-  for (;;) {
-    const o: Obj = await client.get(RESOURCES.certificatesigningrequests, name, { signal });
-    for (const c of o.status?.conditions ?? []) {
-      if (c.type === "Denied" && c.status !== "False") throw new Error(`certificate signing request is denied, reason: ${c.reason ?? ""}, message: ${c.message ?? ""}`);
-      if (c.type === "Failed" && c.status !== "False") throw new Error(`certificate signing request failed, reason: ${c.reason ?? ""}, message: ${c.message ?? ""}`);
-    }
-    if (o.status?.certificate) return Buffer.from(o.status.certificate, "base64").toString("utf8");
-    if (signal?.aborted) throw new Error("stopped while waiting for the client certificate");
-    await Bun.sleep(POLL_MS);
-  }
+  const made = await newKeyPair();
+  writeFileSync(file, made.pem, { mode: 0o600 });
+  return made;
 }
 
 /** Makes sure --kubeconfig holds a valid client certificate, asking for one with the bootstrap credentials if not. */
@@ -87,30 +66,14 @@ export async function bootstrapClientCertificate(o: BootstrapOptions, signal?: A
   const keyFile = join(o.certDir, "kubelet-client.key.tmp");
   const { keys, pem: keyPem } = await keyPair(keyFile);
   const subject = `CN=system:node:${o.nodeName}, O=system:nodes`;
-  const request = (await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: EC })).toString("pem");
+  const request = await certificateRequest(subject, keys);
   // named after key, subject and usages: a restarted agent finds its own request again
   const publicDer = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey));
   const name = `node-csr-${createHash("sha256").update(publicDer).update(subject).update(USAGES.join(",")).digest("base64url").slice(0, 43)}`;
-  try {
-    await client.create(RESOURCES.certificatesigningrequests, {
-      apiVersion: "certificates.k8s.io/v1", kind: "CertificateSigningRequest", metadata: { name },
-      spec: { request: Buffer.from(request).toString("base64"), signerName: SIGNER, usages: USAGES },
-    });
-  } catch (e) {
-    if (!(e instanceof ApiError && e.code === 409)) throw e;
-  }
+  await createRequest(client, request, SIGNER, USAGES, name);
   consola.info(`waiting for the client certificate: CertificateSigningRequest ${name} to be approved and issued`);
   const cert = await issued(client, name, signal);
-
-  // upstream's layout: a dated PEM of certificate and key, and kubelet-client-current.pem linking to it
-  const stamp = new Date().toISOString().replace(/T/, "-").replace(/:/g, "-").replace(/\..*$/, "");
-  const dated = join(o.certDir, `kubelet-client-${stamp}.pem`);
-  writeFileSync(dated, cert + keyPem, { mode: 0o600 });
-  const current = join(o.certDir, "kubelet-client-current.pem");
-  const link = `${current}.tmp`;
-  rmSync(link, { force: true });
-  symlinkSync(dated, link);
-  renameSync(link, current);
+  const current = storePair(o.certDir, "kubelet-client", cert, keyPem);
   rmSync(keyFile, { force: true });
 
   const cluster = { server: boot.server, ...(boot.insecure ? { "insecure-skip-tls-verify": true } : boot.ca ? { "certificate-authority-data": Buffer.from(boot.ca).toString("base64") } : {}) };
@@ -123,5 +86,5 @@ export async function bootstrapClientCertificate(o: BootstrapOptions, signal?: A
   };
   mkdirSync(dirname(o.kubeconfig), { recursive: true });
   writeFileSync(o.kubeconfig, JSON.stringify(kubeconfig, null, 2) + "\n", { mode: 0o600 });
-  consola.info(`client certificate of system:node:${o.nodeName} written to ${dated}; --kubeconfig ${o.kubeconfig} uses it`);
+  consola.info(`client certificate of system:node:${o.nodeName} written to ${current}; --kubeconfig ${o.kubeconfig} uses it`);
 }

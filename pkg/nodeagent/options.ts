@@ -39,6 +39,10 @@ export interface NodeAgentOptions {
   housekeepingIntervalMs: number;
   /** pids.max of each pod's cgroup; -1: no limit. */
   podMaxPids: number;
+  /** --rotate-certificates: renew the client certificate before it expires. */
+  rotateCertificates: boolean;
+  /** --rotate-server-certificates (with the RotateKubeletServerCertificate gate): the serving certificate from the cluster. */
+  rotateServerCertificates: boolean;
   providerID?: string;
   podsPerCore: number;
   kubeReserved: Record<string, number>;
@@ -226,6 +230,8 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
     syncFrequencyMs: positiveDuration("sync-frequency", a["sync-frequency"]),
     housekeepingIntervalMs: positiveDuration("housekeeping-interval", a["housekeeping-interval"]),
     podMaxPids: int("pod-max-pids", String(a["pod-max-pids"]), -1),
+    rotateCertificates: bool("rotate-certificates", a["rotate-certificates"]),
+    rotateServerCertificates: bool("rotate-server-certificates", a["rotate-server-certificates"]),
     providerID: a["provider-id"] || undefined,
     podsPerCore: int("pods-per-core", String(a["pods-per-core"]), 0),
     kubeReserved: reserved("kube-reserved", a["kube-reserved"]),

@@ -76,7 +76,10 @@ export function signerRefusal(signerName: string, f: RequestFacts, usages: strin
   return `unrecognized signerName: ${JSON.stringify(signerName)}`;
 }
 
+/** Upstream backdates by 5 minutes for clock skew; Kite backdates a short duration by a tenth of it at most, so a
+ * certificate of seconds (--cluster-signing-duration in tests of rotation) is not issued already expired. */
 const BACKDATE_MS = 5 * 60_000;
+const backdateMs = (durationMs: number) => Math.min(BACKDATE_MS, durationMs / 10);
 
 /** Gives the signer, built on first use (the X.509 library loads with it). */
 export type SignerSource = () => Promise<ClusterSigner>;
@@ -103,7 +106,7 @@ export class ClusterSigner {
     return new ClusterSigner(caCert, caKey, signing, durationMs);
   }
 
-  /** A PEM certificate for the request: its subject and SANs, the usages asked for, valid from 5 minutes ago. */
+  /** A PEM certificate for the request: its subject and SANs, the usages asked for, valid from 5 minutes ago (a tenth of a short duration). */
   async sign(req: x509.Pkcs10CertificateRequest, usages: string[], now = Date.now()): Promise<string> {
     if (now >= this.caCert.notAfter.getTime()) throw new Error("refusing to sign a certificate that expired in the past");
     let keyBits = 0;
@@ -120,7 +123,7 @@ export class ClusterSigner {
     if (ski) extensions.push(new x509.AuthorityKeyIdentifierExtension(ski));
     const san = sanOf(req);
     if (san) extensions.push(san);
-    const notBefore = new Date(now - BACKDATE_MS);
+    const notBefore = new Date(now - backdateMs(this.durationMs));
     const notAfter = new Date(Math.min(notBefore.getTime() + this.durationMs, this.caCert.notAfter.getTime()));
     const serial = randomBytes(16);
     serial[0] &= 0x7f; // a positive serial number

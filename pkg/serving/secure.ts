@@ -59,18 +59,32 @@ type Handler = (req: Request, server: Server<undefined>) => Response | Promise<R
 export interface Listener {
   port: number;
   stop(): Promise<void>;
+  /**
+   * Serves a new certificate to the connections opened from now on (a rotated serving certificate): the
+   * port is listened on again; open connections go on with the one they have.
+   */
+  reload(tls: TlsPair): void;
 }
 
 /** A listener (HTTPS with `tls`); a failure to listen is one line naming the port. */
 export function serveOn(where: HostPort & { tls?: TlsPair }, handler: Handler, guard?: (req: Request, server: Server<undefined>) => boolean): Listener {
-  const server = listening(where.host, where.port, () => Bun.serve<any>({
-    hostname: where.host, port: where.port, tls: where.tls, reusePort: false, development: false,
+  const open = (port: number, tls: TlsPair | undefined) => listening(where.host, port, () => Bun.serve<any>({
+    hostname: where.host, port, tls, reusePort: false, development: false,
     fetch: (req, srv) => (guard && !guard(req, srv) ? new Response(null, { status: 403, headers: { Connection: "close" } }) : handler(req, srv)),
     // streams a handler upgrades carry their own handlers (websocket.ts)
     websocket: websocketDispatch,
     error: (e) => new Response(`Internal Server Error: ${e.message}\n`, { status: 500 }),
   }));
-  return { port: server.port!, stop: () => server.stop(true) };
+  let servers = [open(where.port, where.tls)];
+  const port = servers[0].port!;
+  return {
+    port,
+    stop: async () => { await Promise.all(servers.map((s) => s.stop(true))); },
+    reload(tls) {
+      void servers[0].stop(false);
+      servers = [open(port, tls), ...servers];
+    },
+  };
 }
 
 /**
@@ -80,26 +94,33 @@ export function serveOn(where: HostPort & { tls?: TlsPair }, handler: Handler, g
  */
 export function serveTLS(where: HostPort, tls: TlsPair, clientCAs: string[], handler: (req: Request, certificates: X509Certificate[] | undefined, server: Server<undefined>) => Response | Promise<Response>): Listener {
   if (!clientCAs.length) return serveOn({ ...where, tls }, (req, srv) => handler(req, undefined, srv));
-  let front: TlsFront | undefined;
+  // after a reload, the connections of the fronts before are still served
+  let fronts: TlsFront[] = [];
   const peers = new WeakMap<Request, Peer>();
   const behind = serveOn({ host: "127.0.0.1", port: 0 }, (req, srv) => handler(req, peers.get(req)?.certificates, srv), (req, srv) => {
-    const peer = front?.peer(srv.requestIP(req));
+    const from = srv.requestIP(req);
+    const peer = fronts.map((f) => f.peer(from)).find(Boolean);
     if (peer) peers.set(req, peer);
     return !!peer;
   });
+  const open = (port: number, pair: TlsPair) => listening(where.host, port, () => new TlsFront({ hostname: where.host, port, tls: { ...pair, ca: clientCAs }, upstreamPort: behind.port }));
   try {
-    front = listening(where.host, where.port, () => new TlsFront({ hostname: where.host, port: where.port, tls: { ...tls, ca: clientCAs }, upstreamPort: behind.port }));
+    fronts = [open(where.port, tls)];
   } catch (e) {
     void behind.stop();
     throw e;
   }
-  const f = front;
+  const port = fronts[0].port;
   return {
-    port: f.port,
+    port,
     async stop() {
-      f.stop();
+      for (const f of fronts) f.stop();
       await behind.stop();
-      await f.drain(0);
+      await Promise.all(fronts.map((f) => f.drain(0)));
+    },
+    reload(pair) {
+      fronts[0].stop();
+      fronts = [open(port, pair), ...fronts];
     },
   };
 }

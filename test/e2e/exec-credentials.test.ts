@@ -98,3 +98,45 @@ describe("what the plugin answers is checked", () => {
     expect({ code: r.code, err: r.err.trim() }).toEqual({ code: 1, err: "error: getting credentials: exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned version client.authentication.k8s.io/v1beta1" });
   });
 });
+
+// A long-running client (an informer, a controller) outlives its credential: the plugin runs again when the
+// ExecCredential's expirationTimestamp has passed, or when the server refuses the token with 401.
+describe("a long-running client runs the plugin again", () => {
+  const counting = join(dir, "counting-plugin.sh");
+  writeFileSync(counting, `#!/bin/sh
+n=$(( $(cat "$COUNT" 2>/dev/null || echo 0) + 1 )); echo $n > "$COUNT"
+if [ -n "$STALE_FIRST" ] && [ $n = 1 ]; then token=stale; else token=exec-token; fi
+expires=""; if [ -n "$TTL" ]; then expires=",\\"expirationTimestamp\\":\\"$(date -u -d "+$TTL seconds" +%Y-%m-%dT%H:%M:%SZ)\\""; fi
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"%s}}' "$token" "$expires"
+`);
+  chmodSync(counting, 0o755);
+
+  async function client(env: Record<string, string>) {
+    const count = join(dir, `count-${n++}`);
+    const file = `${count}.kubeconfig`;
+    writeFileSync(file, `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "${s.url}", certificate-authority-data: ${Buffer.from(s.ca).toString("base64")}}}]
+users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ${counting}, interactiveMode: Never, env: [${Object.entries({ COUNT: count, ...env }).map(([k, v]) => `{name: ${k}, value: "${v}"}`).join(", ")}]}}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`);
+    const c = new Client(new Transport(await loadClientConfig({ kubeconfig: file }, {})));
+    return { get: async () => (await c.get(RESOURCES.configmaps, "from-exec", { namespace: "default" })).data.k, runs: () => Number(readFileSync(count, "utf8")) };
+  }
+
+  test("past the credential's expirationTimestamp", async () => {
+    const c = await client({ TTL: "1" });
+    expect([await c.get(), c.runs()]).toEqual(["v", 1]);
+    expect([await c.get(), c.runs()]).toEqual(["v", 1]);
+    await Bun.sleep(2100); // the timestamp has whole seconds: 1 to 2 s from the first run
+    expect([await c.get(), c.runs()]).toEqual(["v", 2]);
+    expect([await c.get(), c.runs()]).toEqual(["v", 2]);
+  });
+
+  test("when the server answers 401, once: the request is retried with the new token", async () => {
+    const c = await client({ STALE_FIRST: "1" });
+    expect([await c.get(), c.runs()]).toEqual(["v", 2]);
+    expect([await c.get(), c.runs()]).toEqual(["v", 2]);
+  });
+});

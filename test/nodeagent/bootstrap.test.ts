@@ -6,52 +6,31 @@
 import "reflect-metadata";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
-import { existsSync, lstatSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 import { loadClientConfig } from "../../pkg/client/kubeconfig.ts";
-import { makeCA } from "../helpers/certs.ts";
+import { ADMIN, bootstrapCluster, type BootstrapCluster } from "./bootstrap-fixtures.ts";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { runKite } from "../helpers/kite.ts";
 import { tempDir } from "../helpers/processes.ts";
-import { TEST_TOKEN, startServer, type TestServer } from "../helpers/server.ts";
+import type { TestServer } from "../helpers/server.ts";
 import { expectCode, until } from "../api/fixtures.ts";
-import { RBAC, bindingBody, roleRef, subject } from "../api/rbac-fixtures.ts";
 
-const ADMIN = { Authorization: `Bearer ${TEST_TOKEN}` };
 const CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 const b64 = (v: string) => Buffer.from(v).toString("base64");
 const EC = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
 
 describe("kite node-agent --bootstrap-kubeconfig", () => {
-  const ca = makeCA("cluster-ca");
+  let ca: BootstrapCluster["ca"];
   const dir = tempDir("kite-bootstrap-");
   const kubeconfig = join(dir, "kubelet.conf");
   const certDir = join(dir, "pki");
   let s: TestServer, agent: TestNodeAgent;
 
   beforeAll(async () => {
-    s = await startServer([
-      "--enable-bootstrap-token-auth", "--authorization-mode=Node,RBAC", `--client-ca-file=${ca.certFile}`,
-      `--cluster-signing-cert-file=${ca.certFile}`, `--cluster-signing-key-file=${ca.keyFile}`,
-    ]);
-    const writes: [string, unknown][] = [
-      ["/api/v1/namespaces/kube-system/secrets", {
-        metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" }, type: "bootstrap.kubernetes.io/token",
-        data: { "token-id": b64("abcdef"), "token-secret": b64("0123456789abcdef"), "usage-bootstrap-authentication": b64("true") },
-      }],
-      [`${RBAC}/clusterrolebindings`, bindingBody("kubeadm:kubelet-bootstrap", roleRef("ClusterRole", "system:node-bootstrapper"), [subject("Group", "system:bootstrappers")])],
-      [`${RBAC}/clusterrolebindings`, bindingBody("kubeadm:node-autoapprove-bootstrap", roleRef("ClusterRole", "system:certificates.k8s.io:certificatesigningrequests:nodeclient"), [subject("Group", "system:bootstrappers")])],
-    ];
-    for (const [path, body] of writes) expectCode(await s.call("POST", path, body, ADMIN), 201, `create ${path}`);
-    const bootstrap = join(dir, "bootstrap.conf");
-    writeFileSync(bootstrap, `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "${s.url}", certificate-authority-data: ${b64(s.ca)}}}]
-users: [{name: u, user: {token: abcdef.0123456789abcdef}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`);
+    let bootstrap: string;
+    ({ s, ca, bootstrapKubeconfig: bootstrap } = await bootstrapCluster(dir));
     agent = await startNodeAgent(s, [`--kubeconfig=${kubeconfig}`, `--bootstrap-kubeconfig=${bootstrap}`, `--cert-dir=${certDir}`]);
   }, 60_000);
   afterAll(async () => { await agent?.stop(); await s?.stop(); }, 30_000);

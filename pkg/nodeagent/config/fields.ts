@@ -37,7 +37,7 @@ export const FIELDS: Record<string, Field> = {
   tlsCipherSuites: f(["string"], "tls-cipher-suites", list),
   tlsMinVersion: f("string", "tls-min-version"),
   rotateCertificates: f("bool", "rotate-certificates"),
-  serverTLSBootstrap: f("bool"),
+  serverTLSBootstrap: f("bool", "rotate-server-certificates"),
   authentication: f({
     x509: { clientCAFile: "string" },
     webhook: { enabled: "bool", cacheTTL: "duration" },

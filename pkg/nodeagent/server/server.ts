@@ -23,6 +23,8 @@ type Route = (req: Request, url: URL, server?: Server<undefined>) => Response | 
 export class AgentServers {
   private readonly health = new Health(0);
   private readonly listeners: Listener[] = [];
+  /** The --port listener, where a rotated serving certificate goes. */
+  private main?: Listener;
   /** Where each listener ended up (--port 0 picks a free port). */
   port = 0;
   readOnlyPort?: number;
@@ -66,20 +68,33 @@ export class AgentServers {
     try { return this.summary(); } catch { return undefined; }
   }
 
-  /** Listens on every configured port; a port that cannot be had throws one line (StartupError). */
-  async start(): Promise<void> {
+  /**
+   * Listens on every configured port; a port that cannot be had throws one line (StartupError). `issued`:
+   * a serving certificate the cluster issued (--rotate-server-certificates), served instead of the files or
+   * the self-signed one.
+   */
+  async start(issued?: { cert: string; key: string }): Promise<void> {
     const o = this.o;
     const auth = new AgentAuth(o, this.api, this.nodeName);
-    const tls = { ...(await servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] })), minVersion: o.tlsMinVersion, ciphers: o.ciphers };
+    const tls = this.withOptions(issued ?? (await servingPair({ ...o, name: "kubelet", hosts: [hostname(), this.nodeName, this.nodeIP] })));
     const main = this.route(true);
     const listen = (l: Listener) => (this.listeners.push(l), l.port);
-    this.port = listen(serveTLS(o.main, tls, auth.clientCAs, async (req, certificates, server) => {
+    this.port = listen(this.main = serveTLS(o.main, tls, auth.clientCAs, async (req, certificates, server) => {
       const url = new URL(req.url);
       return (await auth.check(req, url.pathname, certificates)) ?? main(req, url, server);
     }));
     const plain = (route: Route) => (req: Request) => route(req, new URL(req.url));
     if (o.readOnly) this.readOnlyPort = listen(serveOn(o.readOnly, plain(this.route(false))));
     if (o.healthz) this.healthzPort = listen(serveOn(o.healthz, plain(this.route(false, true))));
+  }
+
+  /** Serves a newly issued certificate on --port to the connections opened from now on. */
+  serveCertificate(pair: { cert: string; key: string }): void {
+    this.main?.reload(this.withOptions(pair));
+  }
+
+  private withOptions(pair: { cert: string; key: string }) {
+    return { cert: pair.cert, key: pair.key, minVersion: this.o.tlsMinVersion, ciphers: this.o.ciphers };
   }
 
   async stop(): Promise<void> {
