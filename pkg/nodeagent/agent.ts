@@ -116,6 +116,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const ctx = {
     rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, network, client, syncFrequencyMs: o.syncFrequencyMs, dns: readNodeDNS(o, [nodeIP], (m) => consola.warn(m)),
     allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, events, onStatusChange: (w: PodWorker) => void writeStatus(w),
+    othersStarting: (w: PodWorker) => { for (const x of workers.values()) if (x !== w && x.starting) return true; return false; },
   };
 
   const start = (pod: Obj) => {
