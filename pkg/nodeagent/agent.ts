@@ -326,6 +326,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await Promise.race([broadcaster.flush(), new Promise((r) => { timer = setTimeout(r, EVENTS_FLUSH_MS); })]);
     clearTimeout(timer);
     await proxy?.stop(o.stopPodsOnExit === true);
+    runtime.close();
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
     await servers.stop();
   }
