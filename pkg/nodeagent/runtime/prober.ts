@@ -18,7 +18,8 @@ use strict;
 my ($SYS_setns, $SYS_setsid) = (split /,/, shift @ARGV)[2, 3];
 my $MAX = shift @ARGV;
 $| = 1;
-$SIG{PIPE} = "IGNORE";
+# a closed agent is seen as the end of stdin; Ctrl-C at a terminal stops the agent, which then closes it
+$SIG{PIPE} = $SIG{INT} = "IGNORE";
 my (%runs, $in);
 sub hx { unpack("H*", $_[0]) }
 sub start {
@@ -30,6 +31,8 @@ sub start {
   my $pid = fork;
   defined $pid or return print "done $id 1 - ", hx("fork: $!"), "\n";
   if (!$pid) {
+    # an ignored signal stays ignored across exec: the command gets the defaults
+    $SIG{PIPE} = $SIG{INT} = "DEFAULT";
     close($or); close($er);
     open(STDIN, "<", "/dev/null"); open(STDOUT, ">&", $ow); open(STDERR, ">&", $ew);
     syscall($SYS_setsid + 0);
