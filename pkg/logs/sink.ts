@@ -10,6 +10,26 @@ import { type LogOptions, SEVERITIES } from "./options.ts";
 
 interface OpenFile { fd: number; bytes: number }
 
+/**
+ * Lines for stderr wait for the end of the event loop's turn and go out in one write: a burst of lines
+ * (a node agent starting 100 pods logs a few each) is one system call, not one per line. What is still
+ * queued when the process exits is written then.
+ */
+let queued = "";
+const flush = () => {
+  const lines = queued;
+  queued = "";
+  if (lines) process.stderr.write(lines);
+};
+function toStderr(line: string): void {
+  if (!queued) setImmediate(flush);
+  queued += line;
+}
+process.on("exit", () => {
+  if (queued) writeSync(2, queued);
+  queued = "";
+});
+
 export class Sink {
   private files = new Map<string, OpenFile>();
 
@@ -22,10 +42,10 @@ export class Sink {
   }
 
   write(e: Entry) {
-    if (this.o.format === "json") return void process.stderr.write(jsonLine(e));
+    if (this.o.format === "json") return toStderr(jsonLine(e));
     const line = textLine(e, process.pid, this.o.skipHeaders);
-    if (this.o.toStderr) return void process.stderr.write(line);
-    if (this.o.alsoToStderr || e.severity >= this.o.stderrThreshold) process.stderr.write(line);
+    if (this.o.toStderr) return toStderr(line);
+    if (this.o.alsoToStderr || e.severity >= this.o.stderrThreshold) toStderr(line);
     if (this.o.logFile) return this.append(this.o.logFile, line, true);
     // one file per severity: a line goes to its own and (without --one-output) every lower one's
     for (let s = e.severity; s >= (this.o.oneOutput ? e.severity : 0); s--) this.append(SEVERITIES[s], line, false);

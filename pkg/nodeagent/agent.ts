@@ -118,6 +118,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
   const ctx = {
     rootDir: o.rootDir, runtime, hostIP: nodeIP, backoff, network, client, syncFrequencyMs: o.syncFrequencyMs, dns: readNodeDNS(o, [nodeIP], (m) => consola.warn(m)),
     allocatable: () => allocatableOf(o, capacityOf(o, reporter.facts())), services: servicesFor, events, onStatusChange: (w: PodWorker) => void writeStatus(w),
+    othersStarting: (w: PodWorker) => { for (const x of workers.values()) if (x !== w && x.starting) return true; return false; },
   };
 
   const start = (pod: Obj) => {
@@ -327,6 +328,7 @@ export async function runNodeAgent(o: NodeAgentOptions, client: Client, signal: 
     await Promise.race([broadcaster.flush(), new Promise((r) => { timer = setTimeout(r, EVENTS_FLUSH_MS); })]);
     clearTimeout(timer);
     await proxy?.stop(o.stopPodsOnExit === true);
+    runtime.close();
     if (workers.size) consola.info(`leaving ${workers.size} pods running for the next agent on ${o.rootDir}`);
     await servers.stop();
   }

@@ -248,13 +248,16 @@ export class ContainerRunner {
     const startedAt = rfc3339(proc.startedAt);
     const abort = new AbortController();
     const settings = spec ?? { env: Object.fromEntries((this.spec.env ?? []).map((e: Obj) => [e.name, e.value ?? ""])), workingDir: this.spec.workingDir || "/" };
-    // exec probes and hooks join the container's namespaces (through its process) where it has its own
+    // exec probes and hooks join the container's namespaces (through its process) where it has its own: by the
+    // runtime's probe helper; kubectl exec by nsenter
     const nsenter = this.ctx.runtime.sandbox.nsenter;
     const enter = () => {
       const pid = proc.pid;
       return nsenter && pid ? [nsenter, `--target=${pid}`, "--mount", "--uts", "--ipc", "--net", "--pid", `--wd=${settings.workingDir}`] : undefined;
     };
-    const process = { env: settings.env, workingDir: settings.workingDir, enter };
+    const prober = this.ctx.runtime.prober;
+    const inside = () => (prober && proc.pid ? { prober, pid: proc.pid } : undefined);
+    const process = { env: settings.env, workingDir: settings.workingDir, enter, inside };
     const target: ContainerTarget = { pod: this.pod, container: this.spec, process, podIP: this.ctx.podIP(), signal: abort.signal, record: this.record };
     const run: Run = this.current = { proc, target, abort, probes: new Map(), gone: !!proc.exit };
     // what a probe or hook still runs when the container ends goes with it

@@ -34,6 +34,13 @@ const RETRY_MS = 10_000;
  * say: a pod whose containers start (or fail to) within it gets one status write instead of two.
  */
 const FIRST_STATUS_WAIT_MS = 1000;
+/**
+ * While the agent is still starting other pods (a burst bound at once), that wait goes on, looked at again
+ * every FIRST_STATUS_RECHECK_MS, up to FIRST_STATUS_MAX_WAIT_MS (upstream's pod startup SLO): the status
+ * writes the burst would make and wait behind are what delays its pods, so each says Running once.
+ */
+const FIRST_STATUS_RECHECK_MS = 250;
+const FIRST_STATUS_MAX_WAIT_MS = 5000;
 
 export interface PodWorkerContext {
   rootDir: string;
@@ -54,6 +61,8 @@ export interface PodWorkerContext {
   events: CoreEventRecorder;
   /** Called (at most once per tick) when the pod's status may have changed. */
   onStatusChange: (w: PodWorker) => void;
+  /** Whether another pod than `w` is still starting (has not said its first status). */
+  othersStarting: (w: PodWorker) => boolean;
 }
 
 export class PodWorker {
@@ -92,8 +101,12 @@ export class PodWorker {
 
   private get retryMs(): number { return Math.min(RETRY_MS, this.ctx.syncFrequencyMs); }
 
+  /** True until the pod's first status is due: its containers have not said anything yet. */
+  get starting(): boolean { return this.firstStatus !== undefined; }
+
   private changed = () => {
     clearTimeout(this.firstStatus);
+    this.firstStatus = undefined;
     if (this.pending) return;
     this.pending = true;
     // after this macrotask: a start that resolves its env and volumes without I/O is one write, not two
@@ -119,7 +132,12 @@ export class PodWorker {
       void this.run();
       if (this.volumes.syncs) void this.syncVolumes();
     });
-    this.firstStatus = setTimeout(this.changed, FIRST_STATUS_WAIT_MS);
+    const latest = Date.now() + FIRST_STATUS_MAX_WAIT_MS;
+    const due = () => {
+      if (Date.now() < latest && this.ctx.othersStarting(this)) this.firstStatus = setTimeout(due, FIRST_STATUS_RECHECK_MS);
+      else this.changed();
+    };
+    this.firstStatus = setTimeout(due, FIRST_STATUS_WAIT_MS);
   }
 
   /** Init containers in order, each until it succeeded (a failure under restartPolicy Never fails the pod), then the containers. */
@@ -213,6 +231,7 @@ export class PodWorker {
   terminate(graceMs: number): Promise<void> {
     this.stopped.abort();
     clearTimeout(this.firstStatus);
+    this.firstStatus = undefined;
     // every call reaches the containers: a later one with less time hastens a stop under way
     const stops = [...this.initContainers, ...this.containers].map((c) => c.stop(graceMs));
     this.terminating ??= Promise.all(stops).then(() => this.ctx.backoff.forget(`${this.uid}/`));

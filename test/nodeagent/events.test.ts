@@ -1,6 +1,6 @@
 // The events a real `kite node-agent` records, as upstream's kubelet: core/v1 Events from source kubelet
 // on the node, which `kubectl describe pod` (1.20) lists — Created and Started per container, Unhealthy
-// for each failed readiness probe, BackOff for a crash-looping container (one Event, counted up), Failed
+// for each failed readiness probe (a timed-out exec one too), BackOff for a crash-looping container (one Event, counted up), Failed
 // and OutOfcpu, Killing when a pod is deleted — and the Node's Starting and condition events.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startNodeAgent, type TestNodeAgent } from "../helpers/nodeagent.ts";
@@ -26,6 +26,10 @@ beforeAll(async () => {
       name: "c", image: "busybox:1.33", command: ["sleep", "3600"],
       readinessProbe: { exec: { command: ["sh", "-c", "echo not yet; exit 1"] }, periodSeconds: 1 },
     }]),
+    runPod("slow", [{
+      name: "c", image: "busybox:1.33", command: ["sleep", "3600"],
+      readinessProbe: { exec: { command: ["sleep", "30.25"] }, timeoutSeconds: 1, periodSeconds: 1 },
+    }]),
     runPod("crash", [{ name: "c", image: "busybox:1.33", command: ["sh", "-c", "exit 1"] }]),
     runPod("noconfig", [{ name: "c", image: "busybox:1.33", command: ["sleep", "3600"], env: [{ name: "X", valueFrom: { configMapKeyRef: { name: "missing", key: "k" } } }] }]),
     runPod("huge", [{ name: "c", image: "busybox:1.33", command: ["sleep", "3600"], resources: { requests: { cpu: "100000" } } }]),
@@ -47,6 +51,14 @@ test("kubectl describe pod shows the kubelet's Created and Started, and Unhealth
     source: { component: "kubelet", host: agent.name }, reportingComponent: "kubelet", reportingInstance: agent.name,
     involvedObject: { kind: "Pod", name: "web", namespace: "default", fieldPath: "spec.containers{c}" }, type: "Normal",
   });
+});
+
+test("an exec probe past its timeoutSeconds fails with upstream's message, and its command is killed", async () => {
+  const ev = await eventWhen("involvedObject.name=slow,reason=Unhealthy", "slow's Unhealthy event counted twice", (e) => e.count > 1);
+  expect(ev.message).toBe('Readiness probe failed: command "sleep 30.25" timed out');
+  // each timed-out run was killed: at most the one under way is left
+  const running = (await Bun.$`pgrep -f -x ${"sleep 30.25"}`.nothrow().text()).trim().split("\n").filter(Boolean);
+  expect(running.length).toBeLessThanOrEqual(1);
 });
 
 test("a crash-looping container's BackOff is one Event whose count goes up", async () => {

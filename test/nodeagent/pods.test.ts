@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RESOURCES } from "../../pkg/client/resources.ts";
+import { clientFor } from "../helpers/client.ts";
 import { alive, containerPids, logFile, logOutputWhen, startNodeAgent, stopContainers, type TestNodeAgent } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { ok, until } from "../helpers/scheduler.ts";
@@ -69,6 +71,26 @@ test("a bound pod runs: Running with upstream's container status and conditions;
   expect(p.status.startTime).toBeString();
   expect(p.status.conditions.map((c: any) => [c.type, c.status])).toEqual([["Initialized", "True"], ["Ready", "True"], ["ContainersReady", "True"], ["PodScheduled", "True"]]);
   expect(await logOutputWhen(logOf(p.metadata.uid, "c"), "hi\n")).toBe("hi\n");
+});
+
+test("pods bound in a burst: each pod's first status says Running (no ContainerCreating write while the agent starts the others)", async () => {
+  const client = await clientFor(s);
+  const names = Array.from({ length: 30 }, (_, i) => `burst-${i}`);
+  const first = new Map<string, string>();
+  const watch = client.watch(RESOURCES.pods, { namespace: NS });
+  const seen = (async () => {
+    for await (const ev of watch) {
+      const p = ev.object;
+      // the agent's writes carry startTime; the creation and the binding do not
+      if (names.includes(p.metadata.name) && p.status?.startTime && !first.has(p.metadata.name)) first.set(p.metadata.name, p.status.phase);
+      if (first.size === names.length) return;
+    }
+  })();
+  await Promise.all(names.map((n) => runPod(n, [container(["sleep", "60"])], { terminationGracePeriodSeconds: 0 })));
+  await until(async () => first.size === names.length || undefined, "every burst pod's first status", 30_000);
+  await seen;
+  expect([...first.values()]).toEqual(names.map(() => "Running"));
+  await Promise.all(names.map((n) => s.call("DELETE", `/api/v1/namespaces/${NS}/pods/${n}`)));
 });
 
 test("restartPolicy Never: a container exiting 1 leaves the pod Failed with terminated exitCode 1, reason Error", async () => {

@@ -15,6 +15,7 @@ import { containerDir, podDir, podRecords, readExit, readPid, readRecord, remove
 import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
 import { logRotation, mkfifo } from "./output.ts";
 import { ContainerStdin } from "./stdin.ts";
+import { Prober } from "./prober.ts";
 import { shimArgv } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
 
@@ -27,10 +28,18 @@ export class ProcessRuntime {
   readonly sandbox: Sandbox;
   /** The cgroups it creates, or why it cannot (the Node's Ready condition and the log say so). */
   readonly cgroups: Cgroups | string;
+  /** Runs exec probes and hooks in containers' namespaces, where containers have their own. */
+  readonly prober?: Prober;
 
   constructor(private readonly o: RuntimeOptions, sandbox = detectSandbox(), cgroups: Cgroups | string = Cgroups.open(o.podMaxPids)) {
     this.sandbox = sandbox;
     this.cgroups = cgroups;
+    if (sandbox.unshare) this.prober = new Prober(sandbox.perl);
+  }
+
+  /** A stopping agent: its probe helper ends (the containers keep running). */
+  close(): void {
+    this.prober?.close();
   }
 
   /** What the agent logs once at start. */

@@ -12,7 +12,7 @@ import { STAMPER } from "./output.ts";
 import type { Mount } from "./process.ts";
 
 /** Linux system call numbers the shim makes: mount, unshare, setns, setsid. */
-const SYSCALLS: Record<string, number[]> = { x64: [165, 272, 308, 112], arm64: [40, 97, 268, 157] };
+export const SYSCALLS: Record<string, number[]> = { x64: [165, 272, 308, 112], arm64: [40, 97, 268, 157] };
 
 /** True where the shim knows this architecture's system calls (else containers get no namespaces). */
 export const shimKnowsArch = () => process.arch in SYSCALLS;
