@@ -1,10 +1,13 @@
 // Overload protection measured: one noisy user runs 10× --max-requests-inflight clients in a closed
 // loop (LISTs; a 429 retried after its Retry-After, as client-go does) while a quiet user's GETs and
 // /readyz are timed, first on the idle server, then under the noise; with priority and fairness on (the
-// two users are different flows of global-default) and off (plain in-flight limits). Also what APF costs
-// a GET at default limits.
+// two users are different flows of global-default) and off (plain in-flight limits). The noisy clients
+// run in a process of their own (overload-noise.ts); the timing process's own event-loop lag is shown
+// too. Also what APF costs a GET at default limits.
 // Run: bun test/bench/overload.bench.ts   (SECONDS=8 INFLIGHT=40 OBJECTS=300 N_GET=4000 by default;
-// COST_ONLY=1 runs only the cost part, COST_USER=test times it for system:masters, the exempt level)
+// COST_ONLY=1 runs only the cost part, COST_USER=test times it for system:masters, the exempt level;
+// MODES=on|off one mode's overload part only, NO_COST=1 no cost part; NOISE_IN_PROCESS=1 the noisy
+// clients in this process, sharing the timed user's event loop, as first measured)
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, track } from "../helpers/processes.ts";
