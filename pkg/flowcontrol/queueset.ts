@@ -5,9 +5,12 @@
 //
 // A request handled without awaiting anything holds its seat for no time at all, so seats alone would
 // never queue: a burst is simply run in arrival order, the last arrival waiting for all the others. So
-// limited requests also take a place in the event loop's current turn (TURN_BUDGET of them); the others
-// wait, and are started one per level per turn in fair order, with the event loop free to read new
-// requests (a quiet flow's among them) in between.
+// limited requests also share a time budget per turn of the event loop (TURN_MS): past it, the others
+// wait, and start in later turns in fair order, one after another (the next when the last is done),
+// with the event loop free to read new requests in between. A request that fair order would start
+// before all of them (its queue idle and served least) does not wait for a later turn: a quiet flow's
+// request starts in the turn it is read, ahead of a noisy flow's backlog. While nothing waits, the fair
+// clock keeps up with the service given, so what a flow had while nobody waited is no debt later.
 
 export interface LevelShape {
   /** Seats: the level's share of the server's concurrency. */
@@ -22,17 +25,25 @@ export interface LevelShape {
 export type Outcome = "dispatched" | "queue-full" | "concurrency-limit" | "time-out";
 export interface Entered { outcome: Outcome; release: () => void }
 
-/** Limited requests started in one turn of the event loop before the rest wait for a later turn. */
-const TURN_BUDGET = 4;
+/**
+ * How long one turn of the event loop may go on starting limited requests (ms, from the first): later
+ * ones wait for a later turn. Time, not a count: a turn holds many cheap requests or one or two costly ones.
+ */
+const TURN_MS = 1;
 const turn = {
-  used: 0,
-  resetting: false,
+  /** When the current turn started its first limited request; -1 when it has started none. */
+  start: -1,
+  /** Marks limited work begun in this turn. */
+  begin() {
+    if (this.start >= 0) return;
+    this.start = performance.now();
+    setImmediate(() => { this.start = -1; });
+  },
+  /** Whether another limited request may start in this turn: the first always may. */
   take(): boolean {
-    if (!this.resetting) {
-      this.resetting = true;
-      setImmediate(() => { this.used = 0; this.resetting = false; });
-    }
-    return this.used < TURN_BUDGET && ++this.used > 0;
+    if (this.start >= 0) return performance.now() - this.start < TURN_MS;
+    this.begin();
+    return true;
   },
 };
 
@@ -75,7 +86,7 @@ export class QueueSet {
   /** The request may run now (then `release` must follow once), after a wait, or not at all. */
   enter(flow: string, waitLimitMs: number): Entered | Promise<Entered> {
     const queue = this.pick(flow);
-    if (this.executing < this.shape.limit && this.waiting === 0 && (this.shape.reject || turn.take())) {
+    if (this.executing < this.shape.limit && (this.shape.reject || (this.waiting === 0 ? turn.take() : this.startsNext(queue)))) {
       return { outcome: "dispatched", release: this.start(queue) };
     }
     if (this.shape.reject) return { outcome: "concurrency-limit", release: () => {} };
@@ -86,6 +97,19 @@ export class QueueSet {
       this.park(w, queue);
       this.pump();
     });
+  }
+
+  /**
+   * Whether fair order would start the queue's request ahead of every waiting one: nothing of the queue
+   * waits or runs and it has had no more service than any busy queue. Such a request (a quiet flow's,
+   * arriving while a noisy flow's backlog waits for later turns) starts at once, in the turn it arrived.
+   */
+  private startsNext(queue: Queue): boolean {
+    if (queue.waiting.length || queue.executing) return false;
+    queue.served = Math.max(queue.served, this.now);
+    for (const q of this.busy) if (q.served < queue.served) return false;
+    turn.begin();
+    return true;
   }
 
   private park(w: Waiter, queue: Queue) {
@@ -119,7 +143,11 @@ export class QueueSet {
       queue.served += performance.now() - t0;
       queue.executing--;
       this.executing--;
-      this.pump();
+      // without a backlog nobody is behind: the service had meanwhile is no debt once one forms
+      if (!this.waiting) this.now = Math.max(this.now, queue.served);
+      // the next waiting request starts when this one is done, one after another while the turn lasts
+      if (this.waiting && this.executing < this.shape.limit && turn.take()) this.dispatchOne();
+      else this.pump();
     };
   }
 
@@ -131,7 +159,7 @@ export class QueueSet {
     this.pumping = true;
     setImmediate(() => {
       this.pumping = false;
-      while (this.waiting && this.executing < this.shape.limit && turn.take()) this.dispatchOne();
+      if (this.waiting && this.executing < this.shape.limit && turn.take()) this.dispatchOne();
       this.pump();
     });
   }

@@ -1,23 +1,28 @@
 // Overload protection measured: one noisy user runs 10× --max-requests-inflight clients in a closed
 // loop (LISTs; a 429 retried after its Retry-After, as client-go does) while a quiet user's GETs and
 // /readyz are timed, first on the idle server, then under the noise; with priority and fairness on (the
-// two users are different flows of global-default) and off (plain in-flight limits). Also what APF costs
-// a GET at default limits.
+// two users are different flows of global-default) and off (plain in-flight limits). The noisy clients
+// run in a process of their own (overload-noise.ts); the timing process's own event-loop lag is shown
+// too. Also what APF costs a GET at default limits.
 // Run: bun test/bench/overload.bench.ts   (SECONDS=8 INFLIGHT=40 OBJECTS=300 N_GET=4000 by default;
-// COST_ONLY=1 runs only the cost part, COST_USER=test times it for system:masters, the exempt level)
+// COST_ONLY=1 runs only the cost part, COST_USER=test times it for system:masters, the exempt level;
+// MODES=on|off one mode's overload part only, NO_COST=1 no cost part; NOISE_IN_PROCESS=1 the noisy
+// clients in this process, sharing the timed user's event loop, as first measured)
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../helpers/processes.ts";
+import { tempDir, track } from "../helpers/processes.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { LeanHttps, measured, progress } from "./load.ts";
 
 const SECONDS = Number(process.env.SECONDS ?? 8), INFLIGHT = Number(process.env.INFLIGHT ?? 40);
 const OBJECTS = Number(process.env.OBJECTS ?? 300), N_GET = Number(process.env.N_GET ?? 4000);
-const CLIENTS = 10 * INFLIGHT;
+const CLIENTS = 10 * INFLIGHT, IN_PROCESS = !!process.env.NOISE_IN_PROCESS;
 const tokens = join(tempDir("kite-overload-bench-"), "tokens.csv");
 writeFileSync(tokens, "test,kite-test,kite-test,system:masters\nnoisy,noisy,noisy,\nquiet,quiet,quiet,\n");
 const bearer = (t: string) => `Authorization: Bearer ${t}\r\n`;
 const APF: [string, string[]][] = [["APF on", []], ["APF off", ["--enable-priority-and-fairness=false"]]];
+// MODES=on (or off) runs only that mode's overload part
+const MODES = APF.filter(([label]) => !process.env.MODES || label === `APF ${process.env.MODES}`);
 
 const rssMB = (pid: number) => {
   const m = /VmRSS:\s+(\d+)/.exec(require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -28,9 +33,12 @@ const ms = (x: number) => x.toFixed(1);
 
 /** Times the quiet user's GET and an anonymous /readyz, one after the other, until `until` resolves. */
 async function probe(pool: LeanHttps, until: Promise<unknown>) {
-  const get: number[] = [], readyz: number[] = [];
+  const get: number[] = [], readyz: number[] = [], lag: number[] = [];
   let done = false;
-  void until.then(() => { done = true; });
+  // the measuring process's own event-loop delay: what of a latency is the client's, not the server's
+  let tick = performance.now();
+  const lagTimer = setInterval(() => { const now = performance.now(); lag.push(now - tick - 5); tick = now; }, 5);
+  void until.then(() => { done = true; clearInterval(lagTimer); });
   while (!done) {
     let t0 = performance.now();
     const g = await pool.request("GET", "/api/v1/namespaces/load/configmaps/cm-0", "", bearer("quiet"));
@@ -42,7 +50,50 @@ async function probe(pool: LeanHttps, until: Promise<unknown>) {
     readyz.push(performance.now() - t0);
     await Bun.sleep(10);
   }
-  return { get, readyz };
+  return { get, readyz, lag };
+}
+
+const NOISY_LIST = "/api/v1/namespaces/load/configmaps";
+interface Noise { stop(): Promise<Record<number, number>> }
+
+/** The noisy user in its own process (overload-noise.ts), as a real noisy client is. */
+async function noiseApart(s: TestServer): Promise<Noise> {
+  const ca = join(tempDir("kite-overload-ca-"), "ca.crt");
+  writeFileSync(ca, s.ca);
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "overload-noise.ts")], {
+    env: { ...process.env, PORT: String(s.port), CA: ca, CLIENTS: String(CLIENTS), TOKEN: "noisy", PATH_: NOISY_LIST },
+    stdin: "pipe", stdout: "pipe", stderr: "inherit",
+  });
+  track(proc);
+  const lines = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  const line = async () => {
+    for (;;) {
+      const nl = out.indexOf("\n");
+      if (nl >= 0) { const l = out.slice(0, nl); out = out.slice(nl + 1); return l; }
+      const { value, done } = await lines.read();
+      if (done) throw new Error("the noisy clients' process ended early");
+      out += value;
+    }
+  };
+  if ((await line()) !== "ready") throw new Error("the noisy clients did not start");
+  return { stop: async () => { proc.stdin.end(); return JSON.parse(await line()); } };
+}
+
+/** The noisy user in this process, sharing the timed quiet user's event loop (NOISE_IN_PROCESS=1, as first measured). */
+async function noiseHere(s: TestServer): Promise<Noise> {
+  const noisy = await LeanHttps.open(s.port, s.ca, CLIENTS);
+  const codes: Record<number, number> = {};
+  let stop = false;
+  const clients = Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (!stop) {
+      const r = await noisy.request("GET", NOISY_LIST, "", bearer("noisy"));
+      codes[r.status] = (codes[r.status] ?? 0) + 1;
+      // as client-go does: a 429 is retried after its Retry-After (1 s)
+      if (r.status === 429) await Bun.sleep(1000);
+    }
+  }));
+  return { stop: async () => { stop = true; await clients; noisy.close(); return codes; } };
 }
 
 async function overload(label: string, flags: string[]) {
@@ -54,29 +105,19 @@ async function overload(label: string, flags: string[]) {
   const quiet = await LeanHttps.open(s.port, s.ca, 2);
   progress(`${label}: idle`);
   const idle = await probe(quiet, Bun.sleep((SECONDS * 1000) / 2));
-  const noisy = await LeanHttps.open(s.port, s.ca, CLIENTS);
-  progress(`${label}: ${CLIENTS} noisy clients`);
-  const codes: Record<number, number> = {};
-  let stop = false, maxRss = rssMB(s.proc.pid);
+  const noise = await (IN_PROCESS ? noiseHere : noiseApart)(s);
+  progress(`${label}: ${CLIENTS} noisy clients${IN_PROCESS ? ", in this process" : ""}`);
+  let maxRss = rssMB(s.proc.pid);
   const sampler = setInterval(() => { maxRss = Math.max(maxRss, rssMB(s.proc.pid)); }, 200);
-  const noise = Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (!stop) {
-      const r = await noisy.request("GET", "/api/v1/namespaces/load/configmaps", "", bearer("noisy"));
-      codes[r.status] = (codes[r.status] ?? 0) + 1;
-      // as client-go does: a 429 is retried after its Retry-After (1 s)
-      if (r.status === 429) await Bun.sleep(1000);
-    }
-  }));
   const t0 = performance.now();
   const loaded = await probe(quiet, Bun.sleep(SECONDS * 1000));
-  stop = true;
-  await noise;
+  const codes = await noise.stop();
   const secs = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   const alive = s.proc.exitCode === null && (await quiet.request("GET", "/readyz")).status === 200;
   const served = (codes[200] ?? 0) / secs, shed = (codes[429] ?? 0) / secs;
-  console.log(`| ${label} | ${ms(pct(idle.get, 50))} / ${ms(pct(idle.get, 99))} | ${ms(pct(loaded.get, 50))} / ${ms(pct(loaded.get, 99))} | ${ms(pct(idle.readyz, 99))} → ${ms(pct(loaded.readyz, 99))} | ${Math.round(served)} | ${Math.round(shed)} | ${Object.keys(codes).filter((c) => c !== "200" && c !== "429").join(",") || "none"} | ${Math.round(maxRss)} MB | ${alive ? "yes" : "NO"} |`);
-  for (const p of [admin, quiet, noisy]) p.close();
+  console.log(`| ${label} | ${ms(pct(idle.get, 50))} / ${ms(pct(idle.get, 99))} | ${ms(pct(loaded.get, 50))} / ${ms(pct(loaded.get, 99))} | ${ms(pct(idle.readyz, 99))} → ${ms(pct(loaded.readyz, 99))} | ${Math.round(served)} | ${Math.round(shed)} | ${Object.keys(codes).filter((c) => c !== "200" && c !== "429").join(",") || "none"} | ${Math.round(maxRss)} MB | ${alive ? "yes" : "NO"} | ${ms(pct(idle.lag, 99))} → ${ms(pct(loaded.lag, 99))} |`);
+  for (const p of [admin, quiet]) p.close();
   await s.stop();
 }
 
@@ -94,8 +135,9 @@ async function cost(label: string, flags: string[], s?: TestServer) {
 }
 
 console.log(`Overload: --max-requests-inflight=${INFLIGHT}, ${CLIENTS} noisy clients LISTing ${OBJECTS} ConfigMaps for ${SECONDS} s; quiet GET and /readyz in ms\n`);
-console.log("| mode | quiet GET idle p50 / p99 | quiet GET loaded p50 / p99 | /readyz p99 idle → loaded | noisy LISTs served/s | noisy 429/s | other codes | server RSS max | alive after |\n|---|---|---|---|---|---|---|---|---|");
-if (!process.env.COST_ONLY) for (const [label, flags] of APF) await overload(label, flags);
+console.log("| mode | quiet GET idle p50 / p99 | quiet GET loaded p50 / p99 | /readyz p99 idle → loaded | noisy LISTs served/s | noisy 429/s | other codes | server RSS max | alive after | client's own loop lag p99 idle → loaded |\n|---|---|---|---|---|---|---|---|---|---|");
+if (!process.env.COST_ONLY) for (const [label, flags] of MODES) await overload(label, flags);
+if (process.env.NO_COST) process.exit(0);
 console.log(`\nCost of a GET at the default limits (concurrency 16, ${N_GET} GETs)\n\n| mode | GETs/s | server CPU per GET |\n|---|---|---|`);
 for (const round of [1, 2]) for (const [label, flags] of APF) { progress(`cost round ${round}: ${label}`); await cost(`${label} (round ${round})`, flags); }
 process.exit(0);

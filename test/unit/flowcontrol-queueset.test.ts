@@ -1,13 +1,18 @@
 // One priority level's fair queuing: hands of distinct queues, a quiet flow started ahead of a noisy
-// flow's backlog, the queue length limit, the wait limit, and Reject levels.
-import { describe, expect, test } from "bun:test";
+// flow's backlog (at once when nothing of it waits or runs), the queue length limit, the wait limit, and Reject levels.
+import { beforeEach, describe, expect, test } from "bun:test";
 import { QueueSet } from "../../pkg/flowcontrol/queueset.ts";
 
 const shape = { limit: 1, reject: false, queues: 16, handSize: 4, queueLengthLimit: 50 };
 /** Waits for every pending immediate (the turns in which waiting requests start). */
 const turns = async (n = 50) => { for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r)); };
+/** Keeps the event loop's current turn busy for `ms`: later requests of the turn wait for the next one. */
+const spend = (ms: number) => { const t = performance.now(); while (performance.now() - t < ms) { /* busy */ } };
 
 describe("QueueSet", () => {
+  // every test starts in a fresh turn of the event loop
+  beforeEach(() => turns(2));
+
   test("a quiet flow's request starts ahead of a noisy flow's backlog", async () => {
     const set = new QueueSet(shape);
     const order: string[] = [];
@@ -24,6 +29,40 @@ describe("QueueSet", () => {
     // quiet request starts within one round of them, not after the backlog of 30
     expect(order.indexOf("quiet")).toBeLessThanOrEqual(shape.handSize);
     expect(order.length).toBe(31);
+  });
+
+  test("a request of a flow with nothing waiting or running starts at once, ahead of a backlog; a busy flow's waits", async () => {
+    const set = new QueueSet({ ...shape, limit: 16, queues: 64 });
+    // more noisy requests than one turn starts: a backlog waits for later turns
+    const noisy = Array.from({ length: 20 }, () => (spend(2), set.enter("noisy", 10_000)));
+    expect(noisy.filter((e) => e instanceof Promise).length).toBeGreaterThan(0);
+    expect(set.waiting).toBeGreaterThan(0);
+    // the quiet flow's requests are the ones fair order starts next, one per idle queue of its hand:
+    // they do not wait for a turn; once each of those queues runs one, the next queues like any other
+    const quiet = Array.from({ length: shape.handSize }, () => set.enter("quiet", 10_000));
+    expect(quiet.map((e) => (e as { outcome: string }).outcome)).toEqual(Array(shape.handSize).fill("dispatched"));
+    const later = set.enter("quiet", 10_000);
+    expect(later).toBeInstanceOf(Promise);
+    for (const e of [...noisy, ...quiet, later]) void Promise.resolve(e).then(async (r) => { await turns(1); r.release(); });
+    expect((await later).outcome).toBe("dispatched");
+    await Promise.all(noisy);
+    expect(set.waiting).toBe(0);
+  });
+
+  test("service had while nothing waited is no debt: the flow still starts at once once a backlog forms", async () => {
+    const set = new QueueSet({ ...shape, limit: 16, queues: 64 });
+    // the flow alone for a while: each request holds its seat a few ms
+    for (let i = 0; i < 5; i++) {
+      const e = set.enter("earlier", 10_000);
+      await Bun.sleep(3);
+      (await e).release();
+    }
+    await turns(2);
+    const noisy = Array.from({ length: 20 }, () => (spend(2), set.enter("noisy", 10_000)));
+    expect(set.waiting).toBeGreaterThan(0);
+    expect(set.enter("earlier", 10_000)).toMatchObject({ outcome: "dispatched" });
+    for (const e of noisy) void Promise.resolve(e).then(async (r) => { await turns(1); r.release(); });
+    await Promise.all(noisy);
   });
 
   test("a full queue and a wait past the limit turn requests away; Reject levels never queue", async () => {
