@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { kiteUp } from "../helpers/kite.ts";
+import { keptLog, kiteUp } from "../helpers/kite.ts";
 import { inOwnNetns } from "../helpers/netns.ts";
 import { alive, containerPids } from "../helpers/nodeagent.ts";
 import { tempDir } from "../helpers/processes.ts";
@@ -20,23 +19,17 @@ inOwnNetns(import.meta.path, "kite up's whole cluster with pod networks, Service
 
 function tests() {
   const POD_CIDR = "10.88.0.0/24", GATEWAY = "10.88.0.1", NODE = "net-node";
-  let up: Subprocess<"ignore", "pipe", "pipe">, dir: string, kubeconfig: string;
-  let log = "";
+  let dir: string, kubeconfig: string;
+  let kept: ReturnType<typeof keptLog> | undefined;
 
   beforeAll(async () => {
     dir = tempDir("kite-up-net-");
     kubeconfig = join(dir, "kubeconfig.yaml");
-    up = await kiteUp(dir, await freePort(), ["--pod-network=bridge", `--pod-cidr=${POD_CIDR}`, `--node-name=${NODE}`]);
-    // kept for a failure's reader, and read so that a full pipe never stops the cluster
-    for (const stream of [up.stdout, up.stderr]) void (async () => { for await (const chunk of stream) log += new TextDecoder().decode(chunk); })();
+    kept = keptLog(await kiteUp(dir, await freePort(), ["--pod-network=bridge", `--pod-cidr=${POD_CIDR}`, `--node-name=${NODE}`]));
     // as a host's default route would: the node's own packets to a cluster IP need a route before NAT
     await until(async () => Bun.spawnSync(["ip", "route", "replace", "default", "dev", "kite0"], { stderr: "ignore" }).exitCode === 0 || undefined, "a default route via kite0", 10_000);
   }, 30_000);
-  afterAll(async () => {
-    up?.kill("SIGINT");
-    await up?.exited;
-    if (process.env.KITE_TEST_SHOW_LOG) console.error(`kite up's log:\n${log}`);
-  });
+  afterAll(() => kept?.stop());
 
   const kubectl = (args: string[], stdin?: string) => kubectlWith(kubeconfig, args, stdin);
   const apply = async (...objects: object[]) => {

@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { kiteUp } from "../helpers/kite.ts";
+import { keptLog, kiteUp } from "../helpers/kite.ts";
 import { inOwnNetns } from "../helpers/netns.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { until } from "../helpers/scheduler.ts";
@@ -20,8 +19,8 @@ inOwnNetns(import.meta.path, "kite up's userspace service proxy with pods on the
 function tests() {
   const HOST_IP = "172.31.77.2", NODE = "proxy-node", PORTS = [18081, 18082, 18083];
   const NAMES = PORTS.map((_, i) => `web-${i}`);
-  let up: Subprocess<"ignore", "pipe", "pipe">, dir: string, kubeconfig: string;
-  let log = "";
+  let dir: string, kubeconfig: string;
+  let kept: ReturnType<typeof keptLog> | undefined;
 
   const sh = (cmd: string) => expect(Bun.spawnSync(["sh", "-c", cmd], { stderr: "inherit" }).exitCode).toBe(0);
 
@@ -29,14 +28,9 @@ function tests() {
     sh(`ip link add host0 type veth peer name host1 && ip addr add ${HOST_IP}/24 dev host0 && ip link set host1 up && ip link set host0 up && ip route add default dev host0`);
     dir = tempDir("kite-up-userspace-");
     kubeconfig = join(dir, "kubeconfig.yaml");
-    up = await kiteUp(dir, await freePort(), ["--pod-network=host", "--proxy-mode=userspace", `--node-name=${NODE}`]);
-    for (const stream of [up.stdout, up.stderr]) void (async () => { for await (const chunk of stream) log += new TextDecoder().decode(chunk); })();
+    kept = keptLog(await kiteUp(dir, await freePort(), ["--pod-network=host", "--proxy-mode=userspace", `--node-name=${NODE}`]));
   }, 30_000);
-  afterAll(async () => {
-    up?.kill("SIGINT");
-    await up?.exited;
-    if (process.env.KITE_TEST_SHOW_LOG) console.error(`kite up's log:\n${log}`);
-  });
+  afterAll(() => kept?.stop());
 
   const kubectl = (args: string[], stdin?: string) => kubectlWith(kubeconfig, args, stdin);
   const json = async (args: string[]) => {

@@ -32,3 +32,19 @@ export async function kiteUp(dir: string, port?: number, args: string[] = ["--po
   reader.releaseLock();
   return p;
 }
+
+/**
+ * Reads what a running `kite up` prints (so a full pipe never stops the cluster) and keeps it for a failure's
+ * reader; `stop` ends it with Ctrl-C and, with KITE_TEST_SHOW_LOG set, prints the log.
+ */
+export function keptLog(up: Subprocess<"ignore", "pipe", "pipe">): { stop(): Promise<void> } {
+  let log = "";
+  for (const stream of [up.stdout, up.stderr]) void (async () => { for await (const chunk of stream) log += new TextDecoder().decode(chunk); })();
+  return {
+    async stop() {
+      up.kill("SIGINT");
+      await up.exited;
+      if (process.env.KITE_TEST_SHOW_LOG) console.error(`kite up's log:\n${log}`);
+    },
+  };
+}
