@@ -10,7 +10,7 @@ import { FuzzHarness, formatReport } from "../helpers/fuzzrun.ts";
 import { BACKEND } from "../helpers/server.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const SECONDS = Number(process.env.FUZZ_SECONDS ?? 3);
+const SECONDS = Number(process.env.FUZZ_SECONDS ?? 2);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 const h = new FuzzHarness({ rssLimitMb: 1536, readyzLimitMs: 1_000, concurrency: CONCURRENCY, requestTimeoutMs: 10_000, log: console.log, serverPerClass: true });
 
