@@ -100,8 +100,9 @@ export class ApiHandler {
   ) {}
 
   /**
-   * The whole filter chain for one request, inside the response headers' filter (CORS preflights end there). `server` lets a watch outlive the idle timeout; `raw` is the
-   * path as sent (rawpath.ts), absent only for in-process callers.
+   * The whole filter chain for one request, inside the response headers' filter (CORS preflights end
+   * there). `server` lets a watch outlive the idle timeout; `raw` is the path as sent (rawpath.ts), absent
+   * only for in-process callers.
    */
   async handle(req: Request, server?: Server<undefined>, raw?: RawPath): Promise<Response> {
     const headers = this.opts.responseHeaders;
