@@ -12,7 +12,7 @@ interface Suite { dir: string; env?: Record<string, string>; label?: string; ski
  * They run on SQLite only; the store's behaviour (CRUD, lists, watch, apply, deletion, durability, faults)
  * runs on both stores. Each file on etcd costs an etcd and a server start besides its tests.
  */
-const STORE_INDEPENDENT = /^(auth-.*|feature-gates|impersonation|csr|discovery|openapi-v2|server-flags|field-validation|validation-.*|defaults|defaults-on-read|hardening-decode|hardening-large|fuzz|representations|query-params|priority|errors|podlog|audit|crd-schema|crd-definitions|admission-.*|runtime-config|apf|overload|serving-flags)\.test\.ts$/;
+const STORE_INDEPENDENT = /^(auth-.*|feature-gates|impersonation|csr|discovery|openapi-v2|server-flags|field-validation|validation-.*|defaults|defaults-on-read|hardening-decode|hardening-large|fuzz|representations|query-params|priority|errors|podlog|audit|crd-schema|crd-definitions|crd-validation|admission-.*|runtime-config|apf|overload|serving-flags)\.test\.ts$/;
 
 // The API suite runs twice: on the embedded SQLite store and on etcd (DESIGN.md §5).
 const SUITES: Suite[] = [

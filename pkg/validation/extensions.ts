@@ -9,6 +9,8 @@ import { labelSelector } from "./labels.ts";
 import { REVIEW_VERSIONS, reviewVersions, webhookClientConfig } from "./webhook-client.ts";
 import { structuralSchemas } from "./crd-schema.ts";
 import { crdConversion } from "./crd-conversion.ts";
+import { printerColumns } from "./crd-columns.ts";
+import { defaultPlaces, defaultValues } from "./crd-defaults.ts";
 
 const USAGES = [
   "any", "cert sign", "client auth", "code signing", "content commitment", "crl sign", "data encipherment", "decipher only",
@@ -150,7 +152,11 @@ export const customResourceDefinition = (o: Obj, old?: Obj, version?: string) =>
   const shown = versions.length ? JSON.stringify(versions) : "[]apiextensions.CustomResourceDefinitionVersion(nil)";
   if (!unique) e.invalid("spec.versions", new Printed(shown), "must contain unique version names");
   if (storage !== 1) e.invalid("spec.versions", new Printed(shown), "must have exactly one version marked as storage version");
+  defaultPlaces(e, sp);
+  const before = e.causes.length;
   structuralSchemas(e, sp, { beta, old });
+  if (e.causes.length === before) defaultValues(e, sp, old);
+  printerColumns(e, sp);
   crdConversion(e, sp, old);
   // the Kubernetes groups take only definitions approved by its API review
   if (/(^|\.)(k8s|kubernetes)\.io$/.test(group) && !o.metadata?.annotations?.["api-approved.kubernetes.io"]) {
