@@ -4,6 +4,7 @@
 // Kept apart from cmd/apiserver.ts so that a component does not load the API server's code.
 import { consola } from "consola";
 import { startupFailure } from "../pkg/server/startup-errors.ts";
+import { exitWithError } from "../pkg/cli/args.ts";
 
 /** Runs a start-up step; a failure exits with one line (the code startupFailure gives), never a stack. */
 export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
@@ -11,8 +12,7 @@ export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
     return await start();
   } catch (e) {
     const { line, exitCode } = startupFailure(e);
-    console.error(`Error: ${line}`);
-    process.exit(exitCode);
+    exitWithError(line, exitCode);
   }
 }
 
@@ -31,7 +31,6 @@ export async function runUntilSignal(run: (signal: AbortSignal) => Promise<void>
   try {
     await running;
   } catch (e) {
-    console.error(`Error: ${(e as Error).message}`);
-    process.exit(1);
+    exitWithError((e as Error).message, 1);
   }
 }

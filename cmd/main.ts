@@ -7,6 +7,7 @@ import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runMain } fr
 import { stripVTControlCharacters } from "node:util";
 import { hoistGlobalFlags, isGlobalFlag } from "../pkg/cli/flags.ts";
 import { KITE_VERSION } from "../pkg/version.ts";
+import { exitWithError } from "../pkg/cli/args.ts";
 import { COMMANDS } from "./commands.ts";
 
 const main = defineCommand({
@@ -22,8 +23,7 @@ async function showUsage<T extends ArgsDef = ArgsDef>(cmd: CommandDef<T>, parent
 }
 
 function usageError(message: string): never {
-  console.error(`Error: ${message} (see 'kite --help')`);
-  process.exit(2);
+  exitWithError(`${message} (see 'kite --help')`, 2);
 }
 
 // kubectl's global flags may come before the command (`kite -n prod get pods`).

@@ -1,6 +1,6 @@
 // kite scheduler: flags (and --config) → SchedulerOptions; pkg/scheduler does the work.
 import { defineCommand } from "citty";
-import { UsageError, strict } from "../pkg/cli/args.ts";
+import { UsageError, exitWithError, strict } from "../pkg/cli/args.ts";
 import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
 import { writeConfigFile } from "../pkg/scheduler/config/file.ts";
 import { SCHEDULER_ARGS } from "../pkg/scheduler/options/flags.ts";
@@ -16,8 +16,7 @@ function optionsOrExit(a: Record<string, any>, rawArgs: string[]): SchedulerOpti
     return schedulerOptions(a, rawArgs);
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    console.error(`Error: ${e instanceof PolicyNotSupported ? e.message : reason(e)}`);
-    process.exit(1);
+    exitWithError(e instanceof PolicyNotSupported ? e.message : reason(e), 1);
   }
 }
 

@@ -1,8 +1,20 @@
 // Flag handling shared by every command: unknown flags and bad values exit 2 with a one-line reason.
+import { writeSync } from "node:fs";
+import { flushLogs } from "../logs/sink.ts";
 import type { ArgsDef } from "citty";
 import { parseDuration } from "../util/duration.ts";
 
 export class UsageError extends Error {}
+
+/**
+ * Ends a command with its one line `Error: ...` and `code`: after any log line still queued (pkg/logs
+ * writes stderr once per event-loop turn), so the error is the last line.
+ */
+export function exitWithError(line: string, code: number): never {
+  flushLogs();
+  writeSync(2, `Error: ${line}\n`);
+  process.exit(code);
+}
 
 /** Refuses any flag the command does not declare (citty itself ignores them). */
 export function checkFlags(command: string, rawArgs: string[], def: ArgsDef) {
@@ -77,8 +89,7 @@ export function strict<T>(command: string, def: ArgsDef, run: (ctx: T & { rawArg
       return await run(ctx);
     } catch (e) {
       if (!(e instanceof UsageError)) throw e;
-      console.error(`Error: ${e.message}`);
-      process.exit(2);
+      exitWithError(e.message, 2);
     }
   };
 }

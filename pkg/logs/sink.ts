@@ -25,10 +25,12 @@ function toStderr(line: string): void {
   if (!queued) setImmediate(flush);
   queued += line;
 }
-process.on("exit", () => {
+/** Writes what is queued now, before a line printed directly (a command's one-line `Error: ...`) follows it. */
+export function flushLogs(): void {
   if (queued) writeSync(2, queued);
   queued = "";
-});
+}
+process.on("exit", flushLogs);
 
 export class Sink {
   private files = new Map<string, OpenFile>();
