@@ -79,6 +79,8 @@ export class QueueSet {
     this.queues = Array.from({ length: Math.max(1, shape.queues) }, () => new Queue());
     this.hands.clear();
     this.busy.clear();
+    // counted again as each is parked (counting them twice once dispatched from no busy queue at all)
+    this.waiting = 0;
     for (const w of waiters) this.park(w, this.pick(w.flow));
     this.pump();
   }

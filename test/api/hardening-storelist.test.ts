@@ -69,7 +69,7 @@ describe("LISTs of a large collection do not stall the server", () => {
   });
 
   test("a chunk read in several pages counts what remains after it", async () => {
-    const first = await listWhileProbing("?limit=15");
+    const first: any = await (await s.req(`${PATH}?limit=15`)).json();
     expect(names(first)).toEqual(all.slice(0, 15));
     expect(first.metadata.remainingItemCount).toBe(COUNT - 15);
     const next: any = await (await s.req(`${PATH}?limit=15&continue=${encodeURIComponent(first.metadata.continue)}`)).json();

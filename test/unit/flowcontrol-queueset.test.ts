@@ -96,4 +96,22 @@ describe("QueueSet", () => {
     expect(hand.every((i) => i >= 0 && i < 64)).toBe(true);
     expect(picks.size).toBe(1);
   });
+
+  test("a new shape while requests wait (a PriorityLevelConfiguration written): each waiter starts once, then the set serves on", async () => {
+    const set = new QueueSet(shape);
+    const first = set.enter("a", 10_000);
+    if (first instanceof Promise) throw new Error("the first request should start at once");
+    const waiting = ["a", "b", "c"].map((f) => Promise.resolve(set.enter(f, 10_000)));
+    set.configure({ ...shape, queues: 8 });
+    expect(set.waiting).toBe(3);
+    first.release();
+    for (const p of waiting) void p.then(async (e) => { await turns(1); e.release(); });
+    expect((await Promise.all(waiting)).map((e) => e.outcome)).toEqual(["dispatched", "dispatched", "dispatched"]);
+    await turns();
+    expect([set.waiting, set.executing]).toEqual([0, 0]);
+    const after = await set.enter("d", 10_000);
+    expect(after.outcome).toBe("dispatched");
+    after.release();
+  });
 });
+
