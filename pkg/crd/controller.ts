@@ -63,6 +63,9 @@ export class CustomResources {
   private async reconcile(name: string) {
     const crd = this.crds.get(name);
     if (!crd) return this.unserve(name);
+    // a definition being deleted takes no new objects from now on, before its Terminating condition is written
+    const served = this.served.get(name);
+    if (served && crd.metadata.deletionTimestamp) served.state.terminating = true;
     const status = this.statusOf(crd);
     if (!Bun.deepEquals(status, crd.status ?? {})) {
       // the next event (this write) reconciles again, with the status written
