@@ -286,6 +286,15 @@ export default defineCommand({
   run: strict("apiserver", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
     const features = componentFlags("apiserver", a, rawArgs);
     const server = new ApiServer(toOptions({ ...a, "oidc-required-claim": repeated(rawArgs, "oidc-required-claim"), "tls-sni-cert-key": repeated(rawArgs, "tls-sni-cert-key"), ...repeatedServiceAccountFlags(a, rawArgs) }, features));
+    // before the start: /readyz can pass while the start finishes its last steps, and a SIGTERM then
+    // must still shut down cleanly (exit 0), not end the process by the signal's default
+    const stop = async (sig: string) => {
+      consola.info(`${sig}: shutting down`);
+      await server.shutdown();
+      process.exit(0);
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
     const t0 = performance.now();
     await startOrExit(() => server.start());
     const where = server.opts.storage.backend === "etcd3" ? `etcd ${server.opts.storage.etcdServers.join(",")}` : `${server.opts.dataDir}/state.db`;
@@ -294,12 +303,5 @@ export default defineCommand({
       consola.warn(`serving ${o.bindAddress}:${o.securePort} with --authorization-mode=AlwaysAllow: anyone who reaches the port may do anything (give --authorization-mode=RBAC and authenticators, or --bind-address=127.0.0.1)`);
     }
     consola.info(`kite apiserver serving on ${server.url} (store ${where}, ready in ${Math.round(performance.now() - t0)} ms)`);
-    const stop = async (sig: string) => {
-      consola.info(`${sig}: shutting down`);
-      await server.shutdown();
-      process.exit(0);
-    };
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    process.on("SIGINT", () => stop("SIGINT"));
   }),
 });
