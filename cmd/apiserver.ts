@@ -20,6 +20,7 @@ import { ADMISSION_ARGS, admissionOptions } from "../pkg/admission/options.ts";
 import { SERVING_ARGS, servingOptions } from "../pkg/server/serving-options.ts";
 import { tlsMinVersion } from "../pkg/serving/tls-options.ts";
 import { SERVICE_ACCOUNT_ARGS, repeatedServiceAccountFlags, serviceAccountOptions } from "../pkg/auth/serviceaccount-options.ts";
+import { commaList } from "../pkg/util/commalist.ts";
 
 export const args = {
   "secure-port": { type: "string", default: "6443", description: "The port on which to serve HTTPS (cannot be turned off with 0)" },
@@ -96,7 +97,7 @@ export const args = {
 
 export function toOptions(a: Record<string, any>, features: Features = parseGates([String(a["feature-gates"] ?? "")]).features) {
   const backend = oneOf("storage-backend", a["etcd-servers"] ? "etcd3" : a["storage-backend"], ["sqlite", "etcd3"]) as "sqlite" | "etcd3";
-  const etcdServers = String(a["etcd-servers"] ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const etcdServers = commaList(a["etcd-servers"]);
   if (backend === "etcd3" && etcdServers.length === 0) throw new UsageError("--storage-backend=etcd3 needs --etcd-servers");
   for (const u of etcdServers) if (!/^https?:\/\/[^/]+/.test(u)) throw new UsageError(`invalid argument "${u}" for "--etcd-servers" flag: expected http(s)://host:port`);
   oneOf("storage-media-type", a["storage-media-type"], ["application/json", "application/vnd.kubernetes.protobuf", "application/vnd.platform.protobuf"]);
@@ -173,16 +174,15 @@ function requestLimits(a: Record<string, any>) {
   };
 }
 
-const list = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
 
 function authOptions(a: Record<string, any>): AuthOptions {
-  const modes = list(a["authorization-mode"]);
+  const modes = commaList(a["authorization-mode"]);
   for (const m of modes) oneOf("authorization-mode", m, [...AUTHORIZATION_MODES]);
   if (modes.length === 0) throw new UsageError(`invalid argument "" for "--authorization-mode" flag: at least one authorization mode must be given`);
   return {
     anonymous: bool("anonymous-auth", a["anonymous-auth"]),
     authorizationModes: modes as AuthOptions["authorizationModes"],
-    alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
+    alwaysAllowPaths: commaList(a["authorization-always-allow-paths"]),
     oidc: oidcOptions(a),
     serviceAccounts: serviceAccountOptions(a, a["cert-dir"] ?? join(a["data-dir"], "pki")),
     authzFiles: authzFiles(a, modes),
@@ -210,10 +210,10 @@ function x509Options(a: Record<string, any>): AuthOptions["x509"] {
     clientCAFile: a["client-ca-file"] || undefined,
     requestHeader: rh ? {
       clientCAFile: rh,
-      allowedNames: list(a["requestheader-allowed-names"]),
-      usernameHeaders: list(a["requestheader-username-headers"]),
-      groupHeaders: list(a["requestheader-group-headers"]),
-      extraHeaderPrefixes: list(a["requestheader-extra-headers-prefix"]),
+      allowedNames: commaList(a["requestheader-allowed-names"]),
+      usernameHeaders: commaList(a["requestheader-username-headers"]),
+      groupHeaders: commaList(a["requestheader-group-headers"]),
+      extraHeaderPrefixes: commaList(a["requestheader-extra-headers-prefix"]),
     } : undefined,
   };
 }
@@ -243,7 +243,7 @@ function kubeletClient(a: Record<string, any>) {
   const certFile: string | undefined = a["kubelet-client-certificate"] || undefined;
   const keyFile: string | undefined = a["kubelet-client-key"] || undefined;
   if (!!certFile !== !!keyFile) throw new UsageError("--kubelet-client-certificate and --kubelet-client-key must be given together");
-  const preferredAddressTypes = list(a["kubelet-preferred-address-types"]);
+  const preferredAddressTypes = commaList(a["kubelet-preferred-address-types"]);
   if (!preferredAddressTypes.length) throw new UsageError("--kubelet-preferred-address-types must be specified");
   for (const t of preferredAddressTypes) oneOf("kubelet-preferred-address-types", t, NODE_ADDRESS_TYPES);
   return { certFile, keyFile, caFile: a["kubelet-certificate-authority"] || undefined, timeoutMs: duration("kubelet-timeout", a["kubelet-timeout"]), preferredAddressTypes };

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { bool, duration, int, strict, UsageError } from "../pkg/cli/args.ts";
 import { COMPONENT_ARGS, componentFlags } from "../pkg/cli/component-flags.ts";
 import { runUntilSignal, startOrExit } from "./component.ts";
+import { commaList } from "../pkg/util/commalist.ts";
 
 const ARGS = {
   kubeconfig: { type: "string", description: "Path to a kubeconfig file with authorization and master location information (default: $KUBECONFIG, then ~/.kube/config)." },
@@ -45,7 +46,7 @@ export default defineCommand({
     componentFlags("controller-manager", a, rawArgs);
     const { CONTROLLERS } = await import("../pkg/controllers/table.ts");
     const { runControllers, selectControllers } = await import("../pkg/controllers/manager.ts");
-    const spec = String(a.controllers).split(",").map((s) => s.trim()).filter(Boolean);
+    const spec = commaList(a.controllers);
     for (const s of spec) {
       const name = s.replace(/^-/, "");
       if (s !== "*" && !(name in CONTROLLERS)) throw new UsageError(`"${name}" is not in the list of known controllers`);

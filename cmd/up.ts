@@ -20,6 +20,7 @@ import { runEmbeddedScheduler } from "../pkg/scheduler/embedded.ts";
 import { step } from "../pkg/server/startup-errors.ts";
 import { toOptions, args as serverArgs } from "./apiserver.ts";
 import { startOrExit } from "./component.ts";
+import { commaList } from "../pkg/util/commalist.ts";
 
 /** The parts of the cluster `--disable` may leave out. */
 const PARTS = ["controllers", "scheduler", "node-agent", "dns", "console"];
@@ -45,7 +46,7 @@ export default defineCommand({
   run: strict("up", args, async ({ args: a, rawArgs }: { args: Record<string, any>; rawArgs: string[] }) => {
     const features = componentFlags("up", a, rawArgs);
     const consolePort = int("console-port", String(a["console-port"]), 0, 65535);
-    const disabled = String(a.disable).split(",").map((x) => x.trim()).filter(Boolean);
+    const disabled = commaList(a.disable);
     for (const d of disabled) if (!PARTS.includes(d)) throw new UsageError(`invalid argument "${a.disable}" for "--disable" flag: ${d} is not one of ${PARTS.join(", ")}`);
     const defaults = Object.fromEntries(Object.entries(serverArgs).map(([k, v]) => [k, (v as any).default]));
     const dir = a["data-dir"];

@@ -7,6 +7,7 @@ import { decodeYaml } from "../yaml/decode.ts";
 import type { Obj } from "../registry/types.ts";
 import { DEFAULT_ON, PLUGIN_NAMES } from "./plugins.ts";
 import type { AdmissionOptions } from "./types.ts";
+import { commaList } from "../util/commalist.ts";
 
 export const ADMISSION_ARGS = {
   "enable-admission-plugins": { type: "string", description: `Admission plugins to enable besides the default ones (${DEFAULT_ON.join(", ")}). Comma-delimited list of: ${PLUGIN_NAMES.join(", ")}. The order plugins run in is fixed, whatever the order here` },
@@ -19,12 +20,11 @@ export const ADMISSION_ARGS = {
   "proxy-client-key-file": { type: "string", description: "Private key of --proxy-client-cert-file" },
 } as const;
 
-const names = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
 
 /** The plugins in force: defaults plus enabled minus disabled, or exactly --admission-control's; upstream's messages. */
 export function pluginsInForce(a: Record<string, unknown>): string[] {
-  const enable = names(a["enable-admission-plugins"]), disable = names(a["disable-admission-plugins"]);
-  const legacy = a["admission-control"] === undefined ? undefined : names(a["admission-control"]);
+  const enable = commaList(a["enable-admission-plugins"]), disable = commaList(a["disable-admission-plugins"]);
+  const legacy = a["admission-control"] === undefined ? undefined : commaList(a["admission-control"]);
   if (legacy) consola.warn("Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.");
   const errors: string[] = [];
   if (legacy && (a["enable-admission-plugins"] !== undefined || a["disable-admission-plugins"] !== undefined)) {

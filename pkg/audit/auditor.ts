@@ -5,10 +5,12 @@ import { randomUUID } from "node:crypto";
 import type { RequestInfo } from "../api/requestinfo.ts";
 import { internal } from "../api/status.ts";
 import type { UserInfo } from "../auth/user.ts";
-import { type AuditEvent, type EventUser, type ObjectRef, microTime } from "./event.ts";
+import { microTime } from "../client/time.ts";
+import { type AuditEvent, type EventUser, type ObjectRef } from "./event.ts";
 import type { AuditMetrics } from "./metrics.ts";
 import type { AuditPolicy, Decision, Stage } from "./policy.ts";
 import type { Sink } from "./sink.ts";
+import { commaList } from "../util/commalist.ts";
 
 export const DEPRECATED_ANNOTATION = "platform.io/deprecated";
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -69,7 +71,7 @@ export class AuditRecord {
 
   constructor(private o: AuditorOptions, private d: Decision, req: Request, private info: RequestInfo, user: UserInfo, sourceIP: string | undefined, receivedMs: number, private long: boolean) {
     this.id = req.headers.get("audit-id") || randomUUID();
-    const forwarded = (req.headers.get("x-forwarded-for") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const forwarded = commaList(req.headers.get("x-forwarded-for"));
     const real = req.headers.get("x-real-ip");
     const ips = [...forwarded, ...(real ? [real] : []), ...(sourceIP ? [sourceIP] : [])];
     // the path and query as sent (req.url is absolute, or only a path for an HTTP/1.0 request without Host)

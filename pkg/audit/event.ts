@@ -26,13 +26,6 @@ export interface AuditEvent {
   annotations?: Record<string, string>;
 }
 
-/** A MicroTime as upstream writes it: RFC 3339 with six fractional digits, UTC. */
-export function microTime(ms: number): string {
-  const d = new Date(Math.floor(ms));
-  const micros = String(Math.floor((ms % 1000) * 1000)).padStart(6, "0");
-  return `${d.toISOString().slice(0, 19)}.${micros}Z`;
-}
-
 const quoted = (s: string) => JSON.stringify(s);
 const list = (xs: string[]) => xs.map(quoted).join(",");
 

@@ -1,6 +1,7 @@
 // The --oidc-* flags of kube-apiserver v1.21 and what they resolve to: the issuer and client the ID tokens
 // must name, how claims become a user, and which JOSE algorithms may sign them.
 import { UsageError } from "../cli/args.ts";
+import { commaList } from "../util/commalist.ts";
 
 export interface OidcOptions {
   /** --oidc-issuer-url: https only; the tokens' `iss` and the base of the discovery document. */
@@ -34,7 +35,6 @@ export const oidcFlags = {
   "oidc-signing-algs": { type: "string", default: "RS256", description: `Comma-separated JOSE algorithms ID tokens may be signed with: ${OIDC_SIGNING_ALGS.join(", ")}` },
 } as const;
 
-const list = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
 
 /**
  * The OIDC options of the flags, or undefined when no issuer is set; bad values are usage errors.
@@ -49,7 +49,7 @@ export function oidcOptions(a: Record<string, any>): OidcOptions | undefined {
   if (scheme !== "https") throw new UsageError(`'oidc-issuer-url' (${JSON.stringify(issuerURL)}) has invalid scheme (${JSON.stringify(scheme)}), require 'https'`);
   const usernameClaim = String(a["oidc-username-claim"] ?? "");
   if (!usernameClaim) throw new UsageError("no username claim provided (--oidc-username-claim)");
-  const signingAlgs = list(a["oidc-signing-algs"]);
+  const signingAlgs = commaList(a["oidc-signing-algs"]);
   for (const alg of signingAlgs) if (!OIDC_SIGNING_ALGS.includes(alg)) throw new UsageError(`oidc: unsupported signing alg: ${JSON.stringify(alg)}`);
   return {
     issuerURL, clientID,
@@ -74,7 +74,7 @@ function usernamePrefix(flag: string, claim: string, issuerURL: string): string 
 function requiredClaims(values: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of values) {
-    for (const pair of list(v)) {
+    for (const pair of commaList(v)) {
       const eq = pair.indexOf("=");
       if (eq <= 0) throw new UsageError(`invalid argument "${v}" for "--oidc-required-claim" flag: ${pair} must be formatted as key=value`);
       out[pair.slice(0, eq)] = pair.slice(eq + 1);

@@ -2,6 +2,7 @@
 // their table for `kite apiserver`, and the options they make.
 import { join } from "node:path";
 import { UsageError, bool, duration, repeated } from "../cli/args.ts";
+import { commaList } from "../util/commalist.ts";
 
 export interface ServiceAccountOptions {
   /** --service-account-issuer: the first issues tokens; every one is accepted. */
@@ -64,7 +65,7 @@ export function serviceAccountOptions(a: Record<string, any>, certDir: string): 
     const [lo, hi] = MAX_EXPIRATION_BOUNDS;
     if (maxExpirationSeconds < lo || maxExpirationSeconds > hi) throw new UsageError("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds");
   }
-  const audiences = String(a["api-audiences"] ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const audiences = commaList(a["api-audiences"]);
   return {
     issuers,
     keyFiles: values(a["service-account-key-file"]).flatMap((f) => f.split(",")).filter(Boolean),

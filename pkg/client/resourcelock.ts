@@ -85,7 +85,7 @@ export class LeaseLock extends ObjectLock {
   protected write(obj: Obj, r: LeaderElectionRecord): void {
     obj.spec = {
       holderIdentity: r.holderIdentity, leaseDurationSeconds: r.leaseDurationSeconds,
-      acquireTime: microTime(r.acquireTime), renewTime: microTime(r.renewTime), leaseTransitions: r.leaderTransitions,
+      acquireTime: microTime(r.acquireTime.getTime()), renewTime: microTime(r.renewTime.getTime()), leaseTransitions: r.leaderTransitions,
     };
   }
 }

@@ -5,12 +5,11 @@
 export const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** metav1.MicroTime of now: `2021-04-08T12:00:00.123456Z` (the sub-millisecond part from the high-resolution clock). */
-export function microTimeNow(): string {
-  const t = performance.timeOrigin + performance.now();
-  const ms = Math.floor(t);
-  const us = Math.floor((t - ms) * 1000);
-  return `${new Date(ms).toISOString().slice(0, -1)}${String(us).padStart(3, "0")}Z`;
-}
+export const microTimeNow = (): string => microTime(performance.timeOrigin + performance.now());
 
-/** A MicroTime for a given instant (millisecond precision, zero-padded to six digits). */
-export const microTime = (d: Date): string => `${d.toISOString().slice(0, -1)}000Z`;
+/** metav1.MicroTime of an instant in milliseconds since the epoch (fractional milliseconds kept). */
+export function microTime(ms: number): string {
+  const whole = Math.floor(ms);
+  const us = Math.floor((ms - whole) * 1000);
+  return `${new Date(whole).toISOString().slice(0, -1)}${String(us).padStart(3, "0")}Z`;
+}

@@ -10,6 +10,7 @@ import { FormatError } from "./format.ts";
 import { NotEmptyError, importFile } from "./import.ts";
 import { salvageExport } from "./salvage.ts";
 import { Target, type TargetOptions } from "./target.ts";
+import { commaList } from "../util/commalist.ts";
 
 export const DEFAULT_DATA_DIR = join(homedir(), ".kite", "server");
 
@@ -31,7 +32,7 @@ export const FORMAT_HELP =
   '(a value that is not canonical JSON is kept verbatim as {"key":"...","raw":"<string>"}). resourceVersions are not carried: the target numbers its writes anew; uid, creationTimestamp and everything else stored come back as they were.';
 
 function targetOptions(a: Record<string, any>): TargetOptions {
-  const etcdServers = String(a["etcd-servers"] ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const etcdServers = commaList(a["etcd-servers"]);
   if (a["etcd-servers"] !== undefined && !etcdServers.length) throw new UsageError(`invalid argument "" for "--etcd-servers" flag: expected http(s)://host:port`);
   for (const u of etcdServers) if (!/^https?:\/\/[^/]+/.test(u)) throw new UsageError(`invalid argument "${u}" for "--etcd-servers" flag: expected http(s)://host:port`);
   if (etcdServers.length && a["data-dir"] !== undefined) throw new UsageError("give --data-dir (SQLite) or --etcd-servers (etcd), not both");

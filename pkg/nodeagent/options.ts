@@ -12,6 +12,7 @@ import { parseIPv4Range } from "../util/ipv4.ts";
 import { parseQuantity } from "../util/quantity.ts";
 import type { LogRotation } from "./runtime/output.ts";
 import { type AgentServingOptions, servingOptions } from "./server/options.ts";
+import { commaList } from "../util/commalist.ts";
 
 export interface Taint { key: string; value?: string; effect: string }
 
@@ -261,7 +262,7 @@ export function nodeAgentOptions(raw: Record<string, any>, rawArgs: string[] = [
 
 /** The kubelet keeps the valid IPs of --cluster-dns and warns of the others. */
 function clusterDNS(v: string | undefined, warnings: string[]): string[] {
-  const ips = (v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const ips = commaList(v);
   for (const ip of ips) if (!isIP(ip)) warnings.push(`Invalid clusterDNS ip '"${ip}"'`);
   return ips.filter((ip) => isIP(ip));
 }

@@ -5,6 +5,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { UsageError, bool, int, oneOf } from "../cli/args.ts";
 import { TLS_ARGS, opensslCiphers } from "../serving/tls-options.ts";
+import { commaList } from "../util/commalist.ts";
 
 export const SERVING_ARGS = {
   "cors-allowed-origins": { type: "string", description: "Comma-separated regular expressions of allowed origins for CORS; a matching Origin gets the CORS headers and its preflight OPTIONS a 204. Empty disables CORS" },
@@ -49,10 +50,9 @@ export const DEFAULT_SERVING: ServingOptions = {
   endpointReconciler: "lease", apiserverCount: 1, enableGarbageCollector: true,
 };
 
-const list = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
 
 export function servingOptions(a: Record<string, any>, nodePorts: { min: number; max: number }): ServingOptions {
-  const corsAllowedOrigins = list(a["cors-allowed-origins"]).map((re) => {
+  const corsAllowedOrigins = commaList(a["cors-allowed-origins"]).map((re) => {
     try { return new RegExp(re); } catch (e) { throw new UsageError(`invalid argument "${re}" for "--cors-allowed-origins" flag: ${(e as Error).message}`); }
   });
   const hstsDirectives = String(a["strict-transport-security-directives"] ?? "").split(",").map((x) => x.trim());
@@ -91,7 +91,7 @@ function parseSni(v: string): SniCert {
   const colon = v.indexOf(":");
   const files = (colon < 0 ? v : v.slice(0, colon)).split(",").map((x) => x.trim());
   if (files.length !== 2 || !files[0] || !files[1]) throw new UsageError(`invalid argument "${v}" for "--tls-sni-cert-key" flag: expected comma separated certificate and key file paths`);
-  return { certFile: files[0], keyFile: files[1], names: colon < 0 ? [] : list(v.slice(colon + 1)) };
+  return { certFile: files[0], keyFile: files[1], names: colon < 0 ? [] : commaList(v.slice(colon + 1)) };
 }
 
 /**

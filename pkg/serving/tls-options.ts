@@ -2,6 +2,7 @@
 // --tls-cipher-suites with Go's names, as upstream's components take them, turned into what Bun's TLS
 // (BoringSSL) takes.
 import { UsageError, oneOf } from "../cli/args.ts";
+import { commaList } from "../util/commalist.ts";
 
 /** Go's cipher suite names, as component-base lists them, and OpenSSL's names of the same suites. */
 const CIPHERS: Record<string, string | null> = {
@@ -47,7 +48,7 @@ export function tlsMinVersion(v: unknown): number | undefined {
 
 /** --tls-cipher-suites as an OpenSSL cipher list; undefined when not given (the library's defaults). */
 export function opensslCiphers(v: unknown): string | undefined {
-  const suites = String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const suites = commaList(v);
   for (const s of suites) if (!(s in CIPHERS)) throw new UsageError(`invalid argument "${v}" for "--tls-cipher-suites" flag: Cipher suite ${s} not supported or doesn't exist`);
   return suites.length ? [...new Set(suites.map((s) => CIPHERS[s]).filter((s): s is string => !!s))].join(":") : undefined;
 }

@@ -13,7 +13,6 @@ export const SPDY_EXEC_PROTOCOLS = ["v4.channel.k8s.io", "v3.channel.k8s.io", "v
 export const pickProtocol = (offered: string[], ours: string[]) => ours.find((p) => offered.includes(p));
 
 /** Comma-separated header values (several headers of one name arrive joined). */
-export const headerList = (v: string | null) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 
 export interface ExecStreams { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
 

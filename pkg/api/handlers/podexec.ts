@@ -5,12 +5,13 @@ import type { Server } from "bun";
 import { podStreamLocation } from "../../registry/podlog.ts";
 import type { Registry } from "../../registry/registry.ts";
 import { isWebSocketRequest, upgrade } from "../../serving/websocket.ts";
-import { WEBSOCKET_EXEC_PROTOCOLS, execStreams, headerList, pickProtocol } from "../../streaming/remotecommand.ts";
+import { WEBSOCKET_EXEC_PROTOCOLS, execStreams, pickProtocol } from "../../streaming/remotecommand.ts";
 import { LOCATION_HEADER } from "../streaming/spdyupgrade.ts";
 import { websocketExec } from "../streaming/wsexec.ts";
 import { badRequest, methodNotAllowed } from "../status.ts";
 import type { HandlerContext } from "./context.ts";
 import type { KubeletClient } from "./podlog.ts";
+import { commaList } from "../../util/commalist.ts";
 
 export interface StreamRequest {
   server?: Server<any>;
@@ -28,7 +29,7 @@ export async function podExec(ctx: HandlerContext, registry: Registry, kubelet: 
   const location = await podStreamLocation(registry.lookup("", "v1", "pods")!, registry.lookup("", "v1", "nodes")!, info.namespace, info.name, kind, url.searchParams, kubelet.preferredAddressTypes);
   if (s.upgradeCheck) return new Response(null, { headers: { [LOCATION_HEADER]: location } });
   if (s.server && isWebSocketRequest(req)) {
-    const protocol = pickProtocol(headerList(req.headers.get("sec-websocket-protocol")), WEBSOCKET_EXEC_PROTOCOLS);
+    const protocol = pickProtocol(commaList(req.headers.get("sec-websocket-protocol")), WEBSOCKET_EXEC_PROTOCOLS);
     if (protocol && upgrade(s.server, req, websocketExec(location, kubelet), protocol)) return new Response(null);
   }
   throw badRequest("Upgrade request required");

@@ -6,13 +6,14 @@ import { podPortForwardLocation } from "../../registry/podlog.ts";
 import type { Registry } from "../../registry/registry.ts";
 import { isWebSocketRequest, upgrade } from "../../serving/websocket.ts";
 import { TUNNELED_PORTFORWARD_PROTOCOL, WEBSOCKET_PORTFORWARD_PROTOCOLS, parsePorts } from "../../streaming/portforward.ts";
-import { headerList, pickProtocol } from "../../streaming/remotecommand.ts";
+import { pickProtocol } from "../../streaming/remotecommand.ts";
 import { LOCATION_HEADER } from "../streaming/spdyupgrade.ts";
 import { tunneledPortForward, websocketPortForward } from "../streaming/wsportforward.ts";
 import { badRequest, methodNotAllowed } from "../status.ts";
 import type { HandlerContext } from "./context.ts";
 import type { StreamRequest } from "./podexec.ts";
 import type { KubeletClient } from "./podlog.ts";
+import { commaList } from "../../util/commalist.ts";
 
 export async function podPortForward(ctx: HandlerContext, registry: Registry, kubelet: KubeletClient, s: StreamRequest): Promise<Response> {
   const { info, url, req } = ctx;
@@ -20,7 +21,7 @@ export async function podPortForward(ctx: HandlerContext, registry: Registry, ku
   const location = await podPortForwardLocation(registry.lookup("", "v1", "pods")!, registry.lookup("", "v1", "nodes")!, info.namespace, info.name, kubelet.preferredAddressTypes);
   if (s.upgradeCheck) return new Response(null, { headers: { [LOCATION_HEADER]: location } });
   if (s.server && isWebSocketRequest(req)) {
-    const offered = headerList(req.headers.get("sec-websocket-protocol"));
+    const offered = commaList(req.headers.get("sec-websocket-protocol"));
     if (offered.includes(TUNNELED_PORTFORWARD_PROTOCOL)) {
       if (upgrade(s.server, req, tunneledPortForward(location, kubelet), TUNNELED_PORTFORWARD_PROTOCOL)) return new Response(null);
     } else {

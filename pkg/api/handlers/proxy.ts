@@ -9,6 +9,7 @@ import { websocketProxy } from "../streaming/wsproxy.ts";
 import { serviceUnavailable } from "../status.ts";
 import type { HandlerContext } from "./context.ts";
 import type { KubeletClient } from "./podlog.ts";
+import { commaList } from "../../util/commalist.ts";
 
 /** Headers that belong to one hop, and the caller's credentials, which the upstream never sees (upstream's authentication filter drops them). */
 const NOT_FORWARDED = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host", "authorization", "content-length"]);
@@ -46,7 +47,7 @@ export async function proxy(ctx: HandlerContext, registry: Registry, kubelet: Ku
   req.headers.forEach((v, k) => { if (forwardable(k)) headers.append(k, v); });
   const tls = { cert: target.agent ? kubelet.cert : undefined, key: target.agent ? kubelet.key : undefined, ca: kubelet.ca, rejectUnauthorized: target.agent && !!kubelet.ca };
   if (server && isWebSocketRequest(req)) {
-    const protocols = (req.headers.get("sec-websocket-protocol") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const protocols = commaList(req.headers.get("sec-websocket-protocol"));
     const handlers = websocketProxy(upstream.replace(/^http/, "ws"), headers, protocols, tls);
     if (upgrade(server, req, handlers, protocols[0])) return new Response(null);
   }

@@ -7,10 +7,11 @@
 import { randomUUID } from "node:crypto";
 import type { KubeletClient } from "../handlers/podlog.ts";
 import type { Peer, TakenConnection } from "../../serving/tlsfront.ts";
-import { SPDY_EXEC_PROTOCOLS, headerList, pickProtocol } from "../../streaming/remotecommand.ts";
+import { SPDY_EXEC_PROTOCOLS, pickProtocol } from "../../streaming/remotecommand.ts";
 import { SPDY_PORTFORWARD_PROTOCOL } from "../../streaming/portforward.ts";
 import { spdyExec } from "./spdyexec.ts";
 import { spdyPortForward } from "./spdyportforward.ts";
+import { commaList } from "../../util/commalist.ts";
 
 export const CHECK_HEADER = "x-kite-upgrade-check";
 /** The handler's answer to a check: where the stream goes. */
@@ -69,7 +70,7 @@ export async function spdyUpgrade(raw: Buffer, peer: Peer, conn: TakenConnection
     return conn.end();
   }
   await res.arrayBuffer();
-  const offered = headerList(head.headers.get("x-stream-protocol-version"));
+  const offered = commaList(head.headers.get("x-stream-protocol-version"));
   const portForward = new URL(location).pathname.startsWith("/portForward/");
   const protocol = portForward ? SPDY_PORTFORWARD_PROTOCOL : pickProtocol(offered, SPDY_EXEC_PROTOCOLS) ?? "channel.k8s.io";
   conn.write(Buffer.from(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n${offered.length ? `X-Stream-Protocol-Version: ${protocol}\r\n` : ""}\r\n`));

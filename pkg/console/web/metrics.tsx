@@ -5,21 +5,16 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import "uplot/dist/uPlot.min.css";
 import { ApiError, getJSON } from "./api.ts";
 import { ErrorState } from "./states.tsx";
+import { parseQuantity } from "../../util/quantity.ts";
+
+/** A quantity the metrics API reported, in base units (cores, bytes); 0 when missing. */
+const quantity = (q: string | undefined) => parseQuantity(q) ?? 0;
 
 const REFRESH_MS = 5000;
 const KEEP = 60;
 const WINDOW_S = KEEP * REFRESH_MS / 1000;
 /** A figure to read at a glance: whole units from 10 up, one decimal below. */
 const shown = (n: number) => (n >= 10 ? String(Math.round(n)) : n.toFixed(1));
-
-/** A Kubernetes quantity in base units (cores, bytes). */
-export function quantity(q: string | undefined): number {
-  const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(q ?? "");
-  if (!m) return 0;
-  const n = Number(m[1]);
-  const f: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
-  return n * (f[m[2]] ?? 1);
-}
 
 /** The usage a metrics object reports: a node's own, a pod's summed over its containers. */
 function usage(m: any): { cpu: number; memory: number } {

@@ -3,6 +3,7 @@
 import { UsageError } from "../../cli/args.ts";
 import { parseDuration } from "../../util/duration.ts";
 import { parseQuantity } from "../../util/quantity.ts";
+import { commaList } from "../../util/commalist.ts";
 
 /** The signals an eviction threshold may name (upstream's evictionapi signals on Linux). */
 export const SIGNALS = ["memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "allocatableMemory.available", "pid.available"] as const;
@@ -25,7 +26,7 @@ const bad = (flag: string, v: string, why: string) => new UsageError(`invalid ar
 /** `k=v,k2=v2` → a map (empty for an empty value). */
 export function keyValues(flag: string, v: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const pair of (v ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of commaList(v)) {
     const eq = pair.indexOf("=");
     if (eq <= 0) throw bad(flag, v!, `malformed pair, expect string=string`);
     out[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
@@ -64,7 +65,7 @@ function amount(signal: string, value: string): { quantity?: number; percentage?
 /** --eviction-hard / --eviction-soft: `signal<amount` pairs; a 0 amount means no threshold, as upstream. */
 export function thresholds(flag: string, v: string | undefined): Threshold[] {
   const out: Threshold[] = [];
-  for (const expr of (v ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const expr of commaList(v)) {
     const lt = expr.indexOf("<");
     if (lt <= 0) throw bad(flag, v!, `invalid eviction threshold syntax ${expr}, expected <signal><operator><value>`);
     const signal = expr.slice(0, lt), value = expr.slice(lt + 1);

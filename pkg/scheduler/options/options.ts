@@ -14,6 +14,7 @@ import type { KubeSchedulerConfiguration } from "../config/types.ts";
 import { aggregate, validateConfig, validateHardPodAffinityWeight } from "../config/validation.ts";
 import type { HostPort, ServingOptions } from "../serving/options.ts";
 import { CONFIG_FLAGS, DEPRECATED } from "./flags.ts";
+import { commaList } from "../../util/commalist.ts";
 
 export interface SchedulerOptions {
   /** The effective configuration (defaulted and valid): what --write-config-to writes. */
@@ -41,7 +42,6 @@ export class PolicyNotSupported extends Error {}
 
 type Flags = Record<string, any>;
 
-const list = (v: unknown) => String(v ?? "").split(",").map((x) => x.trim()).filter(Boolean);
 
 function float(flag: string, v: string): number {
   const n = Number(v);
@@ -125,15 +125,15 @@ function servingOptions(a: Flags, c: KubeSchedulerConfiguration): ServingOptions
       clientCAFile: a["client-ca-file"] || undefined,
       requestHeader: {
         clientCAFile: a["requestheader-client-ca-file"] || undefined,
-        allowedNames: list(a["requestheader-allowed-names"]),
-        usernameHeaders: list(a["requestheader-username-headers"]),
-        groupHeaders: list(a["requestheader-group-headers"]),
-        extraHeaderPrefixes: list(a["requestheader-extra-headers-prefix"]),
+        allowedNames: commaList(a["requestheader-allowed-names"]),
+        usernameHeaders: commaList(a["requestheader-username-headers"]),
+        groupHeaders: commaList(a["requestheader-group-headers"]),
+        extraHeaderPrefixes: commaList(a["requestheader-extra-headers-prefix"]),
       },
     },
     authorization: {
       kubeconfig: a["authorization-kubeconfig"] || undefined,
-      alwaysAllowPaths: list(a["authorization-always-allow-paths"]),
+      alwaysAllowPaths: commaList(a["authorization-always-allow-paths"]),
       authorizedTtlMs: duration("authorization-webhook-cache-authorized-ttl", a["authorization-webhook-cache-authorized-ttl"]),
       unauthorizedTtlMs: duration("authorization-webhook-cache-unauthorized-ttl", a["authorization-webhook-cache-unauthorized-ttl"]),
     },

@@ -5,20 +5,19 @@
 import { createHash } from "node:crypto";
 import type { ResourceStore } from "../../registry/generic.ts";
 import type { Obj } from "../../registry/types.ts";
+import { microTime } from "../../client/time.ts";
 import { current } from "./informer.ts";
+import { LEASE_SECONDS } from "./leader.ts";
 
 const NS = "kube-system";
 export const LEASE_PREFIX = "kite-apiserver-";
-/** A server silent for this long is left out (upstream's master lease TTL is 15 s too). */
-const DURATION_SECONDS = 15;
 
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 const leaseName = (id: string) => LEASE_PREFIX + createHash("sha256").update(id).digest("hex").slice(0, 16);
 
 /** Records that the server `id` serves at address:port now. */
 export async function renewEndpointLease(leases: ResourceStore, id: string, address: string, port: number): Promise<void> {
   const name = leaseName(id);
-  const spec = { holderIdentity: `${address}:${port}`, leaseDurationSeconds: DURATION_SECONDS, renewTime: microTime(Date.now()) };
+  const spec = { holderIdentity: `${address}:${port}`, leaseDurationSeconds: LEASE_SECONDS, renewTime: microTime(Date.now()) };
   if (!(await current(leases, NS, name))) {
     await leases.create(NS, { metadata: { name, labels: { "k8s.io/component": "kube-apiserver" } }, spec }, { fieldManager: "kube-apiserver" })
       .catch((e) => { if (e.code !== 409) throw e; });
@@ -38,7 +37,7 @@ export const isEndpointLease = (lease: Obj) => lease.metadata.name.startsWith(LE
 export async function liveServers(leases: ResourceStore, max: number): Promise<{ ip: string; port: number }[]> {
   const now = Date.now();
   const list = await leases.list(NS);
-  const live = (list.items as Obj[]).filter((l) => isEndpointLease(l) && now <= Date.parse(l.spec?.renewTime ?? "") + (l.spec?.leaseDurationSeconds ?? DURATION_SECONDS) * 1000);
+  const live = (list.items as Obj[]).filter((l) => isEndpointLease(l) && now <= Date.parse(l.spec?.renewTime ?? "") + (l.spec?.leaseDurationSeconds ?? LEASE_SECONDS) * 1000);
   const out = live.map((l) => String(l.spec.holderIdentity)).sort().slice(0, max).map((h) => {
     const i = h.lastIndexOf(":");
     return { ip: h.slice(0, i), port: Number(h.slice(i + 1)) };

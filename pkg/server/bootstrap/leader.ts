@@ -5,15 +5,15 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import type { ResourceStore } from "../../registry/generic.ts";
 import type { Obj } from "../../registry/types.ts";
+import { microTime } from "../../client/time.ts";
 import { current } from "./informer.ts";
 
 const NAME = "kite-bootstrap";
 const NS = "kube-system";
-const DURATION_SECONDS = 15;
+/** A holder silent for this long loses the lease; an API server in the `kubernetes` Endpoints is left out after it too (upstream's master lease TTL is 15 s). */
+export const LEASE_SECONDS = 15;
 export const RENEW_MS = 5000;
 
-/** A MicroTime, as Lease times are written. */
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 
 /** This server's identity: stable across restarts on the same data dir, different for every data dir. */
 export function identity(dataDir: string): string {
@@ -23,7 +23,7 @@ export function identity(dataDir: string): string {
 function expired(lease: Obj, now: number): boolean {
   if (!lease.spec?.holderIdentity) return true; // handed back
   const renewed = Date.parse(lease.spec?.renewTime ?? lease.spec?.acquireTime ?? "");
-  return !Number.isFinite(renewed) || now > renewed + (lease.spec?.leaseDurationSeconds ?? DURATION_SECONDS) * 1000;
+  return !Number.isFinite(renewed) || now > renewed + (lease.spec?.leaseDurationSeconds ?? LEASE_SECONDS) * 1000;
 }
 
 /** Takes or renews the lease; true when this server holds it afterwards. */
@@ -33,7 +33,7 @@ export async function holdLease(leases: ResourceStore, id: string): Promise<bool
   if (lease && lease.spec?.holderIdentity !== id && !expired(lease, now)) return false;
   const spec = (cur?: Obj) => ({
     holderIdentity: id,
-    leaseDurationSeconds: DURATION_SECONDS,
+    leaseDurationSeconds: LEASE_SECONDS,
     acquireTime: cur?.holderIdentity === id ? cur.acquireTime : microTime(now),
     renewTime: microTime(now),
     leaseTransitions: (cur?.leaseTransitions ?? 0) + (cur && cur.holderIdentity !== id ? 1 : 0),
