@@ -62,6 +62,15 @@ const BY_KIND: Record<string, Defaulter> = {
   "CertificateSigningRequest.certificates.k8s.io": (csr) => items(sub(csr, "status"), "conditions").forEach((c) => fillZero(c, { status: "True" })),
 };
 
+/**
+ * Kinds whose defaults set only fields every served version shares: the registry applies them to the
+ * object at the version it was written in, so no round trip through the hub loses what validation must
+ * see (an HPA's v2 metrics that autoscaling/v1 cannot carry).
+ */
+const SAME_AT_EVERY_VERSION = new Set(["HorizontalPodAutoscaler.autoscaling"]);
+
+export const defaultsAtAnyVersion = (group: string, kind: string) => SAME_AT_EVERY_VERSION.has(group ? `${kind}.${group}` : kind);
+
 /** Fills in obj's defaults in place; kinds without any are left alone. */
 export function applyDefaults(group: string, kind: string, obj: Obj): void {
   BY_KIND[group ? `${kind}.${group}` : kind]?.(obj);

@@ -15,7 +15,7 @@ import type { UserInfo } from "../auth/user.ts";
 import type { Attributes, Operation } from "../admission/types.ts";
 import { validateMeta } from "./validation.ts";
 import { validateKind } from "../validation/index.ts";
-import { applyDefaults } from "../defaults/index.ts";
+import { applyDefaults, defaultsAtAnyVersion } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { checkBody } from "./body.ts";
 import { listCollection } from "./list.ts";
@@ -598,10 +598,11 @@ export class ResourceStore {
     await this.callerCheck?.(obj, old, user);
   }
 
-  /** Upstream's defaults of the kind, applied at its hub (in place: callers hold `obj`). */
+  /** Upstream's defaults of the kind, applied at its hub unless they hold at every version (in place: callers hold `obj`). */
   private applyDefaults(obj: Obj) {
     const c = this.def.conversion;
     if (!c) return applyDefaults(this.def.group, this.def.kind, obj);
+    if (defaultsAtAnyVersion(c.hub.group, c.hub.kind)) return applyDefaults(c.hub.group, c.hub.kind, obj);
     const hub = c.toHub(obj);
     applyDefaults(c.hub.group, c.hub.kind, hub);
     replaceContents(obj, c.fromHub(hub));
@@ -623,7 +624,7 @@ export class ResourceStore {
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
     if (!serverOwned) {
       const c = this.def.conversion;
-      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old), this.def.version));
+      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old), this.def.version, obj));
       else causes.push(...validateKind(this.def.group, this.def.kind, obj, old, this.def.version));
     }
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
