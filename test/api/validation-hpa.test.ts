@@ -50,6 +50,12 @@ describe("HPA metrics at autoscaling/v2beta1 and v2beta2", () => {
     expectCode(await s.call("POST", path("v2beta1"), hpa("v2beta1", "good1", { metrics: [{ type: "Pods", pods: { metricName: "qps", targetAverageValue: "10" } }] })), 201, "v2beta1");
   });
 
+  test("a v2 HPA without metrics gets upstream's default, 80 % CPU, read at v1 too", async () => {
+    expectCode(await s.call("POST", path("v2beta2"), hpa("v2beta2", "no-metrics", {})), 201, "create");
+    const v1 = await s.call("GET", `${path("v1")}/no-metrics`);
+    expect(v1.body.spec).toMatchObject({ minReplicas: 1, targetCPUUtilizationPercentage: 80 });
+  });
+
   test("invalid metrics are refused with upstream's causes", async () => {
     await Promise.all(BAD.map(async ([label, v, spec, field, reason, words], i) => {
       const st = expectStatus(await s.call("POST", path(v), hpa(v, `bad-${i}`, spec)), 422, "Invalid", label);
