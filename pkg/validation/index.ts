@@ -3,6 +3,7 @@ import type { FieldCause, Obj } from "../registry/types.ts";
 import { WORKLOAD_KINDS } from "./kinds-workloads.ts";
 import { OTHER_KINDS } from "./kinds-other.ts";
 import { decodeFailure, Undecodable } from "./decode.ts";
+import { customResourceDefinitionV1beta1 } from "./crd-v1beta1.ts";
 
 /**
  * Validates a new object (old undefined) or an update; returns 422 causes. May throw a 400 for what upstream
@@ -23,3 +24,14 @@ export function validateKind(group: string, kind: string, obj: Obj, old?: Obj, v
     throw e;
   }
 }
+
+/**
+ * Checks of a served version's own shape that the trip through its hub (defaulting there) merges away:
+ * run on the object as written, before defaults. Keyed `Kind.group/version`.
+ */
+const AS_WRITTEN: Record<string, (obj: Obj) => FieldCause[]> = {
+  "CustomResourceDefinition.apiextensions.k8s.io/v1beta1": customResourceDefinitionV1beta1,
+};
+
+export const validateAsWritten = (group: string, version: string, kind: string, obj: Obj): FieldCause[] =>
+  AS_WRITTEN[`${group ? `${kind}.${group}` : kind}/${version}`]?.(obj) ?? [];
