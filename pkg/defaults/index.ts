@@ -4,6 +4,7 @@
 import type { Obj } from "../registry/types.ts";
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultStatefulSet } from "./apps.ts";
 import { defaultCRD } from "./apiextensions.ts";
+import { defaultHorizontalPodAutoscaler } from "./autoscaling.ts";
 import { defaultCronJob, defaultJob } from "./batch.ts";
 import {
   defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPersistentVolume, defaultPersistentVolumeClaim,
@@ -40,7 +41,7 @@ const BY_KIND: Record<string, Defaulter> = {
   "DaemonSet.apps": defaultDaemonSet,
   "Job.batch": defaultJob,
   "CronJob.batch": defaultCronJob,
-  "HorizontalPodAutoscaler.autoscaling": (hpa) => fill(child(hpa, "spec"), { minReplicas: 1 }),
+  "HorizontalPodAutoscaler.autoscaling": defaultHorizontalPodAutoscaler,
   "NetworkPolicy.networking.k8s.io": defaultNetworkPolicy,
   "EndpointSlice.discovery.k8s.io": defaultEndpointSlice,
   "RoleBinding.rbac.authorization.k8s.io": defaultBinding,
@@ -61,6 +62,15 @@ const BY_KIND: Record<string, Defaulter> = {
   // a condition (an approval, a denial) holds unless it says otherwise
   "CertificateSigningRequest.certificates.k8s.io": (csr) => items(sub(csr, "status"), "conditions").forEach((c) => fillZero(c, { status: "True" })),
 };
+
+/**
+ * Kinds whose defaulter takes the object at any served version (it reads the apiVersion), as upstream
+ * defaults each version: the registry applies it to the object as written, so no round trip through the
+ * hub loses what validation must see (an HPA's v2 metrics that autoscaling/v1 cannot carry).
+ */
+const AT_EVERY_VERSION = new Set(["HorizontalPodAutoscaler.autoscaling"]);
+
+export const defaultsAtAnyVersion = (group: string, kind: string) => AT_EVERY_VERSION.has(group ? `${kind}.${group}` : kind);
 
 /** Fills in obj's defaults in place; kinds without any are left alone. */
 export function applyDefaults(group: string, kind: string, obj: Obj): void {

@@ -14,8 +14,8 @@ import { type FieldCause, type Obj, type ResourceDef, type UpdateTarget, apiVers
 import type { UserInfo } from "../auth/user.ts";
 import type { Attributes, Operation } from "../admission/types.ts";
 import { validateMeta } from "./validation.ts";
-import { validateKind } from "../validation/index.ts";
-import { applyDefaults } from "../defaults/index.ts";
+import { validateAsWritten, validateKind } from "../validation/index.ts";
+import { applyDefaults, defaultsAtAnyVersion } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { checkBody } from "./body.ts";
 import { listCollection } from "./list.ts";
@@ -305,6 +305,7 @@ export class ResourceStore {
     const obj = this.checkBody(body, ns, o.fields);
     // the name is generated before defaults (a Namespace's name label) and admission see the object
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
+    const asWritten = this.checkAsWritten(obj, o.serverOwned);
     // upstream defaults every object it decodes, before admission and the strategy's hooks see it
     this.applyDefaults(obj);
     // the writer owns what it sent (and its defaults), not what admission adds: upstream's field manager runs first
@@ -322,7 +323,7 @@ export class ResourceStore {
     if (this.def.subresources?.includes("status") && this.def.kind !== "Node") obj.status = {};
     this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
-    this.validate(obj, undefined, "", o.serverOwned);
+    this.validate(obj, undefined, "", o.serverOwned, asWritten);
     if (o.user) await this.checkCaller(obj, undefined, o.user);
     await this.admission?.validate(attrs);
     if (o.large) await breather();
@@ -434,6 +435,7 @@ export class ResourceStore {
     if (sub === "status" || !sub) this.carryStatusAnnotations(sub ? obj : old, next);
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
     const attrs = this.attributes("UPDATE", sub, ns, next, old, o);
+    const asWritten = sub ? [] : this.checkAsWritten(next, o.serverOwned);
     if (sub !== "binding") {
       this.applyDefaults(next);
       await this.admission?.admit(attrs);
@@ -458,7 +460,7 @@ export class ResourceStore {
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
-    this.validate(next, old, sub, o.serverOwned);
+    this.validate(next, old, sub, o.serverOwned, asWritten);
     if (!sub && o.user) await this.checkCaller(next, old, o.user);
     if (sub !== "binding") await this.admission?.validate(attrs);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
@@ -598,16 +600,22 @@ export class ResourceStore {
     await this.callerCheck?.(obj, old, user);
   }
 
-  /** Upstream's defaults of the kind, applied at its hub (in place: callers hold `obj`). */
+  /** Upstream's defaults of the kind, applied at its hub unless they hold at every version (in place: callers hold `obj`). */
   private applyDefaults(obj: Obj) {
     const c = this.def.conversion;
     if (!c) return applyDefaults(this.def.group, this.def.kind, obj);
+    if (defaultsAtAnyVersion(c.hub.group, c.hub.kind)) return applyDefaults(c.hub.group, c.hub.kind, obj);
     const hub = c.toHub(obj);
     applyDefaults(c.hub.group, c.hub.kind, hub);
     replaceContents(obj, c.fromHub(hub));
   }
 
-  private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false) {
+  /** The checks of a served version's own shape, made before the defaults' trip through the hub merges it away. */
+  private checkAsWritten(obj: Obj, serverOwned = false): FieldCause[] {
+    return this.def.conversion && !serverOwned ? validateAsWritten(this.def.group, this.def.version, this.def.kind, obj) : [];
+  }
+
+  private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false, asWritten: FieldCause[] = []) {
     const causes: FieldCause[] = validateMeta(this.def, obj);
     if (old?.metadata.deletionTimestamp) {
       const added = (obj.metadata.finalizers ?? []).filter((f: string) => !(old.metadata.finalizers ?? []).includes(f));
@@ -623,8 +631,9 @@ export class ResourceStore {
     causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
     if (!serverOwned) {
       const c = this.def.conversion;
-      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old), this.def.version));
+      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old), this.def.version, obj));
       else causes.push(...validateKind(this.def.group, this.def.kind, obj, old, this.def.version));
+      causes.push(...asWritten);
     }
     if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
   }

@@ -59,8 +59,11 @@ export const lease = (o: Obj) => run((e) => {
   nonNegative(e, "spec.leaseTransitions", t);
 });
 
-/** The bounds, the target reference, then the metrics and behavior (./hpa-metrics.ts) of the stored autoscaling/v1 form. */
-export const horizontalPodAutoscaler = (o: Obj) => run((e) => {
+/**
+ * The bounds and the target reference (the same at every version), then the metrics and behavior
+ * (./hpa-metrics.ts) of the object as the request wrote it.
+ */
+export const horizontalPodAutoscaler = (o: Obj, _old?: Obj, _version?: string, sent: Obj = o) => run((e) => {
   const sp: Obj = isMap(o.spec) ? o.spec : {};
   const min = sp.minReplicas, max = sp.maxReplicas ?? 0;
   if (typeof min === "number" && min < 1) e.invalid("spec.minReplicas", min, "must be greater than or equal to 1");
@@ -70,5 +73,5 @@ export const horizontalPodAutoscaler = (o: Obj) => run((e) => {
   reference(e, "spec.scaleTargetRef", sp.scaleTargetRef ?? {});
   // the metrics are looked at only once the target reference is sound
   if (e.causes.length > before) return;
-  hpaMetricsAndBehavior(e, o);
+  hpaMetricsAndBehavior(e, sent);
 });

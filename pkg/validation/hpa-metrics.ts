@@ -1,8 +1,9 @@
 // A HorizontalPodAutoscaler's metrics and behavior, as upstream validates its internal (v2beta2-shaped)
-// object. Kite stores autoscaling/v1, whose annotations carry what v1 lacks: the checks read the
-// v2beta2 form converted from it, so the paths are upstream's whatever version the client wrote
-// (v1's CPU target comes after the annotation's metrics, as upstream's conversion puts it).
-import { convert } from "../convert/index.ts";
+// object. The checks read the object as the request wrote it, converted directly to v2beta2 (not
+// through the stored autoscaling/v1, which cannot carry every invalid shape), so the paths are
+// upstream's whatever version the client wrote (v1's CPU target comes after its annotation's
+// metrics, as upstream's conversion puts it).
+import { hpaAtV2beta2 } from "../convert/rows/autoscaling.ts";
 import type { Obj } from "../registry/types.ts";
 import type { Errs } from "./field.ts";
 import { pathSegmentName } from "./names.ts";
@@ -14,12 +15,11 @@ const SOURCE_TYPES_LISTED = [...SOURCE_TYPES, "ContainerResource"].sort();
 const TARGET_TYPES = ["Utilization", "Value", "AverageValue"];
 const MAX_PERIOD_SECONDS = 1800;
 const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
-const QUIET = { warn() {}, error() {} };
 
-/** The spec's metrics and behavior in upstream's internal form (the object must be autoscaling/v1). */
-export function hpaMetricsAndBehavior(e: Errs, hub: Obj) {
+/** The spec's metrics and behavior in upstream's internal form (the object at any served version). */
+export function hpaMetricsAndBehavior(e: Errs, sent: Obj) {
   let spec: Obj;
-  try { spec = convert(hub, { group: "autoscaling", version: "v2beta2" }, QUIET).spec ?? {}; } catch { return; }
+  try { spec = hpaAtV2beta2(sent).spec ?? {}; } catch { return; }
   // ContainerResource sources need the HPAContainerMetrics gate, off in v1.21: upstream drops them first
   list(spec.metrics).forEach((m, i) => metric(e, `spec.metrics[${i}]`, isMap(m) ? m : {}));
   behavior(e, "spec.behavior", spec.behavior);

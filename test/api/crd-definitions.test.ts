@@ -6,7 +6,9 @@
 // the strategy, the webhook's client config (exactly one of url and service; an https URL without user
 // information, query or fragment, read as Go reads URLs; a service with name, namespace, port and path) and
 // its review versions. Upstream reports the v1 webhook's parts at v1beta1's places
-// (spec.conversion.webhookClientConfig, spec.conversion.conversionReviewVersions).
+// (spec.conversion.webhookClientConfig, spec.conversion.conversionReviewVersions). And v1beta1's own shape,
+// checked as written (the stored v1 form merges it): top-level settings beside per-version ones,
+// per-version settings all identical, a `version` that is not the first of `versions`.
 import { describe, expect, test } from "bun:test";
 import type { TestServer } from "../helpers/server.ts";
 import { expectCode, expectStatus, until, useServer } from "./fixtures.ts";
@@ -219,6 +221,23 @@ describe("spec.conversion of a v1beta1 definition", () => {
     const v1 = await s.call("GET", `${V1}/goodhooks.conv.example.com`);
     expect(v1.body.spec.conversion).toEqual({ strategy: "Webhook", webhook: { clientConfig: { url: "https://c.example.com/convert" }, conversionReviewVersions: ["v1beta1"] } });
   });
+
+  const sch = { openAPIV3Schema: { type: "object" } };
+  const cols = [{ name: "Size", type: "integer", JSONPath: ".spec.size" }];
+  /** [label, spec over beta()'s, field, reason, message] */
+  const SHAPES: [string, object, string, string, string][] = [
+    ["schema at both levels", { versions: [{ name: "v1", served: true, storage: true, schema: sch }] }, "spec.validation", F, "Forbidden: top-level and per-version schemas are mutually exclusive"],
+    ["subresources at both levels", { subresources: { status: {} }, versions: [{ name: "v1", served: true, storage: true, subresources: { status: {} } }, { name: "v2", served: true, storage: false }] }, "spec.subresources", F, "top-level and per-version subresources are mutually exclusive"],
+    ["identical schemas", { validation: undefined, versions: [{ name: "v1", served: true, storage: true, schema: sch }, { name: "v2", served: true, storage: false, schema: sch }] }, "spec.versions", I, "per-version schemas may not all be set to identical values (top-level validation should be used instead)"],
+    ["identical columns", { additionalPrinterColumns: undefined, versions: [{ name: "v1", served: true, storage: true, additionalPrinterColumns: cols }, { name: "v2", served: true, storage: false, additionalPrinterColumns: cols }] }, "spec.versions", I, "per-version additionalPrinterColumns may not all be set to identical values (top-level additionalPrinterColumns should be used instead)"],
+    ["version not the first", { version: "v2" }, "spec.version", I, `Invalid value: "v2": must match the first version in spec.versions`],
+  ];
+  for (const [label, spec, field, reason, words] of SHAPES) {
+    test(`${label}: ${field} ${reason}`, async () => {
+      const st = expectStatus(await s.call("POST", V1BETA1, beta(plural(label), spec)), 422, "Invalid", label);
+      expect(st.details.causes.some((c: any) => c.field === field && c.reason === reason && c.message.includes(words)), JSON.stringify(st.details.causes)).toBe(true);
+    });
+  }
 
   test("v1beta1 still takes a definition without a schema, which v1 refuses", async () => {
     const { validation: _v, ...spec } = beta("schemaless", {}).spec;

@@ -32,6 +32,12 @@ const BAD: [string, string, object, string, string, string][] = [
   ["object without its target", "v2beta2", { metrics: [{ type: "Object", object: { metric: { name: "hits" }, describedObject: { kind: "Service", name: "web" }, target: { type: "Value" } } }] }, "spec.metrics[0].object.target.averageValue", R, "must set either a target value or averageValue"],
   ["container resource (gate off)", "v2beta2", { metrics: [{ type: "ContainerResource", containerResource: { name: "cpu", container: "app", target: { type: "Utilization", averageUtilization: 50 } } }] }, "spec.metrics[0].containerResource", R, "only allowed when HPAContainerMetrics feature is enabled"],
   ["policy period too long", "v2beta2", { metrics: [util(50)], behavior: { scaleDown: { policies: [{ type: "Pods", value: 1, periodSeconds: 1801 }] } } }, "spec.behavior.scaleDown.policies[0].periodSeconds", I, "must be less than or equal to 1800"],
+  // checks that need the object at the version it was written in (autoscaling/v1 cannot carry it)
+  ["resource and pods in one metric", "v2beta2", { metrics: [{ ...util(50), pods: pods({ type: "AverageValue", averageValue: "1" }).pods }] }, "spec.metrics[0].pods", F, "must populate the given metric source only"],
+  ["cpu utilization and value", "v2beta2", { minReplicas: undefined, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50, averageValue: "100m" } } }] }, "spec.metrics[0].resource.target.averageValue", F, "may not set both a target raw value and a target utilization"],
+  ["bad target type", "v2beta2", { metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Percent", averageUtilization: 50 } } }] }, "spec.metrics[0].resource.target.type", I, `Invalid value: "Percent": must be either Utilization, Value, or AverageValue`],
+  ["v2beta1 cpu utilization and value", "v2beta1", { metrics: [{ type: "Resource", resource: { name: "cpu", targetAverageUtilization: 50, targetAverageValue: "100m" } }] }, "spec.metrics[0].resource.target.averageValue", F, "may not set both a target raw value and a target utilization"],
+  ["v2beta1 resource and pods in one metric", "v2beta1", { minReplicas: undefined, metrics: [{ type: "Resource", resource: { name: "cpu", targetAverageUtilization: 50 }, pods: { metricName: "qps", targetAverageValue: "1" } }] }, "spec.metrics[0].pods", F, "must populate the given metric source only"],
   ["unknown select policy", "v2beta2", { metrics: [util(50)], behavior: { scaleUp: { selectPolicy: "Most", policies: [{ type: "Percent", value: 10, periodSeconds: 60 }] } } }, "spec.behavior.scaleUp.selectPolicy", NSUP, `Unsupported value: "Most"`],
 ];
 
@@ -42,6 +48,12 @@ describe("HPA metrics at autoscaling/v2beta1 and v2beta2", () => {
       { type: "Object", object: { metric: { name: "hits" }, describedObject: { apiVersion: "v1", kind: "Service", name: "web" }, target: { type: "AverageValue", averageValue: "5" } } }];
     expectCode(await s.call("POST", path("v2beta2"), hpa("v2beta2", "good2", { metrics, behavior: { scaleDown: { stabilizationWindowSeconds: 300 } } })), 201, "v2beta2");
     expectCode(await s.call("POST", path("v2beta1"), hpa("v2beta1", "good1", { metrics: [{ type: "Pods", pods: { metricName: "qps", targetAverageValue: "10" } }] })), 201, "v2beta1");
+  });
+
+  test("a v2 HPA without metrics gets upstream's default, 80 % CPU, read at v1 too", async () => {
+    expectCode(await s.call("POST", path("v2beta2"), hpa("v2beta2", "no-metrics", {})), 201, "create");
+    const v1 = await s.call("GET", `${path("v1")}/no-metrics`);
+    expect(v1.body.spec).toMatchObject({ minReplicas: 1, targetCPUUtilizationPercentage: 80 });
   });
 
   test("invalid metrics are refused with upstream's causes", async () => {

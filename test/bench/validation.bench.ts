@@ -1,18 +1,18 @@
 // What validating a workload costs (issue 13): the validator's own time per typical Deployment, in
-// process, and POST creates/s of that Deployment against a live `kite apiserver`. With KITE_REF_DIR (a
-// checkout of a commit from before validation and defaulting, e.g. `git worktree add /tmp/kite-ref 67f5f97`
-// with node_modules linked), the same creates run against that server too, rounds alternating, same run.
+// process, and POST creates/s of that Deployment against one live `kite apiserver` from source whose
+// per-kind validation is switched off and on between rounds (./validation-switch.ts): the same process,
+// store and run, rounds alternating (on, off, off, on, ...), so only validation differs.
 // Run: bun test/bench/validation.bench.ts  (N_VALIDATE, N_CREATE, ROUNDS to change the counts)
 import { validateKind } from "../../pkg/validation/index.ts";
 import { applyDefaults } from "../../pkg/defaults/index.ts";
+import { loadavg } from "node:os";
 import { join } from "node:path";
-import { KITE, startServer } from "../helpers/server.ts";
+import { type TestServer, startServer } from "../helpers/server.ts";
 import { cpuOf, load, progress } from "./load.ts";
 
 const N_VALIDATE = Number(process.env.N_VALIDATE ?? 10000);
-const N_CREATE = Number(process.env.N_CREATE ?? 3000);
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const REF = process.env.KITE_REF_DIR;
+const N_CREATE = Number(process.env.N_CREATE ?? 1500);
+const ROUNDS = Number(process.env.ROUNDS ?? 6);
 
 /** A Deployment as real manifests write one: two containers, ports, env, probes, resources, volumes. */
 const deployment = (name: string) => ({
@@ -60,10 +60,23 @@ function inProcess() {
   return { median: rounds[2], best: rounds[0] };
 }
 
-/** Creates/s at concurrency 1 and 64, and the server's CPU per create at 64, of one server. */
-async function live(launcher: string[], from: number) {
-  const s = await startServer(["--etcd-compaction-interval=0"], undefined, launcher);
-  await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
+const SWITCH = [process.execPath, join(import.meta.dir, "validation-switch.ts")];
+
+/** Turns the server's per-kind validation on or off; waits until a Deployment with replicas -1 shows it. */
+async function setValidation(s: TestServer, on: boolean) {
+  s.proc.kill(on ? "SIGUSR2" : "SIGUSR1");
+  const bad = { ...deployment("probe"), metadata: { name: "probe", namespace: "bench" } };
+  bad.spec = { ...bad.spec, replicas: -1 };
+  for (const deadline = Date.now() + 10_000; ;) {
+    const r = await s.call("POST", "/apis/apps/v1/namespaces/bench/deployments?dryRun=All", bad);
+    if (r.status === (on ? 422 : 201)) return;
+    if (Date.now() > deadline) throw new Error(`validation ${on ? "on" : "off"}: a Deployment with replicas -1 got ${r.status}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** Creates/s at concurrency 1 and 64, and the server's CPU per create at 64, of one round. */
+async function round(s: TestServer, from: number) {
   const post = (i: number) => s.req("/apis/apps/v1/namespaces/bench/deployments", { method: "POST", json: JSON.stringify(deployment(`web-${i}`)) }).then(async (r) => {
     if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${await r.text()}`);
   });
@@ -71,36 +84,39 @@ async function live(launcher: string[], from: number) {
   const cpu0 = cpuOf(s.proc.pid);
   const c64 = await load(N_CREATE, 64, (i) => post(from + i));
   const cpuUs = ((cpuOf(s.proc.pid) - cpu0) * 1e6) / N_CREATE;
-  await s.stop();
   return { c1, c64, cpuUs };
 }
 
-type Figures = Awaited<ReturnType<typeof live>>;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+type Figures = Awaited<ReturnType<typeof round>>;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const summary = (rs: Figures[]) => ({ c1: median(rs.map((r) => r.c1)), c64: median(rs.map((r) => r.c64)), cpuUs: median(rs.map((r) => r.cpuUs)) });
 
 progress(`validator, ${N_VALIDATE} calls`);
 const us = inProcess();
-const now: Figures[] = [], ref: Figures[] = [];
-for (let r = 0; r < ROUNDS; r++) {
-  progress(`round ${r + 1}/${ROUNDS}: Deployment creates, this tree`);
-  now.push(await live(KITE, r * 10_000_000));
-  if (REF) {
-    progress(`round ${r + 1}/${ROUNDS}: Deployment creates, reference ${REF}`);
-    // the reference predates --token-auth-file, which startServer gives every server: it is left out there
-    ref.push(await live(["sh", "-c", `for a; do shift; case "$a" in --token-auth-file=*) ;; *) set -- "$@" "$a";; esac; done; exec "$0" "${join(REF, "cmd/main.ts")}" "$@"`, process.execPath], r * 10_000_000));
+const s = await startServer(["--etcd-compaction-interval=0"], undefined, SWITCH);
+await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
+const on: Figures[] = [], off: Figures[] = [], loads: number[] = [];
+for (let r = 0, n = 0; r < ROUNDS; r++) {
+  // on, off, then off, on: drift over the run (a growing store, other work) falls on both alike
+  for (const validating of r % 2 ? [false, true] : [true, false]) {
+    await setValidation(s, validating);
+    loads.push(loadavg()[0]!);
+    progress(`round ${r + 1}/${ROUNDS}: Deployment creates, validation ${validating ? "on" : "off"} (load average ${loadavg()[0]!.toFixed(1)})`);
+    (validating ? on : off).push(await round(s, n++ * 10_000_000));
   }
 }
-const a = summary(now), b = REF ? summary(ref) : undefined;
+await s.stop();
+const a = summary(on), b = summary(off);
 const f = (n: number) => Math.round(n).toLocaleString("en-US");
-const vs = (x: number, y?: number) => (y ? `${f(x)} (reference ${f(y)}, ${((x / y) * 100).toFixed(0)} %)` : f(x));
+const vs = (x: number, y: number) => `${f(x)} | ${f(y)} | ${((x / y) * 100).toFixed(1)} %`;
 console.log(`
-| measure (medians of ${ROUNDS} rounds) | value |
-|---|---|
-| validation of one typical Deployment (in process; median of 5 rounds of ${f(N_VALIDATE)}, best) | ${us.median.toFixed(1)} µs (best ${us.best.toFixed(1)} µs) |
-| Deployment creates/s, concurrency 1 | ${vs(a.c1, b?.c1)} |
-| Deployment creates/s, concurrency 64 | ${vs(a.c64, b?.c64)} |
-| server CPU per create at concurrency 64 | ${vs(a.cpuUs, b?.cpuUs)} µs |
-| validation's share of a create at concurrency 64 (µs × creates/s, one core) | ${((us.median * a.c64) / 1e4).toFixed(1)} % |
+| measure (medians of ${ROUNDS} rounds each; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}) | validation on | off | on / off |
+|---|---|---|---|
+| Deployment creates/s, concurrency 1 | ${vs(a.c1, b.c1)} |
+| Deployment creates/s, concurrency 64 | ${vs(a.c64, b.c64)} |
+| server CPU per create at concurrency 64 (µs) | ${vs(a.cpuUs, b.cpuUs)} |
+
+validation of one typical Deployment, in process: ${us.median.toFixed(1)} µs (median of 5 rounds of ${f(N_VALIDATE)}; best ${us.best.toFixed(1)} µs);
+its share of a create at concurrency 64 (µs × creates/s, one core): ${((us.median * a.c64) / 1e4).toFixed(1)} %
 `);
 process.exit(0);

@@ -114,16 +114,38 @@ const STATUS_TO_BETA1: Record<string, (s: Obj) => Obj> = {
   External: (s) => defined({ metricName: s.metric?.name, metricSelector: s.metric?.selector, currentValue: s.current?.value, currentAverageValue: s.current?.averageValue }),
 };
 
-/** Each metric's source (the field named after its type) through `table`. */
+/** Each metric's sources (the fields named after the types) through `table`; all present, as upstream converts them. */
 const FIELD: Record<string, string> = { Resource: "resource", ContainerResource: "containerResource", Pods: "pods", Object: "object", External: "external" };
+const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const metricsVia = (table: Record<string, (s: Obj) => Obj>, list: Obj[] | undefined) => list?.map((m) => {
-  const f = FIELD[m.type];
-  return f && m[f] && table[m.type] ? { type: m.type, [f]: table[m.type](m[f]) } : m;
+  if (!isMap(m)) return m;
+  const out: Obj = { ...m };
+  for (const [type, f] of Object.entries(FIELD)) if (isMap(m[f])) out[f] = table[type]!(m[f]);
+  return out;
 });
 
 function withMetrics(o: Obj, specTable: Record<string, (s: Obj) => Obj>, statusTable: Record<string, (s: Obj) => Obj>, apiVersion: string): Obj {
   const out: Obj = { ...o, apiVersion, spec: defined({ ...o.spec, metrics: metricsVia(specTable, o.spec?.metrics) }) };
   if (o.status) out.status = defined({ ...o.status, currentMetrics: metricsVia(statusTable, o.status.currentMetrics) });
+  return out;
+}
+
+/**
+ * An HPA of any served version in upstream's internal (v2beta2) form, converted directly rather than
+ * through v1, which cannot carry every shape validation must see (two sources in one metric, a CPU
+ * target with both a utilization and a value, an unknown target type).
+ */
+export function hpaAtV2beta2(o: Obj): Obj {
+  if (o.apiVersion === "autoscaling/v2beta2") return o;
+  if (o.apiVersion === "autoscaling/v2beta1") return withMetrics(o, SPEC_TO_BETA2, STATUS_TO_BETA2, "autoscaling/v2beta2");
+  return v1ToBeta2(o);
+}
+
+/** v1 → v2beta2, through v2beta1's metric form (the annotations hold it). */
+function v1ToBeta2(o: Obj): Obj {
+  const { obj, taken } = v1ToBeta1(o, "autoscaling/v2beta1", [BEHAVIOR]);
+  const out = withMetrics(obj, SPEC_TO_BETA2, STATUS_TO_BETA2, "autoscaling/v2beta2");
+  if (taken[BEHAVIOR]) out.spec = { ...out.spec, behavior: taken[BEHAVIOR] };
   return out;
 }
 
@@ -142,11 +164,6 @@ export const AUTOSCALING_ROWS: VersionRow[] = [
       const { behavior, ...spec } = o.spec ?? {};
       return beta1ToV1(withMetrics({ ...o, spec }, SPEC_TO_BETA1, STATUS_TO_BETA1, "autoscaling/v2beta1"), behavior ? { [BEHAVIOR]: behavior } : {});
     },
-    fromHub: (o) => {
-      const { obj, taken } = v1ToBeta1(o, "autoscaling/v2beta1", [BEHAVIOR]);
-      const out = withMetrics(obj, SPEC_TO_BETA2, STATUS_TO_BETA2, "autoscaling/v2beta2");
-      if (taken[BEHAVIOR]) out.spec = { ...out.spec, behavior: taken[BEHAVIOR] };
-      return out;
-    },
+    fromHub: v1ToBeta2,
   },
 ];
