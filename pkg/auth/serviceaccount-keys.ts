@@ -60,10 +60,10 @@ export function readSigningKey(file: string): SigningKey {
 }
 
 /**
- * The generated signing key (ECDSA P-256, SEC1 PEM, 0600), created on a server's first start and kept. Upstream
- * accepts ECDSA signing keys as well as RSA ones; ES256 is chosen because a signature costs ~0.15 ms of CPU against
- * RS256-2048's ~1 ms, paid by every TokenRequest (one per pod with a projected token). A key file kept
- * from an earlier start, RSA or not, is used as it is.
+ * The generated signing key (ECDSA P-256, SEC1 PEM, 0600), created on a server's first start and kept.
+ * Upstream accepts ECDSA signing keys as well as RSA ones; ES256 is chosen because a signature costs
+ * ~0.15 ms of CPU against RS256-2048's ~1 ms, paid by every TokenRequest (one per pod with a projected
+ * token). A key file kept from an earlier start, RSA or not, is used as it is.
  */
 export function ensureGeneratedSigningKey(file: string): string {
   if (existsSync(file)) return file;
