@@ -4,7 +4,6 @@
 import { X509Certificate } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as x509 from "@peculiar/x509";
 import type { Client, Obj } from "../client/client.ts";
 import { ApiError } from "../client/errors.ts";
 import { RESOURCES } from "../client/resources.ts";
@@ -23,6 +22,8 @@ export async function newKeyPair(): Promise<KeyPair> {
 
 /** A PKCS#10 request (PEM) for `subject` ("CN=..., O=..."), with DNS names and IP addresses as SANs. */
 export async function certificateRequest(subject: string, keys: CryptoKeyPair, sans: { dns?: string[]; ips?: string[] } = {}): Promise<string> {
+  // loaded only to make a request: an agent given its certificates never needs the X.509 library
+  const x509 = await import("@peculiar/x509");
   const names = [...(sans.dns ?? []).map((value) => ({ type: "dns" as const, value })), ...(sans.ips ?? []).map((value) => ({ type: "ip" as const, value }))];
   const extensions = names.length ? [new x509.SubjectAlternativeNameExtension(names)] : [];
   return (await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: EC, extensions })).toString("pem");

@@ -4,7 +4,7 @@
 // clients using such a token.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type KeyObject, generateKeyPairSync } from "node:crypto";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignJWT, createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { decodeObject, encodeObject } from "../../pkg/protobuf/index.ts";
@@ -309,14 +309,20 @@ describe("the defaults: a generated signing key, kept across restarts; the calle
   let s: TestServer;
   afterAll(async () => { await s?.stop(); }, 30_000);
 
-  test("with no key flags a server signs with CERT-DIR/sa.key; restarted with AlwaysDeny, its token's user is named", async () => {
+  test("with no key flags a server signs ES256 with a generated P-256 key in CERT-DIR/sa.key; restarted with AlwaysDeny, its token's user is named", async () => {
     s = await startServer([], dir);
     await serviceAccount(s, "default", "robot");
     const t = await token(s, "default", "robot");
     const key = join(dir, "pki", "sa.key");
     expect(statSync(key).mode & 0o777).toBe(0o600);
+    expect(readFileSync(key, "utf8")).toStartWith("-----BEGIN EC PRIVATE KEY-----");
     const doc = await s.call("GET", "/.well-known/openid-configuration");
-    expect(doc.body).toMatchObject({ issuer: "https://kubernetes.default.svc.cluster.local", jwks_uri: `https://127.0.0.1:${s.port}/openid/v1/jwks` });
+    expect(doc.body).toMatchObject({ issuer: "https://kubernetes.default.svc.cluster.local", jwks_uri: `https://127.0.0.1:${s.port}/openid/v1/jwks`, id_token_signing_alg_values_supported: ["ES256"] });
+    const header = decodeProtectedHeader(t);
+    expect(header.alg).toBe("ES256");
+    const jwks = (await s.call("GET", "/openid/v1/jwks")).body;
+    expect(jwks.keys.map((k: any) => [k.kty, k.crv, k.alg, k.kid])).toEqual([["EC", "P-256", "ES256", header.kid]]);
+    expect((await jwtVerify(t, createLocalJWKSet(jwks))).payload.sub).toBe("system:serviceaccount:default:robot");
     expect(decodeJwt(t).aud).toEqual(["https://kubernetes.default.svc.cluster.local"]);
     await s.stop();
 

@@ -17,6 +17,12 @@ const NS = "default";
 
 const statusMiB = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 const rssMiB = (pid: number) => statusMiB(pid, "VmRSS");
+/** /proc/PID/smaps_rollup in MiB: what of the RSS is private or shared, anonymous or file pages, and its PSS. */
+function smaps(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").matchAll(/^(\w+):\s+(\d+) kB/gm)) out[m[1]] = Number(m[2]) / 1024;
+  return out;
+}
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const ready = (p: any) => p.status?.phase === "Running" && p.status.conditions?.some((c: any) => c.type === "Ready" && c.status === "True");
 
@@ -102,7 +108,7 @@ try {
   await Bun.sleep(IDLE_SECONDS * 1000);
   const idleCpu = (cpuOf(pid) - cpu0) / ((performance.now() - t0) / 1000);
   const sockets = readdirSync(`/proc/${pid}/fd`).filter((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:"); } catch { return false; } }).length;
-  const rss = rssMiB(pid), anon = statusMiB(pid, "RssAnon"), file = statusMiB(pid, "RssFile");
+  const rss = rssMiB(pid), anon = statusMiB(pid, "RssAnon"), file = statusMiB(pid, "RssFile"), sm = smaps(pid);
 
   const direct = await directSpawn();
   console.log(`node agent, ${N_PODS} pods bound at once (sleep + exec readiness probe each)`);
@@ -110,6 +116,8 @@ try {
   console.log(`  binding → container seen running: p50 ${pct(toRunning, 50).toFixed(0)} ms, p99 ${pct(toRunning, 99).toFixed(0)} ms`);
   console.log(`  CPU from the bindings to all Ready: agent ${(agentCpu * 1000).toFixed(0)} ms, its child processes ${(childCpu * 1000).toFixed(0)} ms, API server ${(serverCpu * 1000).toFixed(0)} ms; status writes seen per pod until Ready: ${(statusWrites / N_PODS).toFixed(2)}`);
   console.log(`  agent idle with ${N_PODS} pods: RSS ${rss.toFixed(0)} MiB (private ${anon.toFixed(0)}, the executable's and other files' pages ${file.toFixed(0)}), CPU ${(idleCpu * 100).toFixed(2)} % of one core (over ${IDLE_SECONDS} s), ${sockets} sockets open`);
+  const mib = (k: string) => sm[k].toFixed(1);
+  console.log(`  agent smaps_rollup (MiB): Rss ${mib("Rss")}, Pss ${mib("Pss")} (anonymous ${mib("Pss_Anon")}, file ${mib("Pss_File")}); private clean ${mib("Private_Clean")}, private dirty ${mib("Private_Dirty")}, shared clean ${mib("Shared_Clean")}, shared dirty ${mib("Shared_Dirty")}; anonymous ${mib("Anonymous")}`);
   console.log(`  reference, ${N_PODS} sleeps spawned directly: p50 ${pct(direct, 50).toFixed(1)} ms, p99 ${pct(direct, 99).toFixed(1)} ms`);
   await agent.stop();
   await s.stop();

@@ -50,8 +50,8 @@ async function backendArgs(dir: string): Promise<string[]> {
 }
 
 /**
- * The first server of a test process generates its CA, serving certificate and service-account key (RSA
- * key generation costs ~0.5 s per start); later fresh servers start from a copy of them, as a restarted
+ * The first server of a test process generates its CA, serving certificate and service-account key (the
+ * RSA keys' generation costs ~0.5 s per start); later fresh servers start from a copy of them, as a restarted
  * server starts from its own. Servers given their own certificates or keys generate nothing to share.
  */
 let sharedPki: string | undefined;
