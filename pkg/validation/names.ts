@@ -12,8 +12,12 @@ const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 
 const tooLong = (max: number) => `must be no more than ${max} characters`;
 
+/** What a check returns for a good value: one shared empty list (callers only read it), no garbage per call. */
+const NONE: string[] = [];
+
 /** A length limit and a pattern: the messages of both, as upstream's Is* checks give them. */
 const shaped = (max: number, re: RegExp, message: string) => (v: string): string[] => {
+  if (v.length <= max && re.test(v)) return NONE;
   const errs: string[] = [];
   if (v.length > max) errs.push(tooLong(max));
   if (!re.test(v)) errs.push(message);
@@ -47,6 +51,7 @@ const QUALIFIED_MSG = "must consist of alphanumeric characters, '-', '_' or '.',
 
 /** IsQualifiedName (label keys, annotation keys, ...): an optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
 export function qualifiedName(v: string): string[] {
+  if (v.length <= 63 && QUALIFIED.test(v)) return NONE; // the common case: no prefix, nothing wrong
   const parts = v.split("/");
   if (parts.length > 2) return [`a qualified name ${QUALIFIED_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   const errs: string[] = [];
@@ -61,17 +66,19 @@ export function qualifiedName(v: string): string[] {
   return errs;
 }
 
-const NONE: string[] = [];
-
 /** hasChDirPrefix: a key or name that would step out of the directory it names a file in. */
 function chDirPrefix(v: string): string[] {
   if (v === "." || v === "..") return [`must not be '${v}'`];
   return v.startsWith("..") ? ["must not start with '..'"] : NONE;
 }
 
+const ENV_VAR = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
 /** IsEnvVarName. */
 export function envVarName(v: string): string[] {
-  const errs = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(v) ? [] : ["a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"];
+  const fine = ENV_VAR.test(v);
+  if (fine && v !== "." && !v.startsWith("..")) return NONE;
+  const errs = fine ? [] : ["a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"];
   return [...errs, ...chDirPrefix(v)];
 }
 

@@ -5,15 +5,25 @@ import { unmarshal } from "./decode.ts";
 export const PROTOCOLS = ["SCTP", "TCP", "UDP"];
 export const PORT_RANGE = "must be between 1 and 65535, inclusive";
 
-export const portNum = (n: unknown): string[] => (Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 65535 ? [] : [PORT_RANGE]);
+/** A good value's messages: one shared empty list (callers only read it). */
+const NONE: string[] = [];
+const OUT_OF_RANGE = [PORT_RANGE];
+
+export const portNum = (n: unknown): string[] => (Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 65535 ? NONE : OUT_OF_RANGE);
+
+const PORT_NAME_CHARS = /^[-a-z0-9]+$/;
+const LETTER = /[a-z]/;
 
 export function portName(v: string): string[] {
+  const chars = PORT_NAME_CHARS.test(v), letter = LETTER.test(v);
+  const hyphens = v.includes("--"), edge = v.startsWith("-") || v.endsWith("-");
+  if (v.length <= 15 && chars && letter && !hyphens && !edge) return NONE;
   const errs: string[] = [];
   if (v.length > 15) errs.push("must be no more than 15 characters");
-  if (!/^[-a-z0-9]+$/.test(v)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-  if (!/[a-z]/.test(v)) errs.push("must contain at least one letter (a-z)");
-  if (v.includes("--")) errs.push("must not contain consecutive hyphens");
-  if (v.startsWith("-") || v.endsWith("-")) errs.push("must not begin or end with a hyphen");
+  if (!chars) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!letter) errs.push("must contain at least one letter (a-z)");
+  if (hyphens) errs.push("must not contain consecutive hyphens");
+  if (edge) errs.push("must not begin or end with a hyphen");
   return errs;
 }
 

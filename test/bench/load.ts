@@ -19,6 +19,13 @@ export function cpuOf(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
+/** CPU seconds a process's main thread has used: a Bun server's JavaScript, without its JIT compiler's and GC's threads. */
+export function mainThreadCpuOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
 /** CPU seconds this process has used. */
 export function ownCpu(): number {
   const u = process.cpuUsage();

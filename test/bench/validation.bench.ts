@@ -1,18 +1,22 @@
 // What validating a workload costs (issue 13): the validator's own time per typical Deployment, in
 // process, and POST creates/s of that Deployment against one live `kite apiserver` from source whose
 // per-kind validation is switched off and on between rounds (./validation-switch.ts): the same process,
-// store and run, rounds alternating (on, off, off, on, ...), so only validation differs.
-// Run: bun test/bench/validation.bench.ts  (N_VALIDATE, N_CREATE, ROUNDS to change the counts)
+// store and run, rounds alternating (on, off, off, on, ...), so only validation differs. Both halves are
+// warmed up first (WARMUP creates with validation on, then N_CREATE off; not counted): JavaScriptCore
+// compiles the validators' code on its own threads only while they run, over the first ~10,000 validated
+// creates, so without it the "on" rounds pay that compilation and the "off" ones do not.
+// Run: bun test/bench/validation.bench.ts  (N_VALIDATE, N_CREATE, ROUNDS, WARMUP to change the counts)
 import { validateKind } from "../../pkg/validation/index.ts";
 import { applyDefaults } from "../../pkg/defaults/index.ts";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { type TestServer, startServer } from "../helpers/server.ts";
-import { cpuOf, load, progress } from "./load.ts";
+import { cpuOf, load, mainThreadCpuOf, progress } from "./load.ts";
 
 const N_VALIDATE = Number(process.env.N_VALIDATE ?? 10000);
 const N_CREATE = Number(process.env.N_CREATE ?? 1500);
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
+const WARMUP = Number(process.env.WARMUP ?? 15000);
 
 /** A Deployment as real manifests write one: two containers, ports, env, probes, resources, volumes. */
 const deployment = (name: string) => ({
@@ -75,26 +79,44 @@ async function setValidation(s: TestServer, on: boolean) {
   }
 }
 
+const post = (s: TestServer, i: number) => s.req("/apis/apps/v1/namespaces/bench/deployments", { method: "POST", json: JSON.stringify(deployment(`web-${i}`)) }).then(async (r) => {
+  if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${await r.text()}`);
+});
+
+/** Creates at concurrency 64 and the server's CPU per create (µs): all of it, and its main (JavaScript) thread's. */
+async function measured(s: TestServer, n: number, from: number) {
+  const cpu0 = cpuOf(s.proc.pid), js0 = mainThreadCpuOf(s.proc.pid);
+  const rate = await load(n, 64, (i) => post(s, from + i));
+  return { rate, cpuUs: ((cpuOf(s.proc.pid) - cpu0) * 1e6) / n, jsUs: ((mainThreadCpuOf(s.proc.pid) - js0) * 1e6) / n };
+}
+
 /** Creates/s at concurrency 1 and 64, and the server's CPU per create at 64, of one round. */
 async function round(s: TestServer, from: number) {
-  const post = (i: number) => s.req("/apis/apps/v1/namespaces/bench/deployments", { method: "POST", json: JSON.stringify(deployment(`web-${i}`)) }).then(async (r) => {
-    if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${await r.text()}`);
-  });
-  const c1 = await load(Math.min(1000, N_CREATE), 1, (i) => post(from + 1_000_000 + i));
-  const cpu0 = cpuOf(s.proc.pid);
-  const c64 = await load(N_CREATE, 64, (i) => post(from + i));
-  const cpuUs = ((cpuOf(s.proc.pid) - cpu0) * 1e6) / N_CREATE;
-  return { c1, c64, cpuUs };
+  const c1 = await load(Math.min(1000, N_CREATE), 1, (i) => post(s, from + 1_000_000 + i));
+  const { rate: c64, cpuUs, jsUs } = await measured(s, N_CREATE, from);
+  return { c1, c64, cpuUs, jsUs };
 }
 
 type Figures = Awaited<ReturnType<typeof round>>;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const summary = (rs: Figures[]) => ({ c1: median(rs.map((r) => r.c1)), c64: median(rs.map((r) => r.c64)), cpuUs: median(rs.map((r) => r.cpuUs)) });
+const summary = (rs: Figures[]) => ({
+  c1: median(rs.map((r) => r.c1)), c64: median(rs.map((r) => r.c64)), cpuUs: median(rs.map((r) => r.cpuUs)), jsUs: median(rs.map((r) => r.jsUs)),
+});
 
 progress(`validator, ${N_VALIDATE} calls`);
 const us = inProcess();
 const s = await startServer(["--etcd-compaction-interval=0"], undefined, SWITCH);
 await s.call("POST", "/api/v1/namespaces", { metadata: { name: "bench" } });
+// the server's threads other than its main one (the JIT compiler's, the GC's) settle as the warm-up goes on
+let warm = 900_000_000;
+for (const [validating, total] of [[true, WARMUP], [false, N_CREATE]] as const) {
+  await setValidation(s, validating);
+  for (let done = 0; done < total; done += N_CREATE) {
+    const n = Math.min(N_CREATE, total - done), w = await measured(s, n, warm);
+    warm += n;
+    progress(`warm-up: ${n} creates, validation ${validating ? "on" : "off"}: server CPU ${Math.round(w.cpuUs)} µs per create, ${Math.round(w.cpuUs - w.jsUs)} µs of it off the main thread`);
+  }
+}
 const on: Figures[] = [], off: Figures[] = [], loads: number[] = [];
 for (let r = 0, n = 0; r < ROUNDS; r++) {
   // on, off, then off, on: drift over the run (a growing store, other work) falls on both alike
@@ -115,6 +137,7 @@ console.log(`
 | Deployment creates/s, concurrency 1 | ${vs(a.c1, b.c1)} |
 | Deployment creates/s, concurrency 64 | ${vs(a.c64, b.c64)} |
 | server CPU per create at concurrency 64 (µs) | ${vs(a.cpuUs, b.cpuUs)} |
+| of which the main (JavaScript) thread's (µs) | ${vs(a.jsUs, b.jsUs)} |
 
 validation of one typical Deployment, in process: ${us.median.toFixed(1)} µs (median of 5 rounds of ${f(N_VALIDATE)}; best ${us.best.toFixed(1)} µs);
 its share of a create at concurrency 64 (µs × creates/s, one core): ${((us.median * a.c64) / 1e4).toFixed(1)} %
