@@ -73,12 +73,13 @@ function frameHeader(first: number, flags: number, length: number): Buffer {
   return h;
 }
 
-export function dataFrame(streamId: number, data: Uint8Array, fin = false): Buffer {
-  const f = Buffer.allocUnsafe(HEADER + data.length);
-  f.writeUInt32BE((streamId & 0x7fffffff) >>> 0, 0);
-  f.writeUInt32BE((((fin ? FLAG_FIN : 0) << 24) | data.length) >>> 0, 4);
-  f.set(data, HEADER);
-  return f;
+/** A data frame; `room` bytes are left free before it in its buffer, for a transport's own framing. */
+export function dataFrame(streamId: number, data: Uint8Array, fin = false, room = 0): Buffer {
+  const f = Buffer.allocUnsafe(room + HEADER + data.length);
+  f.writeUInt32BE((streamId & 0x7fffffff) >>> 0, room);
+  f.writeUInt32BE((((fin ? FLAG_FIN : 0) << 24) | data.length) >>> 0, room + 4);
+  f.set(data, room + HEADER);
+  return room ? f.subarray(room) : f;
 }
 
 export function controlFrame(type: number, flags: number, payload: Uint8Array): Buffer {
