@@ -17,6 +17,18 @@ test("frames come out whole however the bytes are chunked", () => {
   expect(frames.map((f) => (f.control ? `ctl ${f.type}` : `data ${f.streamId} ${Buffer.from(f.data)} ${f.flags}`))).toEqual(["data 1 hello 0", `ctl ${ControlType.PING}`, `data 3  ${FLAG_FIN}`]);
 });
 
+test("a frame split over chunks is completed with the bytes it lacks; the frames after it are read in place", () => {
+  const datas = [5, 40_000, 0, 7, 33_000, 1].map((n, i) => Buffer.alloc(n, i + 1));
+  const wire = Buffer.concat(datas.flatMap((d, i) => [dataFrame(2 * i + 1, d), pingFrame(i)]));
+  for (const size of [5, 13, 4096, 50_000]) {
+    const r = new FrameReader();
+    const frames = [];
+    for (let at = 0; at < wire.length; at += size) frames.push(...r.push(wire.subarray(at, at + size)));
+    expect(frames.filter((f) => !f.control).map((f) => (f.control ? 0 : Buffer.from(f.data).toString("hex")))).toEqual(datas.map((d) => d.toString("hex")));
+    expect(frames.filter((f) => f.control)).toHaveLength(datas.length);
+  }
+});
+
 test("header blocks share one compression context per direction, in order", async () => {
   const ours = new HeaderCodec(), theirs = new HeaderCodec();
   const r = new FrameReader();

@@ -30,15 +30,27 @@ export class FrameReader {
 
   push(chunk: Uint8Array): Frame[] {
     const frames: Frame[] = [];
-    if (this.parts.length) {
-      this.parts.push(chunk);
-      this.size += chunk.length;
-      // joined once the frame is whole, not at every chunk
-      if (this.size < this.need) return frames;
-      chunk = Buffer.concat(this.parts, this.size);
+    // an incomplete frame is completed with just the bytes it lacks (a join of one frame, not of the whole
+    // chunk: the rest is read where it lies)
+    while (this.parts.length) {
+      if (this.size + chunk.length < this.need) {
+        this.parts.push(chunk);
+        this.size += chunk.length;
+        return frames;
+      }
+      const take = this.need - this.size;
+      this.parts.push(chunk.subarray(0, take));
+      chunk = chunk.subarray(take);
+      const joined = Buffer.concat(this.parts, this.need);
       this.parts = [];
+      this.split(joined, frames);
     }
-    const b = chunk;
+    this.split(chunk, frames);
+    return frames;
+  }
+
+  /** Adds the whole frames of `b` to `frames`; keeps what follows them as an incomplete frame. */
+  private split(b: Uint8Array, frames: Frame[]) {
     let at = 0;
     while (b.length - at >= HEADER) {
       const len = (b[at + 5] << 16) | (b[at + 6] << 8) | b[at + 7];
@@ -61,7 +73,6 @@ export class FrameReader {
       this.size = rest.length;
       this.need = rest.length >= HEADER ? HEADER + ((rest[5] << 16) | (rest[6] << 8) | rest[7]) : HEADER;
     }
-    return frames;
   }
 }
 
