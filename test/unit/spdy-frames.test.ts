@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { HEADER_DICTIONARY } from "../../pkg/streaming/spdy/dictionary.ts";
-import { ControlType, FLAG_FIN, FrameReader, HeaderCodec, dataFrame, headerBlockOffset, payloadStreamId, pingFrame, synStreamFrame } from "../../pkg/streaming/spdy/frames.ts";
+import { ControlType, FLAG_FIN, FrameReader, HeaderCodec, dataFrame, dataFrames, headerBlockOffset, payloadStreamId, pingFrame, synStreamFrame } from "../../pkg/streaming/spdy/frames.ts";
 
 test("the dictionary is the draft's 1423 bytes", () => {
   expect(HEADER_DICTIONARY.length).toBe(1423);
@@ -27,6 +27,13 @@ test("a frame split over chunks is completed with the bytes it lacks; the frames
     expect(frames.filter((f) => !f.control).map((f) => (f.control ? 0 : Buffer.from(f.data).toString("hex")))).toEqual(datas.map((d) => d.toString("hex")));
     expect(frames.filter((f) => f.control)).toHaveLength(datas.length);
   }
+});
+
+test("data written in one go: frames of at most the chunk size, back to back, FIN on the last only", () => {
+  const data = Buffer.alloc(70_000, 9);
+  const frames = new FrameReader().push(dataFrames(5, data, true, 0, 32 * 1024));
+  expect(frames.map((f) => (f.control ? -1 : f.data.length))).toEqual([32 * 1024, 32 * 1024, 70_000 - 64 * 1024]);
+  expect(frames.map((f) => f.flags)).toEqual([0, 0, FLAG_FIN]);
 });
 
 test("header blocks share one compression context per direction, in order", async () => {

@@ -84,14 +84,25 @@ function frameHeader(first: number, flags: number, length: number): Buffer {
   return h;
 }
 
-/** A data frame; `room` bytes are left free before it in its buffer, for a transport's own framing. */
-export function dataFrame(streamId: number, data: Uint8Array, fin = false, room = 0): Buffer {
-  const f = Buffer.allocUnsafe(room + HEADER + data.length);
-  f.writeUInt32BE((streamId & 0x7fffffff) >>> 0, room);
-  f.writeUInt32BE((((fin ? FLAG_FIN : 0) << 24) | data.length) >>> 0, room + 4);
-  f.set(data, room + HEADER);
+/**
+ * Data frames of at most `chunk` bytes each carrying `data`, back to back in one buffer (one write for
+ * all of them); `room` bytes are left free before them, for a transport's own framing.
+ */
+export function dataFrames(streamId: number, data: Uint8Array, fin = false, room = 0, chunk = data.length || 1): Buffer {
+  const count = Math.max(1, Math.ceil(data.length / chunk));
+  const f = Buffer.allocUnsafe(room + count * HEADER + data.length);
+  for (let i = 0, at = room; i < count; i++) {
+    const part = data.subarray(i * chunk, (i + 1) * chunk);
+    f.writeUInt32BE((streamId & 0x7fffffff) >>> 0, at);
+    f.writeUInt32BE((((fin && i === count - 1 ? FLAG_FIN : 0) << 24) | part.length) >>> 0, at + 4);
+    f.set(part, at + HEADER);
+    at += HEADER + part.length;
+  }
   return room ? f.subarray(room) : f;
 }
+
+/** One data frame. */
+export const dataFrame = (streamId: number, data: Uint8Array, fin = false) => dataFrames(streamId, data, fin);
 
 export function controlFrame(type: number, flags: number, payload: Uint8Array): Buffer {
   return Buffer.concat([frameHeader((0x8000 | SPDY_VERSION) << 16 | type, flags, payload.length), payload]);

@@ -4,7 +4,7 @@
 // (window updates are ignored and none are sent): the transport is a flow control sink instead
 // (../flow.ts), whose writers pause their sources while it is full.
 import {
-  ControlType, FLAG_FIN, type Frame, FrameReader, HeaderCodec, type Headers, dataFrame, goAwayFrame, headerBlockOffset,
+  ControlType, FLAG_FIN, type Frame, FrameReader, HeaderCodec, type Headers, dataFrame, dataFrames, goAwayFrame, headerBlockOffset,
   payloadStreamId, pingFrame, rstStreamFrame, synReplyFrame, RstStatus,
 } from "./frames.ts";
 import { Holds, type Pausable, type Sink } from "../flow.ts";
@@ -36,9 +36,10 @@ export class SpdyStream {
   constructor(readonly id: number, readonly headers: Headers, private readonly session: SpdySession) {}
 
   write(data: Uint8Array) {
-    if (this.localClosed) return;
+    if (this.localClosed || !data.length) return;
+    // frames of at most MAX_CHUNK, written together
     const room = this.session.transport.room ?? 0;
-    for (let at = 0; at < data.length; at += MAX_CHUNK) this.session.send(dataFrame(this.id, data.subarray(at, at + MAX_CHUNK), false, room), room > 0);
+    this.session.send(dataFrames(this.id, data, false, room, MAX_CHUNK), room > 0);
   }
 
   /** Half-closes our side. */
