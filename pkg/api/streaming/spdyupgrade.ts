@@ -18,7 +18,7 @@ import { tunnelAccept, tunnelTransport } from "./wstunnel.ts";
  * The first requests the TLS front keeps: SPDY upgrades, and a pod's port-forward WebSocket asking for
  * SPDY tunneled inside (what else asks for a WebSocket goes to Bun.serve).
  */
-export const TAKEN_UPGRADES = /^upgrade:\s*spdy\/|^GET \/api\/v1\/namespaces\/[^/\s]+\/pods\/[^/\s]+\/portforward(\?\S*)? HTTP\/1\.1\r\n[\s\S]*^sec-websocket-protocol:[^\r\n]*SPDY\/3\.1\+portforward\.k8s\.io/im;
+export const TAKEN_UPGRADES = /^upgrade:\s*spdy\/|^(?=[\s\S]*^upgrade:\s*websocket\b)(?=[\s\S]*^sec-websocket-key:)(?=[\s\S]*^sec-websocket-protocol:[^\r\n]*SPDY\/3\.1\+portforward\.k8s\.io)GET \/api\/v1\/namespaces\/[^/\s]+\/pods\/[^/\s]+\/portforward(\?\S*)? HTTP\/1\.1\r?$/im;
 
 export const CHECK_HEADER = "x-kite-upgrade-check";
 /** The handler's answer to a check: where the stream goes. */
