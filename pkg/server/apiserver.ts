@@ -44,7 +44,7 @@ import type { Features } from "../features/featuregate.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
 import { websocketDispatch } from "../serving/websocket.ts";
-import { CHECK_HEADER, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
+import { CHECK_HEADER, TAKEN_UPGRADES, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import { Encryption } from "../storage/encryption/index.ts";
@@ -317,7 +317,7 @@ export class ApiServer {
         return handler.handle(req, server, raw);
       }));
       const upstreamPort = this.http.port!;
-      const takeOver = { upgrade: /^upgrade:\s*spdy\//im, run: (head: Buffer, peer: Peer, conn: TakenConnection) => void spdyUpgrade(head, peer, conn, upstreamPort, checks, kubelet ?? DEFAULT_KUBELET_CLIENT) };
+      const takeOver = { upgrade: TAKEN_UPGRADES, run: (head: Buffer, peer: Peer, conn: TakenConnection) => void spdyUpgrade(head, peer, conn, upstreamPort, checks, kubelet ?? DEFAULT_KUBELET_CLIENT) };
       this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort, takeOver }));
     } else {
       this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls: sniTLS(tls, serving.sniCerts) }, (req, server, raw) => handler.handle(req, server, raw)));

@@ -2,7 +2,8 @@
 // through a WebSocket) → the API server's pods/portforward → the node agent's /portForward → the pod's
 // port. Data both ways, concurrent connections, a few MB intact, a Service resolved to its pod, a port
 // nothing listens on (upstream's error; kubectl 1.20 keeps the tunnel up, newer builds end), and the
-// channel protocol over a WebSocket; every kubectl build (1.20, 1.27–1.33) once. Then faults of every
+// channel protocol over a WebSocket, SPDY tunneled through one (taken by the TLS front; kubectl 1.33 must
+// not fall back to SPDY); every kubectl build (1.20, 1.27–1.33) once. Then faults of every
 // stream into pods: 1,000 exec and port-forward sessions leave the API server's and the agent's descriptors and the agent's child
 // processes as they were; a node agent killed mid-stream ends kubectl's exec and port-forward with an
 // error and frees the API server's side (last: the agent stays dead).
@@ -11,6 +12,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { until } from "../helpers/component.ts";
 import { freePort } from "../helpers/server.ts";
 import { ok } from "../helpers/scheduler.ts";
+import { pingFrame } from "../../pkg/streaming/spdy/frames.ts";
+import { TUNNELED_PORTFORWARD_PROTOCOL } from "../../pkg/streaming/portforward.ts";
 import { ALL_KUBECTLS, echoContainer, runKubectl, STREAM_KUBECTLS, type StreamCluster, portForward, roundTrip, runningPod, sha, startKubectl, startStreamCluster, versionOf } from "../helpers/streams.ts";
 
 const NS = "default";
@@ -118,6 +121,41 @@ test("the channel protocol over a WebSocket: port prefixes, then the connection'
   expect(got[0]).toEqual(Buffer.concat([Buffer.from([0]), prefix]));
   expect(got[1]).toEqual(Buffer.concat([Buffer.from([1]), prefix]));
   expect(Buffer.concat(got.slice(2).map((m) => m.subarray(1))).toString()).toBe("ping");
+});
+
+test("SPDY tunneled through a WebSocket (kubectl 1.31+): the subprotocol accepted by the front, SPDY frames both ways, a clean close", async () => {
+  const url = `${c.s.url.replace(/^https/, "wss")}/api/v1/namespaces/${NS}/pods/echo/portforward`;
+  // as a header: the WebSocket API refuses a subprotocol with a "/"
+  const ws = new WebSocket(url, { headers: { Authorization: "Bearer test", "Sec-WebSocket-Protocol": TUNNELED_PORTFORWARD_PROTOCOL }, tls: { rejectUnauthorized: false } } as unknown as string[]);
+  ws.binaryType = "arraybuffer";
+  const got: Buffer[] = [];
+  const closed = new Promise<number>((r) => { ws.onclose = (e) => r(e.code); });
+  await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
+  expect(ws.protocol).toBe(TUNNELED_PORTFORWARD_PROTOCOL);
+  const pings = [pingFrame(1), pingFrame(3)];
+  ws.onmessage = (e) => {
+    got.push(Buffer.from(e.data as ArrayBuffer));
+    if (got.length === pings.length) ws.close();
+  };
+  // the second ping split over two messages: the tunnel is a byte stream
+  ws.send(pings[0]);
+  ws.send(pings[1].subarray(0, 5));
+  ws.send(pings[1].subarray(5));
+  expect(await closed).toBe(1000);
+  expect(got).toEqual(pings);
+});
+
+test(`kubectl ${versionOf(NEW)} forwards through the WebSocket tunnel, without falling back to SPDY`, async () => {
+  const local = await freePort();
+  const k = startKubectl(c.s, NEW, ["-v=6", "-n", NS, "port-forward", "pod/echo", `${local}:${podPort}`]);
+  try {
+    await k.waitFor(`Forwarding from 127.0.0.1:${local}`, "kubectl forwarding");
+    expect(String(await roundTrip(local, Buffer.from("tunneled")))).toBe("tunneled");
+    expect(k.err).toContain("negotiated protocol: portforward.k8s.io");
+    expect(k.err).not.toContain("fallback");
+  } finally {
+    await k.stop();
+  }
 });
 
 /** The Python client's portforward (kubernetes.stream): the channel protocol with its port prefixes. */

@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { HEADER_DICTIONARY } from "../../pkg/streaming/spdy/dictionary.ts";
-import { ControlType, FLAG_FIN, FrameReader, HeaderCodec, dataFrame, headerBlockOffset, payloadStreamId, pingFrame, synStreamFrame } from "../../pkg/streaming/spdy/frames.ts";
+import { ControlType, FLAG_FIN, FrameReader, HeaderCodec, dataFrame, dataFrames, headerBlockOffset, payloadStreamId, pingFrame, synStreamFrame } from "../../pkg/streaming/spdy/frames.ts";
 
 test("the dictionary is the draft's 1423 bytes", () => {
   expect(HEADER_DICTIONARY.length).toBe(1423);
@@ -15,6 +15,25 @@ test("frames come out whole however the bytes are chunked", () => {
   const r = new FrameReader();
   const frames = [...wire].flatMap((b) => r.push(Uint8Array.of(b)));
   expect(frames.map((f) => (f.control ? `ctl ${f.type}` : `data ${f.streamId} ${Buffer.from(f.data)} ${f.flags}`))).toEqual(["data 1 hello 0", `ctl ${ControlType.PING}`, `data 3  ${FLAG_FIN}`]);
+});
+
+test("a frame split over chunks is completed with the bytes it lacks; the frames after it are read in place", () => {
+  const datas = [5, 40_000, 0, 7, 33_000, 1].map((n, i) => Buffer.alloc(n, i + 1));
+  const wire = Buffer.concat(datas.flatMap((d, i) => [dataFrame(2 * i + 1, d), pingFrame(i)]));
+  for (const size of [5, 13, 4096, 50_000]) {
+    const r = new FrameReader();
+    const frames = [];
+    for (let at = 0; at < wire.length; at += size) frames.push(...r.push(wire.subarray(at, at + size)));
+    expect(frames.filter((f) => !f.control).map((f) => (f.control ? 0 : Buffer.from(f.data).toString("hex")))).toEqual(datas.map((d) => d.toString("hex")));
+    expect(frames.filter((f) => f.control)).toHaveLength(datas.length);
+  }
+});
+
+test("data written in one go: frames of at most the chunk size, back to back, FIN on the last only", () => {
+  const data = Buffer.alloc(70_000, 9);
+  const frames = new FrameReader().push(dataFrames(5, data, true, 0, 32 * 1024));
+  expect(frames.map((f) => (f.control ? -1 : f.data.length))).toEqual([32 * 1024, 32 * 1024, 70_000 - 64 * 1024]);
+  expect(frames.map((f) => f.flags)).toEqual([0, 0, FLAG_FIN]);
 });
 
 test("header blocks share one compression context per direction, in order", async () => {

@@ -3,7 +3,8 @@
 // request itself still takes the whole filter chain: it is sent to the HTTP server behind, marked as an
 // upgrade check (a one-time token naming the front connection's peer), and the handler answers with the
 // agent location instead of upgrading. A refusal goes back to the client as it is; otherwise the front
-// answers 101 and the session runs here.
+// answers 101 and the session runs here. kubectl 1.31+'s port-forward WebSocket, SPDY tunneled inside, is
+// kept the same way (./wstunnel.ts does its framing).
 import { randomUUID } from "node:crypto";
 import type { KubeletClient } from "../handlers/podlog.ts";
 import type { Peer, TakenConnection } from "../../serving/tlsfront.ts";
@@ -12,6 +13,13 @@ import { SPDY_PORTFORWARD_PROTOCOL } from "../../streaming/portforward.ts";
 import { spdyExec } from "./spdyexec.ts";
 import { spdyPortForward } from "./spdyportforward.ts";
 import { commaList } from "../../util/commalist.ts";
+import { tunnelAccept, tunnelTransport } from "./wstunnel.ts";
+
+/**
+ * The first requests the TLS front keeps: SPDY upgrades, and a pod's port-forward WebSocket asking for
+ * SPDY tunneled inside (what else asks for a WebSocket goes to Bun.serve).
+ */
+export const TAKEN_UPGRADES = /^upgrade:\s*spdy\/|^(?=[\s\S]*^upgrade:\s*websocket\b)(?=[\s\S]*^sec-websocket-key:)(?=[\s\S]*^sec-websocket-protocol:[^\r\n]*SPDY\/3\.1\+portforward\.k8s\.io)GET \/api\/v1\/namespaces\/[^/\s]+\/pods\/[^/\s]+\/portforward(\?\S*)? HTTP\/1\.1\r?$/im;
 
 export const CHECK_HEADER = "x-kite-upgrade-check";
 /** The handler's answer to a check: where the stream goes. */
@@ -70,8 +78,17 @@ export async function spdyUpgrade(raw: Buffer, peer: Peer, conn: TakenConnection
     return conn.end();
   }
   await res.arrayBuffer();
-  const offered = commaList(head.headers.get("x-stream-protocol-version"));
   const portForward = new URL(location).pathname.startsWith("/portForward/");
+  const wsKey = head.headers.get("sec-websocket-key");
+  if (wsKey && portForward) {
+    conn.write(Buffer.from(tunnelAccept(wsKey)));
+    let session: ReturnType<typeof spdyPortForward> | undefined;
+    const transport = tunnelTransport(conn, (bytes) => session?.receive(bytes), () => session?.shut());
+    session = spdyPortForward(transport, location, kubelet);
+    conn.onClose = () => session?.shut();
+    return;
+  }
+  const offered = commaList(head.headers.get("x-stream-protocol-version"));
   const protocol = portForward ? SPDY_PORTFORWARD_PROTOCOL : pickProtocol(offered, SPDY_EXEC_PROTOCOLS) ?? "channel.k8s.io";
   conn.write(Buffer.from(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n${offered.length ? `X-Stream-Protocol-Version: ${protocol}\r\n` : ""}\r\n`));
   const transport = { write: (b: Uint8Array) => conn.write(b), close: () => conn.end(), queued: () => conn.queued(), drained: () => conn.drained(), pause: () => conn.pause(), resume: () => conn.resume() };

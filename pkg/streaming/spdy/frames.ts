@@ -30,15 +30,27 @@ export class FrameReader {
 
   push(chunk: Uint8Array): Frame[] {
     const frames: Frame[] = [];
-    if (this.parts.length) {
-      this.parts.push(chunk);
-      this.size += chunk.length;
-      // joined once the frame is whole, not at every chunk
-      if (this.size < this.need) return frames;
-      chunk = Buffer.concat(this.parts, this.size);
+    // an incomplete frame is completed with just the bytes it lacks (a join of one frame, not of the whole
+    // chunk: the rest is read where it lies)
+    while (this.parts.length) {
+      if (this.size + chunk.length < this.need) {
+        this.parts.push(chunk);
+        this.size += chunk.length;
+        return frames;
+      }
+      const take = this.need - this.size;
+      this.parts.push(chunk.subarray(0, take));
+      chunk = chunk.subarray(take);
+      const joined = Buffer.concat(this.parts, this.need);
       this.parts = [];
+      this.split(joined, frames);
     }
-    const b = chunk;
+    this.split(chunk, frames);
+    return frames;
+  }
+
+  /** Adds the whole frames of `b` to `frames`; keeps what follows them as an incomplete frame. */
+  private split(b: Uint8Array, frames: Frame[]) {
     let at = 0;
     while (b.length - at >= HEADER) {
       const len = (b[at + 5] << 16) | (b[at + 6] << 8) | b[at + 7];
@@ -61,7 +73,6 @@ export class FrameReader {
       this.size = rest.length;
       this.need = rest.length >= HEADER ? HEADER + ((rest[5] << 16) | (rest[6] << 8) | rest[7]) : HEADER;
     }
-    return frames;
   }
 }
 
@@ -73,13 +84,25 @@ function frameHeader(first: number, flags: number, length: number): Buffer {
   return h;
 }
 
-export function dataFrame(streamId: number, data: Uint8Array, fin = false): Buffer {
-  const f = Buffer.allocUnsafe(HEADER + data.length);
-  f.writeUInt32BE((streamId & 0x7fffffff) >>> 0, 0);
-  f.writeUInt32BE((((fin ? FLAG_FIN : 0) << 24) | data.length) >>> 0, 4);
-  f.set(data, HEADER);
-  return f;
+/**
+ * Data frames of at most `chunk` bytes each carrying `data`, back to back in one buffer (one write for
+ * all of them); `room` bytes are left free before them, for a transport's own framing.
+ */
+export function dataFrames(streamId: number, data: Uint8Array, fin = false, room = 0, chunk = data.length || 1): Buffer {
+  const count = Math.max(1, Math.ceil(data.length / chunk));
+  const f = Buffer.allocUnsafe(room + count * HEADER + data.length);
+  for (let i = 0, at = room; i < count; i++) {
+    const part = data.subarray(i * chunk, (i + 1) * chunk);
+    f.writeUInt32BE((streamId & 0x7fffffff) >>> 0, at);
+    f.writeUInt32BE((((fin && i === count - 1 ? FLAG_FIN : 0) << 24) | part.length) >>> 0, at + 4);
+    f.set(part, at + HEADER);
+    at += HEADER + part.length;
+  }
+  return room ? f.subarray(room) : f;
 }
+
+/** One data frame. */
+export const dataFrame = (streamId: number, data: Uint8Array, fin = false) => dataFrames(streamId, data, fin);
 
 export function controlFrame(type: number, flags: number, payload: Uint8Array): Buffer {
   return Buffer.concat([frameHeader((0x8000 | SPDY_VERSION) << 16 | type, flags, payload.length), payload]);

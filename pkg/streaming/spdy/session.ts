@@ -4,7 +4,7 @@
 // (window updates are ignored and none are sent): the transport is a flow control sink instead
 // (../flow.ts), whose writers pause their sources while it is full.
 import {
-  ControlType, FLAG_FIN, type Frame, FrameReader, HeaderCodec, type Headers, dataFrame, goAwayFrame, headerBlockOffset,
+  ControlType, FLAG_FIN, type Frame, FrameReader, HeaderCodec, type Headers, dataFrame, dataFrames, goAwayFrame, headerBlockOffset,
   payloadStreamId, pingFrame, rstStreamFrame, synReplyFrame, RstStatus,
 } from "./frames.ts";
 import { Holds, type Pausable, type Sink } from "../flow.ts";
@@ -36,8 +36,10 @@ export class SpdyStream {
   constructor(readonly id: number, readonly headers: Headers, private readonly session: SpdySession) {}
 
   write(data: Uint8Array) {
-    if (this.localClosed) return;
-    for (let at = 0; at < data.length; at += MAX_CHUNK) this.session.send(dataFrame(this.id, data.subarray(at, at + MAX_CHUNK)));
+    if (this.localClosed || !data.length) return;
+    // frames of at most MAX_CHUNK, written together
+    const room = this.session.transport.room ?? 0;
+    this.session.send(dataFrames(this.id, data, false, room, MAX_CHUNK), room > 0);
   }
 
   /** Half-closes our side. */
@@ -56,7 +58,13 @@ export class SpdyStream {
 }
 
 export interface SpdyTransport extends Sink, Pausable {
-  write(bytes: Uint8Array): void;
+  /** `roomy`: `room` bytes before `bytes` in their buffer are free (a data frame built with room). */
+  write(bytes: Uint8Array, roomy?: boolean): void;
+  /**
+   * Bytes a transport that frames what it writes (a WebSocket) wants free before each data frame, so that
+   * its framing goes there instead of into a copy of the frame.
+   */
+  room?: number;
   close(): void;
 }
 
@@ -106,15 +114,15 @@ export class SpdySession {
   }
 
   /** @internal */
-  send(frame: Uint8Array | Promise<Uint8Array>) {
+  send(frame: Uint8Array | Promise<Uint8Array>, roomy = false) {
     if (this.closed) return;
     // the common case, nothing pending: straight out
-    if (frame instanceof Uint8Array && !this.waiting) return this.transport.write(frame);
+    if (frame instanceof Uint8Array && !this.waiting) return this.transport.write(frame, roomy);
     this.waiting++;
     this.outbound = this.outbound.then(async () => {
       const f = await frame;
       this.waiting--;
-      if (!this.closed) this.transport.write(f);
+      if (!this.closed) this.transport.write(f, roomy);
     });
   }
 
