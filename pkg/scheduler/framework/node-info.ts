@@ -18,6 +18,9 @@ export interface ImageStateSummary {
   numNodes: number;
 }
 
+/** The image states of a node that lists no images: one shared map, never written. */
+export const NO_IMAGES: ReadonlyMap<string, ImageStateSummary> = new Map();
+
 export class NodeInfo {
   node: Node | null = null;
   /** The node's name ("" without a Node object), kept as a field: the per-node loops read it often. */
@@ -46,7 +49,7 @@ export class NodeInfo {
   nonZeroRequested = new Resource();
   allocatable = new Resource();
   /** Images on the node by name (as status.images lists them), with how widely each is spread. */
-  imageStates = new Map<string, ImageStateSummary>();
+  imageStates = NO_IMAGES;
   generation = nextGeneration();
 
   constructor(node?: Node | null, ...pods: Pod[]) {
