@@ -3,7 +3,8 @@
 // the note is not compared, as upstream) becomes a series on the first event instead of a new object: the
 // second occurrence PATCHes series {count: 2, lastObservedTime}, later ones only count, and a heartbeat
 // PATCHes every open series (30 minutes, upstream's refreshTime); a series quiet for 6 minutes is written
-// one last time and forgotten. Writes go through an EventQueue (eventqueue.ts): a caller never waits.
+// one last time and forgotten. Writes go through an EventQueue (eventqueue.ts): a caller never waits, and
+// up to maxCached writes may wait (upstream drops none).
 // (Upstream's scheduler falls back to core/v1 Events only when the server lacks events.k8s.io/v1; every
 // Kite server serves it, so this writes events.k8s.io/v1 only.)
 import { hostname } from "node:os";
@@ -110,7 +111,9 @@ export class EventBroadcaster {
 
   constructor(readonly client: Client, options: EventBroadcasterOptions = {}) {
     this.o = { refreshIntervalMs: 30 * 60_000, finishAfterMs: 6 * 60_000, maxCached: 10_000, ...options };
-    this.queue = new EventQueue((e) => this.write(e), options);
+    // Upstream writes each new event from its own goroutine: nothing waits in a bounded queue, so a burst
+    // (a Scheduled event per pod of thousands) is written in full. Here every remembered event may wait.
+    this.queue = new EventQueue((e) => this.write(e), { maxQueued: this.o.maxCached, ...options });
     this.timers.push(setInterval(() => this.refreshSeries(), this.o.refreshIntervalMs));
     this.timers.push(setInterval(() => this.finishSeries(), this.o.finishAfterMs));
     for (const t of this.timers) (t as { unref?: () => void }).unref?.();
