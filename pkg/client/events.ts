@@ -57,7 +57,7 @@ function fromRefKey(k: (string | null)[] | null): ObjectReference | undefined {
 
 /**
  * One remembered event. Up to 10,000 are kept, so an entry holds only what its key does not: the event is
- * read back from the key when it is written (the whole event objects were ~40% of the cache's memory).
+ * read back from the key when it is written (10,000 Scheduled events: 5.8 MB, 7.6 MB with whole events).
  */
 class Entry implements Pending {
   queued = false;
