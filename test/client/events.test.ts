@@ -83,6 +83,23 @@ test("recording never blocks or throws: a bad type is logged, an unreachable ser
   b.shutdown();
 });
 
+test("a burst of more events than core/v1's 1,000-long queue is written in full, as upstream's", async () => {
+  await createNamespace(s, "ev-burst");
+  logged.length = 0;
+  const b = new EventBroadcaster(client);
+  const rec = b.newRecorder("default-scheduler");
+  for (let i = 0; i < 1200; i++) {
+    const p = { ...pod, metadata: { ...pod.metadata, namespace: "ev-burst", name: `p-${i}`, uid: `u-${i}` } };
+    rec.event(p, undefined, "Normal", "Scheduled", "Binding", `Successfully assigned ev-burst/p-${i} to node-1`);
+  }
+  await b.flush();
+  expect(logged.filter((m) => m.includes("dropping event"))).toEqual([]);
+  const written = await events("ev-burst");
+  expect(written.length).toBe(1200);
+  expect(written.find((e: any) => e.regarding.name === "p-1199")).toMatchObject({ note: "Successfully assigned ev-burst/p-1199 to node-1", regarding: { uid: "u-1199", resourceVersion: "7" } });
+  b.shutdown();
+});
+
 test("references from informer objects carry kind and apiVersion; a cluster-scoped object's event goes to default", async () => {
   const b = new EventBroadcaster(client);
   const node = { apiVersion: "v1", kind: "Node", metadata: { name: "node-9", uid: "u9" } };

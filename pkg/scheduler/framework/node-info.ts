@@ -18,13 +18,20 @@ export interface ImageStateSummary {
   numNodes: number;
 }
 
+/** The image states of a node that lists no images: one shared map, never written. */
+export const NO_IMAGES: ReadonlyMap<string, ImageStateSummary> = new Map();
+/** The allocatable of a NodeInfo without a node: shared, as every allocatable is never changed in place. */
+const NO_ALLOCATABLE: Readonly<Resource> = new Resource();
+
 export class NodeInfo {
   node: Node | null = null;
   /** The node's name ("" without a Node object), kept as a field: the per-node loops read it often. */
   name = "";
   // Flat copies of the numbers NodeResourcesFit and the allocation scores read for every node of
   // every cycle, next to the name: one object to read instead of four (kept in step by setNode
-  // and account; the Resources below stay the full record, scalar resources included).
+  // and account; the Resources below stay the full record, scalar resources included). The
+  // non-zero requests (requests with the default CPU and memory of containers that request none)
+  // are only these two numbers.
   /** pods.length. */
   numPods = 0;
   allocatableMilliCPU = 0;
@@ -42,11 +49,10 @@ export class NodeInfo {
   usedPorts = new HostPortInfo();
   /** Sum of the pods' requests. */
   requested = new Resource();
-  /** Like `requested`, counting the default CPU and memory for containers that request none. */
-  nonZeroRequested = new Resource();
-  allocatable = new Resource();
+  /** The node's allocatable, replaced whole by setNode (never changed in place: copies share it). */
+  allocatable = NO_ALLOCATABLE;
   /** Images on the node by name (as status.images lists them), with how widely each is spread. */
-  imageStates = new Map<string, ImageStateSummary>();
+  imageStates = NO_IMAGES;
   generation = nextGeneration();
 
   constructor(node?: Node | null, ...pods: Pod[]) {
@@ -104,14 +110,12 @@ export class NodeInfo {
   private account(pod: Pod, sign: 1 | -1): void {
     const r = podRequests(pod);
     this.requested.addResource(r.requests, sign);
-    this.nonZeroRequested.milliCPU += sign * r.nonZeroMilliCPU;
-    this.nonZeroRequested.memory += sign * r.nonZeroMemory;
+    this.nonZeroRequestedMilliCPU += sign * r.nonZeroMilliCPU;
+    this.nonZeroRequestedMemory += sign * r.nonZeroMemory;
     this.numPods = this.pods.length;
     this.requestedMilliCPU = this.requested.milliCPU;
     this.requestedMemory = this.requested.memory;
     this.requestedEphemeralStorage = this.requested.ephemeralStorage;
-    this.nonZeroRequestedMilliCPU = this.nonZeroRequested.milliCPU;
-    this.nonZeroRequestedMemory = this.nonZeroRequested.memory;
     for (const c of pod.spec.containers ?? []) {
       for (const p of c.ports ?? []) {
         if (sign > 0) this.usedPorts.add(p.hostIP, p.protocol, p.hostPort ?? 0);
@@ -131,8 +135,7 @@ export class NodeInfo {
     c.podsWithRequiredAntiAffinity = this.podsWithRequiredAntiAffinity.slice();
     c.usedPorts = this.usedPorts.clone();
     c.requested = this.requested.clone();
-    c.nonZeroRequested = this.nonZeroRequested.clone();
-    c.allocatable = this.allocatable.clone();
+    c.allocatable = this.allocatable;
     c.numPods = this.numPods;
     c.allocatableMilliCPU = this.allocatableMilliCPU;
     c.allocatableMemory = this.allocatableMemory;

@@ -2,7 +2,7 @@
 // on them, including pods assumed onto a node before their binding is confirmed. Each NodeInfo sits
 // in a list with the most recently changed first, so updateSnapshot copies only what changed since
 // the previous cycle: cheap with thousands of nodes and one pod placed per cycle.
-import { NodeInfo, podUID, type ImageStateSummary, type Node, type Pod, type Snapshot } from "../framework/index.ts";
+import { NO_IMAGES, NodeInfo, podUID, type ImageStateSummary, type Node, type Pod, type Snapshot } from "../framework/index.ts";
 import { NodeTree } from "./node-tree.ts";
 
 /** How long an assumed pod whose binding finished may wait for the watch to confirm it (upstream: 30s). */
@@ -243,7 +243,7 @@ export class SchedulerCache {
         states.set(name, s.summary);
       }
     }
-    info.imageStates = states;
+    info.imageStates = states.size ? states : NO_IMAGES;
   }
 
   private removeImages(node: Node): void {
