@@ -2,21 +2,12 @@
 // off and SIGUSR2 turns back on: ./validation.bench.ts measures creates with and without it in one
 // process. The switch lives here only; the server's code has none. Spawned as startServer's launcher
 // (`bun validation-switch.ts apiserver --flags...`).
-import { parseArgs } from "citty";
-import { args, toOptions } from "../../cmd/apiserver.ts";
-import { ApiServer } from "../../pkg/server/apiserver.ts";
 import { KIND_VALIDATORS } from "../../pkg/validation/index.ts";
+import { launchApiServer } from "../helpers/launch-apiserver.ts";
 
 const validators = { ...KIND_VALIDATORS };
 const none = Object.fromEntries(Object.keys(validators).map((kind) => [kind, () => []]));
 process.on("SIGUSR1", () => Object.assign(KIND_VALIDATORS, none));
 process.on("SIGUSR2", () => Object.assign(KIND_VALIDATORS, validators));
 
-const server = new ApiServer(toOptions(parseArgs(process.argv.slice(3), args as any) as Record<string, any>));
-await server.start();
-const stop = async () => {
-  await server.shutdown();
-  process.exit(0);
-};
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+await launchApiServer();
