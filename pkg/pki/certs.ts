@@ -1,6 +1,6 @@
 // Self-signed serving certificates: a CA and a serving certificate, generated once into the cert dir
 // and reused on every later start.
-import { constants, createPrivateKey, generateKeyPairSync, type KeyObject, privateEncrypt, randomBytes } from "node:crypto";
+import { createPrivateKey, generateKeyPairSync, type KeyObject, randomBytes, sign as cryptoSign } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -14,20 +14,18 @@ type Key = ReturnType<typeof newKey>;
 /** PKCS#1 PEM ("RSA PRIVATE KEY"), as the certificates' keys have always been written. */
 const keyPem = (k: KeyObject) => k.export({ type: "pkcs1", format: "pem" }) as string;
 
-/** DigestInfo's DER prefix for SHA-256 (RFC 8017 §9.2): a PKCS#1 v1.5 signature is this + the digest, encrypted with the private key. */
-const SHA256_DIGEST_INFO = Buffer.from("3031300d060960864801650304020105000420", "hex");
-
 /**
- * Signs with SHA-256 and RSA by node:crypto: node-forge builds the certificate and digests it, but its own
- * RSA arithmetic in JavaScript cost ~0.1 s of CPU per signature and, through the JIT tiers it woke, ~4 MiB
- * of a process's RSS. forge asks its key to sign a digest; this one does that with the node:crypto key.
+ * Signs with SHA-256 and RSA by node:crypto: node-forge builds the certificate, but its own RSA arithmetic in
+ * JavaScript cost ~0.1 s of CPU per signature and, through the JIT tiers it woke, ~4 MiB of a process's RSS.
+ * forge hands its key the digest of the to-be-signed part it has just set on the certificate; this key
+ * signs that part itself (RSASSA-PKCS1-v1_5, node:crypto's `sign`), not the digest.
  */
 function sign(cert: forge.pki.Certificate, key: KeyObject): void {
-  const signDigest = (md: forge.md.MessageDigest) => {
-    const digestInfo = Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(md.digest().getBytes(), "binary")]);
-    return privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, digestInfo).toString("binary");
+  const signTbs = () => {
+    const tbs = Buffer.from(forge.asn1.toDer((cert as unknown as { tbsCertificate: forge.asn1.Asn1 }).tbsCertificate).getBytes(), "binary");
+    return cryptoSign("sha256", tbs, key).toString("binary");
   };
-  cert.sign({ sign: signDigest } as unknown as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
+  cert.sign({ sign: signTbs } as unknown as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
 }
 
 function newCert(subjectCN: string, key: Key, years: number) {
