@@ -5,6 +5,7 @@
 // `$deleteFromPrimitiveList`, `$setElementOrder`), other types a JSON merge patch.
 import { type Schema, fieldMeta, patchMetaFor } from "../patch/merge-keys.ts";
 import { goJSON } from "./printers.ts";
+import { isMap } from "../util/ismap.ts";
 
 type Obj = Record<string, any>;
 
@@ -47,7 +48,6 @@ export function lastApplied(current: Obj): Obj | undefined {
 
 interface DiffOptions { ignoreDeletions?: boolean; ignoreChangesAndAdditions?: boolean; setElementOrder?: boolean }
 
-const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const shape = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "list" : typeof v === "object" ? "map" : "scalar");
 const equal = (a: unknown, b: unknown) => a === b || goJSON(a) === goJSON(b);
 

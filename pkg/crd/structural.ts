@@ -3,8 +3,8 @@
 // x-kubernetes-preserve-unknown-fields). apiVersion, kind and metadata of the object (and of embedded
 // resources) are never pruned.
 import type { Obj } from "../registry/types.ts";
+import { isMap } from "../util/ismap.ts";
 
-const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const ROOT_FIELDS = ["apiVersion", "kind", "metadata"];
 /** ObjectMeta's fields: the rest of an object's metadata is dropped, as decoding into ObjectMeta drops it. */
 const OBJECT_META = new Set([

@@ -6,10 +6,10 @@ import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import type { FieldCause, Obj } from "../registry/types.ts";
 import { Errs } from "../validation/field.ts";
 import { childPath } from "./structural.ts";
+import { isMap } from "../util/ismap.ts";
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false, verbose: true });
 const compiled = new WeakMap<Obj, ValidateFunction>();
-const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The OpenAPI v3 subset a CRD may use, as JSON Schema draft 7. */
 function toJSONSchema(s: unknown): unknown {

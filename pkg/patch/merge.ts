@@ -1,7 +1,7 @@
 // JSON merge patch (RFC 7386); JSON patch (RFC 6902) is in jsonpatch.ts.
 import { setMember } from "./jsonpatch.ts";
+import { isMap } from "../util/ismap.ts";
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isMap(patch)) return patch;

@@ -77,7 +77,7 @@ const ENV_VAR = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 /** IsEnvVarName. */
 export function envVarName(v: string): string[] {
   const fine = ENV_VAR.test(v);
-  if (fine && v !== "." && !v.startsWith("..")) return NONE;
+  if (fine && chDirPrefix(v) === NONE) return NONE;
   const errs = fine ? [] : ["a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"];
   return [...errs, ...chDirPrefix(v)];
 }

@@ -1,8 +1,9 @@
 // Small helpers shared by the validators of kinds-other.ts: lenient readers of a decoded object, Go's notion
 // of an empty value, enums and immutable fields.
+import { isMap } from "../util/ismap.ts";
 import { Errs } from "./field.ts";
 
-export const isMap = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+export { isMap };
 export const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 export const has = (v: unknown): boolean => v !== undefined && v !== null;
 /** Go's empty value: what upstream's typed fields make of absent, null, "" and 0. */

@@ -4,6 +4,7 @@
 // 1.1 and 1.2 reader takes it back as that string (a word of letters, digits, `_`, `.`, `/`, `-` that is
 // not a boolean, null or number word); any other string is double-quoted with JSON's escapes, which
 // YAML's double-quoted style reads the same.
+import { isMap } from "../util/ismap.ts";
 
 const PLAIN = /^[A-Za-z_/][\w./-]*$/;
 /** Plain words a reader would take for null, a boolean or a number (`e1`), in any case. */
@@ -16,7 +17,6 @@ function scalar(v: unknown): string {
   return String(v);
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A value after `key:` or `- `: inline when a scalar or empty, else on the following lines. */
 function value(v: unknown, indent: string, out: string[]) {

@@ -4,6 +4,7 @@
 // v2beta2's behavior. Reading at v2 takes them out of the annotations again.
 import type { Obj } from "../../registry/types.ts";
 import type { VersionRow } from "../table.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const METRICS = "autoscaling.alpha.kubernetes.io/metrics";
 const CURRENT = "autoscaling.alpha.kubernetes.io/current-metrics";
@@ -116,7 +117,6 @@ const STATUS_TO_BETA1: Record<string, (s: Obj) => Obj> = {
 
 /** Each metric's sources (the fields named after the types) through `table`; all present, as upstream converts them. */
 const FIELD: Record<string, string> = { Resource: "resource", ContainerResource: "containerResource", Pods: "pods", Object: "object", External: "external" };
-const isMap = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const metricsVia = (table: Record<string, (s: Obj) => Obj>, list: Obj[] | undefined) => list?.map((m) => {
   if (!isMap(m)) return m;
   const out: Obj = { ...m };
