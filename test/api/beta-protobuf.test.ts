@@ -97,23 +97,24 @@ describe("protobuf at every served beta version", () => {
       expectCode(made, 201, `create at ${apiVersionOf(hub)}`);
       const stored = made.body.metadata.name as string;
 
-      // controllers may still write the object (a CRD's conditions): read both forms of one resourceVersion
-      const { json, pb } = (await until(async () => {
+      // controllers may still write the object (a CRD's conditions): read, get in protobuf and list at one resourceVersion
+      const { json, pb, listed } = (await until(async () => {
         const json = await s.call("GET", pathFor(beta, NS, stored));
         expectCode(json, 200, "JSON read at the beta version");
         const got = await s.req(pathFor(beta, NS, stored), { headers: { Accept: PB } });
         expect([got.status, got.headers.get("content-type")]).toEqual([200, PB]);
         const pb = decodeObject(await bytesOf(got));
-        return pb.metadata.resourceVersion === json.body.metadata.resourceVersion ? { json, pb } : null;
-      }, `${stored} read twice at one resourceVersion`))!;
+        const list = await s.req(collection, { headers: { Accept: PB } });
+        expect([list.status, list.headers.get("content-type")]).toEqual([200, PB]);
+        const items = decodeObject(await bytesOf(list));
+        expect([items.apiVersion, items.kind]).toEqual([apiVersionOf(beta), `${beta.kind}List`]);
+        const listed = items.items.find((i: any) => i.metadata.name === stored);
+        const rv = json.body.metadata.resourceVersion;
+        return pb.metadata.resourceVersion === rv && listed?.metadata.resourceVersion === rv ? { json, pb, listed } : null;
+      }, `${stored} read, got in protobuf and listed at one resourceVersion`))!;
       expect(json.body.apiVersion).toBe(apiVersionOf(beta));
       expect(dropEmpty(pb)).toEqual(dropEmpty(json.body));
-
-      const list = await s.req(collection, { headers: { Accept: PB } });
-      expect([list.status, list.headers.get("content-type")]).toEqual([200, PB]);
-      const items = decodeObject(await bytesOf(list));
-      expect([items.apiVersion, items.kind]).toEqual([apiVersionOf(beta), `${beta.kind}List`]);
-      expect(dropEmpty({ apiVersion: items.apiVersion, kind: beta.kind, ...items.items.find((i: any) => i.metadata.name === stored) })).toEqual(dropEmpty(json.body));
+      expect(dropEmpty({ apiVersion: apiVersionOf(beta), kind: beta.kind, ...listed })).toEqual(dropEmpty(json.body));
 
       const event = await watchFor(collection, before.body.metadata.resourceVersion, stored, json.body.metadata.resourceVersion);
       expect(event.type).toBe(json.body.metadata.resourceVersion === made.body.metadata.resourceVersion ? "ADDED" : "MODIFIED");
