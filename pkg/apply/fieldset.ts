@@ -1,8 +1,9 @@
 // A set of field paths stored as a trie (upstream's fieldpath.Set): `members` are paths that
 // end at this level, `children` lead deeper. Empty children are never kept, so structural
 // equality is set equality. Also reads and writes the FieldsV1 encoding.
-import { ApplyError, isObj } from "./value.ts";
+import { ApplyError } from "./value.ts";
 import { type PE, comparePE, parsePE, sortedKeys } from "./pathelement.ts";
+import { isMap } from "../util/ismap.ts";
 
 interface Child {
   pe: PE;
@@ -148,7 +149,7 @@ export class FieldSet {
 
   static fromFieldsV1(tree: unknown): FieldSet {
     if (tree === undefined || tree === null) return new FieldSet();
-    if (!isObj(tree)) throw new ApplyError("error decoding set: FieldsV1 must be an object");
+    if (!isMap(tree)) throw new ApplyError("error decoding set: FieldsV1 must be an object");
     return readLevel(tree).set ?? new FieldSet();
   }
 }
@@ -170,7 +171,7 @@ function readLevel(tree: Record<string, unknown>): { set: FieldSet | null; membe
       continue;
     }
     if (!/^[fkvi]:/.test(key)) continue;
-    if (!isObj(sub)) throw new ApplyError(`error decoding set: value of ${key} must be an object`);
+    if (!isMap(sub)) throw new ApplyError(`error decoding set: value of ${key} must be an object`);
     const pe = parsePE(key);
     const below = readLevel(sub);
     set ??= new FieldSet();

@@ -17,7 +17,8 @@ import { fieldPE } from "./pathelement.ts";
 import { rootAtom } from "./schema.ts";
 import { toFieldSet } from "./tofieldset.ts";
 import { type Ctx, type Fields, applyFields, updateFields } from "./updater.ts";
-import { ApplyError, type Obj, cloneJSON, deepEqual, isObj } from "./value.ts";
+import { ApplyError, type Obj, cloneJSON, deepEqual } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 export { ApplyError, type Obj } from "./value.ts";
 export { type Conflict, conflictCauses, conflictMessage } from "./conflict.ts";
@@ -50,20 +51,20 @@ function ctxOf(kind: string, apiVersion: string, opts: FieldOptions): Ctx {
 }
 
 const managedFieldsOf = (o: unknown): unknown =>
-  isObj(o) && isObj(o.metadata) && Object.hasOwn(o.metadata, "managedFields") ? o.metadata.managedFields : undefined;
+  isMap(o) && isMap(o.metadata) && Object.hasOwn(o.metadata, "managedFields") ? o.metadata.managedFields : undefined;
 
 /**
  * `o` without metadata.managedFields: a copy of the top level and metadata only (the engine
  * never mutates its inputs, and only ever sets managedFields on this copy).
  */
 function withoutManagedFields(o: Obj): Obj {
-  if (!isObj(o.metadata)) return { ...o };
+  if (!isMap(o.metadata)) return { ...o };
   const { managedFields: _, ...metadata } = o.metadata;
   return { ...o, metadata };
 }
 
 function setManagedFields(o: Obj, entries: Obj[] | undefined): void {
-  if (!isObj(o.metadata)) {
+  if (!isMap(o.metadata)) {
     if (!entries) return;
     o.metadata = {};
   }
@@ -96,7 +97,7 @@ const SYSTEM_META = ["creationTimestamp", "uid", "resourceVersion", "generation"
  */
 function withoutNullSystemMeta(config: Obj): Obj {
   const meta = config.metadata;
-  if (!isObj(meta) || !SYSTEM_META.some((f) => Object.hasOwn(meta, f) && meta[f] === null)) return config;
+  if (!isMap(meta) || !SYSTEM_META.some((f) => Object.hasOwn(meta, f) && meta[f] === null)) return config;
   const copy: Obj = { ...meta };
   for (const f of SYSTEM_META) if (copy[f] === null) delete copy[f];
   return { ...config, metadata: copy };
@@ -173,8 +174,8 @@ function trackCreate(kind: string, apiVersion: string, out: Obj, manager: string
  */
 export function applyConfig(kind: string, apiVersion: string, live: Obj | undefined, config: Obj, manager: string,
   force: boolean, now: string, opts: FieldOptions = {}): { object: Obj } | { conflicts: Conflict[] } {
-  if (!isObj(config)) throw new ApplyError("error decoding YAML: the apply configuration must be an object", 400);
-  if (managedFieldsOf(config) !== undefined || (isObj(config.metadata) && Object.hasOwn(config.metadata, "managedFields"))) {
+  if (!isMap(config)) throw new ApplyError("error decoding YAML: the apply configuration must be an object", 400);
+  if (managedFieldsOf(config) !== undefined || (isMap(config.metadata) && Object.hasOwn(config.metadata, "managedFields"))) {
     throw new ApplyError("metadata.managedFields must be nil", 400);
   }
   const ctx = ctxOf(kind, apiVersion, opts);

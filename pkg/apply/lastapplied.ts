@@ -7,13 +7,14 @@ import { FieldSet } from "./fieldset.ts";
 import type { Atom } from "./schema.ts";
 import { toFieldSet } from "./tofieldset.ts";
 import type { Fields } from "./updater.ts";
-import { type Obj, compareStrings, goJSON, isObj } from "./value.ts";
+import { type Obj, compareStrings, goJSON } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 export const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 export const KUBECTL = "kubectl";
 
 const annotationsOf = (o: unknown): Obj | undefined =>
-  isObj(o) && isObj(o.metadata) && isObj(o.metadata.annotations) ? o.metadata.annotations : undefined;
+  isMap(o) && isMap(o.metadata) && isMap(o.metadata.annotations) ? o.metadata.annotations : undefined;
 
 /** Fields of the last-applied config whose live value is unchanged; undefined without one. */
 export function allowedByLastApplied(atom: Atom, live: Obj, apiVersion: string): FieldSet | undefined {
@@ -25,7 +26,7 @@ export function allowedByLastApplied(atom: Atom, live: Obj, apiVersion: string):
   } catch {
     return undefined;
   }
-  if (!isObj(last) || last.apiVersion !== apiVersion) return undefined;
+  if (!isMap(last) || last.apiVersion !== apiVersion) return undefined;
   try {
     const c = compareObjects(last, live, atom);
     return toFieldSet(last, atom).difference(c.modified).difference(c.added).difference(c.removed);
@@ -51,7 +52,7 @@ export function syncLastApplied(object: Obj, config: Obj): void {
   if (!annotations || !Object.hasOwn(annotations, LAST_APPLIED)) return;
   const copy: Obj = { ...config };
   const cfgAnnotations = annotationsOf(config);
-  if (cfgAnnotations && isObj(copy.metadata)) {
+  if (cfgAnnotations && isMap(copy.metadata)) {
     const { [LAST_APPLIED]: _, ...rest } = cfgAnnotations;
     copy.metadata = { ...copy.metadata, annotations: rest };
   }
@@ -61,7 +62,7 @@ export function syncLastApplied(object: Obj, config: Obj): void {
 // Go's encoder, as kubectl writes the annotation: map keys sorted, HTML characters escaped.
 function sortedJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(sortedJSON).join(",")}]`;
-  if (isObj(v)) {
+  if (isMap(v)) {
     const keys = Object.keys(v).sort(compareStrings);
     return `{${keys.map((k) => `${goJSON(k)}:${sortedJSON(v[k])}`).join(",")}}`;
   }

@@ -2,7 +2,8 @@
 // (list-type set) or by its position. Shared by every walker so they agree on identity.
 import { type PE, indexPE, keyOf, pathString, valuePE } from "./pathelement.ts";
 import type { ListType } from "./schema.ts";
-import { ApplyError, isObj, isScalar } from "./value.ts";
+import { ApplyError, isScalar } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 // A key field the client left out takes its schema default. The port lists' `protocol`
 // defaults to TCP upstream (`+default="TCP"`); the hand-written schemas do not record it.
@@ -14,12 +15,12 @@ export function itemPE(list: ListType, item: unknown, index: number, path: PE[])
   if (list.rel !== "associative") return indexPE(index);
   if (list.keys.length === 0) {
     if (!isScalar(item)) {
-      const what = item === null ? "an explicit null" : isObj(item) ? "a map type" : "a list";
+      const what = item === null ? "an explicit null" : isMap(item) ? "a map type" : "a list";
       throw new ApplyError(`${where(path, index)}: associative list without keys has an element that's ${what}`, 400);
     }
     return valuePE(item);
   }
-  if (!isObj(item)) throw new ApplyError(`${where(path, index)}: associative list with keys may not have non-map elements`, 400);
+  if (!isMap(item)) throw new ApplyError(`${where(path, index)}: associative list with keys may not have non-map elements`, 400);
   const elemMap = list.elem().map;
   const fields: [string, unknown][] = [];
   for (const name of list.keys) {

@@ -2,7 +2,8 @@
 // operation, plus apiVersion for Update (an applier keeps one entry whatever version it
 // applies with). The identifier is the JSON of those fields, which also orders conflicts.
 import { FieldSet } from "./fieldset.ts";
-import { ApplyError, type Obj, compareStrings, goJSON, isObj } from "./value.ts";
+import { ApplyError, type Obj, compareStrings, goJSON } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 export interface VersionedSet {
   set: FieldSet;
@@ -41,7 +42,7 @@ export function parseManagerKey(key: string): ManagerId {
 }
 
 const isEmptyEntry = (e: unknown): boolean =>
-  isObj(e) && Object.values(e).every((v) => v === null || v === undefined || v === "" || (isObj(v) && Object.keys(v).length === 0));
+  isMap(e) && Object.values(e).every((v) => v === null || v === undefined || v === "" || (isMap(v) && Object.keys(v).length === 0));
 
 /** Rule 11: a list holding exactly one empty entry clears managedFields. */
 export function isResetManagedFields(list: unknown): boolean {
@@ -54,7 +55,7 @@ export function decodeManagedFields(list: unknown): Managed {
   if (list === undefined || list === null) return m;
   if (!Array.isArray(list)) throw new ApplyError("managedFields must be a list");
   list.forEach((e, i) => {
-    if (!isObj(e)) throw new ApplyError(`managed fields entry ${i} must be an object`);
+    if (!isMap(e)) throw new ApplyError(`managed fields entry ${i} must be an object`);
     const operation = e.operation;
     if (operation !== "Apply" && operation !== "Update") throw new ApplyError("operation must be `Apply` or `Update`");
     const apiVersion = typeof e.apiVersion === "string" ? e.apiVersion : "";

@@ -2,7 +2,7 @@
 // (scalars, atomic lists/maps, lists/maps empty on every side, shapes that disagree) or as a
 // map/list to descend into.
 import type { Atom, ListType, MapType } from "./schema.ts";
-import { isObj } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 export type Node = { kind: "leaf" } | { kind: "map"; map: MapType } | { kind: "list"; list: ListType };
 
@@ -10,7 +10,7 @@ const LEAF: Node = { kind: "leaf" };
 
 type Shape = "map" | "list" | "scalar" | "none";
 const shapeOf = (v: unknown): Shape =>
-  v === undefined || v === null ? "none" : Array.isArray(v) ? "list" : isObj(v) ? "map" : "scalar";
+  v === undefined || v === null ? "none" : Array.isArray(v) ? "list" : isMap(v) ? "map" : "scalar";
 
 function emptyOrNone(v: unknown): boolean {
   if (v === undefined || v === null) return true;
@@ -38,10 +38,10 @@ export function classify(atom: Atom, a: unknown, b: unknown): Node {
 
 /** Keys of both maps, the left's first, each once. */
 export function unionKeys(a: unknown, b: unknown, extra?: Readonly<Record<string, unknown>>): string[] {
-  const left = isObj(a) ? a : undefined;
+  const left = isMap(a) ? a : undefined;
   const keys = left ? Object.keys(left) : [];
-  if (isObj(b)) for (const k in b) if (!left || !Object.hasOwn(left, k)) keys.push(k);
-  if (extra) for (const k in extra) if (!(left && Object.hasOwn(left, k)) && !(isObj(b) && Object.hasOwn(b, k))) keys.push(k);
+  if (isMap(b)) for (const k in b) if (!left || !Object.hasOwn(left, k)) keys.push(k);
+  if (extra) for (const k in extra) if (!(left && Object.hasOwn(left, k)) && !(isMap(b) && Object.hasOwn(b, k))) keys.push(k);
   return keys;
 }
 
@@ -50,7 +50,7 @@ export function unionKeys(a: unknown, b: unknown, extra?: Readonly<Record<string
  * and maps of 50,000 keys exist): what a JSON object inherits is functions, apart from `__proto__`.
  */
 export function at(m: unknown, k: string): unknown {
-  if (!isObj(m)) return undefined;
+  if (!isMap(m)) return undefined;
   const v = m[k];
   if (typeof v === "function" || (k === "__proto__" && !Object.hasOwn(m, k))) return undefined;
   return v;

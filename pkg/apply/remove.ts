@@ -4,15 +4,16 @@ import type { FieldSet } from "./fieldset.ts";
 import { listItems } from "./listitems.ts";
 import { type PE, fieldPE } from "./pathelement.ts";
 import { type Atom, childOf } from "./schema.ts";
-import { type Obj, isObj } from "./value.ts";
+import { type Obj } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 const isEmpty = (v: unknown): boolean =>
-  (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
+  (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
 
 export function removeItems(value: unknown, set: FieldSet, atom: Atom, path: PE[] = []): unknown {
   if (set.isEmpty()) return value;
   const a = atom;
-  if (a.map && isObj(value) && !a.map.atomic) {
+  if (a.map && isMap(value) && !a.map.atomic) {
     const out: Obj = {};
     for (const [k, v] of Object.entries(value)) {
       const pe = fieldPE(k);

@@ -5,7 +5,8 @@
 import { SCHEMAS, schemaName } from "../openapi/schemas/index.ts";
 import { REF_PREFIX } from "../openapi/schemas/index.ts";
 import { presentFields } from "./present.ts";
-import { type Obj, isObj } from "./value.ts";
+import { type Obj } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 export interface MapType {
   atomic: boolean;
@@ -97,11 +98,11 @@ class Converter {
   }
 
   private mapOf(s: Schema, present?: Record<string, "map" | "list">): MapType {
-    const props = isObj(s.properties) ? (s.properties as Record<string, Schema>) : {};
+    const props = isMap(s.properties) ? (s.properties as Record<string, Schema>) : {};
     const cache = new Map<string, Atom>();
     const ap = s.additionalProperties;
     // Undeclared keys of a struct have no type upstream; they are kept, so deduce them.
-    const elem = lazy((): Atom => (isObj(ap) ? this.ref(ap) : DEDUCED));
+    const elem = lazy((): Atom => (isMap(ap) ? this.ref(ap) : DEDUCED));
     return {
       atomic: s["x-kubernetes-map-type"] === "atomic",
       field: (name) => {
@@ -117,7 +118,7 @@ class Converter {
 
   private listOf(s: Schema): ListType {
     const items = s.items;
-    const elem = lazy((): Atom => (isObj(items) ? this.ref(items) : UNTYPED_ATOMIC));
+    const elem = lazy((): Atom => (isMap(items) ? this.ref(items) : UNTYPED_ATOMIC));
     const listType = s["x-kubernetes-list-type"];
     if (listType === "map") {
       const keys = Array.isArray(s["x-kubernetes-list-map-keys"]) ? (s["x-kubernetes-list-map-keys"] as string[]) : [];
@@ -136,7 +137,7 @@ class Converter {
 
 function refName(s: Schema): string | undefined {
   const direct = typeof s.$ref === "string" ? s.$ref : undefined;
-  const wrapped = Array.isArray(s.allOf) && s.allOf.length === 1 && isObj(s.allOf[0]) && typeof s.allOf[0].$ref === "string"
+  const wrapped = Array.isArray(s.allOf) && s.allOf.length === 1 && isMap(s.allOf[0]) && typeof s.allOf[0].$ref === "string"
     ? (s.allOf[0].$ref as string)
     : undefined;
   const ref = direct ?? wrapped;
@@ -176,7 +177,7 @@ export function rootAtom(kind: string, apiVersion: string, custom?: object): Ato
 }
 
 function customRoot(custom: object | undefined): Atom {
-  const map = (custom && isObj(custom) ? builtin.convert(custom).map : undefined) ?? DEDUCED.map!;
+  const map = (custom && isMap(custom) ? builtin.convert(custom).map : undefined) ?? DEDUCED.map!;
   const meta = builtin.byName(OBJECT_META);
   const field = (n: string): Atom | undefined => (n === "metadata" ? meta : n === "apiVersion" || n === "kind" ? SCALAR : map.field(n));
   return { map: { ...map, atomic: false, field, node: undefined } };

@@ -5,7 +5,7 @@ import { FieldSet } from "./fieldset.ts";
 import { listItems } from "./listitems.ts";
 import { type PE, fieldPE } from "./pathelement.ts";
 import { type Atom, childOf } from "./schema.ts";
-import { isObj } from "./value.ts";
+import { isMap } from "../util/ismap.ts";
 
 const SELF = true;
 
@@ -15,7 +15,7 @@ const SELF = true;
  */
 function walk(value: unknown, atom: Atom, path: PE[]): FieldSet | typeof SELF | undefined {
   const map = atom.map;
-  if (map && (value === null || isObj(value))) {
+  if (map && (value === null || isMap(value))) {
     if (map.atomic) return SELF;
     if (value === null) return undefined;
     const set = new FieldSet();
@@ -49,7 +49,7 @@ function walk(value: unknown, atom: Atom, path: PE[]): FieldSet | typeof SELF | 
 }
 
 const isEmptyMap = (v: unknown): boolean => {
-  if (!isObj(v)) return false;
+  if (!isMap(v)) return false;
   for (const _ in v) return false;
   return true;
 };

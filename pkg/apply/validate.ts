@@ -1,5 +1,6 @@
 // Checks on an apply body before it is merged, with upstream's messages (all are 400s).
-import { isObj } from "./value.ts";
+
+import { isMap } from "../util/ismap.ts";
 
 export interface ApplyTarget {
   /** The apiVersion of the request's URL (group/version). */
@@ -14,10 +15,10 @@ export interface ApplyTarget {
 
 /** An error message for an unusable apply configuration, or null when it may be applied. */
 export function validateApplyConfig(config: unknown, target: ApplyTarget = {}): string | null {
-  if (!isObj(config)) return "error decoding YAML: the apply configuration must be an object";
+  if (!isMap(config)) return "error decoding YAML: the apply configuration must be an object";
   const meta = config.metadata;
-  if (meta !== undefined && meta !== null && !isObj(meta)) return "metadata must be an object";
-  if (isObj(meta) && Object.hasOwn(meta, "managedFields")) return "metadata.managedFields must be nil";
+  if (meta !== undefined && meta !== null && !isMap(meta)) return "metadata must be an object";
+  if (isMap(meta) && Object.hasOwn(meta, "managedFields")) return "metadata.managedFields must be nil";
   const apiVersion = typeof config.apiVersion === "string" ? config.apiVersion : "";
   if (!apiVersion || (target.apiVersion !== undefined && apiVersion !== target.apiVersion)) {
     return `Incorrect version specified in apply patch. Specified patch version: ${apiVersion}, expected: ${target.apiVersion ?? ""}`;
@@ -26,11 +27,11 @@ export function validateApplyConfig(config: unknown, target: ApplyTarget = {}): 
   if (!kind || (target.kind !== undefined && kind !== target.kind)) {
     return `failed to create typed patch object: no corresponding type for ${apiVersion}, Kind=${kind}`;
   }
-  const name = isObj(meta) && typeof meta.name === "string" ? meta.name : "";
+  const name = isMap(meta) && typeof meta.name === "string" ? meta.name : "";
   if (!name || (target.name !== undefined && name !== target.name)) {
     return `the name of the object (${name}) does not match the name on the URL (${target.name ?? ""})`;
   }
-  const namespace = isObj(meta) && typeof meta.namespace === "string" ? meta.namespace : "";
+  const namespace = isMap(meta) && typeof meta.namespace === "string" ? meta.namespace : "";
   if (target.namespace && namespace && namespace !== target.namespace) {
     return `the namespace of the object (${namespace}) does not match the namespace on the request (${target.namespace})`;
   }

@@ -1,9 +1,10 @@
 // JSON value helpers shared by the apply engine: shape tests, equality, the total order
 // upstream uses to sort path elements, and Go-flavoured JSON/strings for the wire forms.
 
+import { isMap } from "../util/ismap.ts";
+
 export type Obj = Record<string, unknown>;
 
-export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 export const has = (o: object, k: string): boolean => Object.hasOwn(o, k);
 export const isScalar = (v: unknown): boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 
@@ -21,7 +22,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     return a.every((x, i) => deepEqual(x, b[i]));
   }
-  if (isObj(a) && isObj(b)) {
+  if (isMap(a) && isMap(b)) {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     return ka.every((k) => has(b, k) && deepEqual(a[k], b[k]));
@@ -46,7 +47,7 @@ export function compareStrings(a: string, b: string): number {
 
 // Upstream's total order across types: numbers < strings < booleans < lists < maps < null.
 const rank = (v: unknown): number =>
-  typeof v === "number" ? 0 : typeof v === "string" ? 1 : typeof v === "boolean" ? 2 : Array.isArray(v) ? 3 : isObj(v) ? 4 : 5;
+  typeof v === "number" ? 0 : typeof v === "string" ? 1 : typeof v === "boolean" ? 2 : Array.isArray(v) ? 3 : isMap(v) ? 4 : 5;
 
 export function compareValues(a: unknown, b: unknown): number {
   const ra = rank(a);
@@ -63,7 +64,7 @@ export function compareValues(a: unknown, b: unknown): number {
     }
     return a.length === l.length ? 0 : a.length < l.length ? -1 : 1;
   }
-  if (isObj(a)) {
+  if (isMap(a)) {
     const m = b as Obj;
     const ka = Object.keys(a).sort(compareStrings);
     const kb = Object.keys(m).sort(compareStrings);
@@ -99,14 +100,14 @@ export function valueString(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "string") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(valueString).join(",")}]`;
-  if (isObj(v)) return Object.entries(v).map(([k, x]) => `${k}=${valueString(x)}`).join("");
+  if (isMap(v)) return Object.entries(v).map(([k, x]) => `${k}=${valueString(x)}`).join("");
   return String(v);
 }
 
 /** A deep copy of a JSON value (much cheaper than structuredClone for plain data). */
 export function cloneJSON<T>(v: T): T {
   if (Array.isArray(v)) return v.map(cloneJSON) as T;
-  if (!isObj(v)) return v;
+  if (!isMap(v)) return v;
   const out: Obj = {};
   for (const k in v) out[k] = cloneJSON(v[k]);
   return out as T;
@@ -115,7 +116,7 @@ export function cloneJSON<T>(v: T): T {
 /** Drops null-valued map entries; upstream's typed round trip turns them into absent fields. */
 export function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
-  if (!isObj(v)) return v;
+  if (!isMap(v)) return v;
   const out: Obj = {};
   for (const k in v) {
     const x = v[k];

@@ -3,6 +3,7 @@
 // (`[?(@.x=="y")]`), `{range ...}{end}` and string literals (`{"\n"}`). Missing keys print nothing.
 
 import { goJSON } from "./printers.ts";
+import { isMap } from "../util/ismap.ts";
 
 type Seg =
   | { k: "field"; names: string[] }
@@ -213,7 +214,6 @@ function parseBracket(inner: string): Seg {
   return { k: "index", idx };
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function evaluate(path: Path, root: unknown, cur: unknown): unknown[] {
   let vals: unknown[] = [path.root === "$" ? root : cur];
@@ -228,18 +228,18 @@ function evaluate(path: Path, root: unknown, cur: unknown): unknown[] {
 function step(seg: Seg, v: unknown, root: unknown, out: unknown[]): void {
   switch (seg.k) {
     case "field":
-      if (isObj(v)) for (const n of seg.names) if (Object.hasOwn(v, n)) out.push(v[n]);
+      if (isMap(v)) for (const n of seg.names) if (Object.hasOwn(v, n)) out.push(v[n]);
       return;
     case "wild":
       if (Array.isArray(v)) out.push(...v);
-      else if (isObj(v)) for (const k of Object.keys(v).sort()) out.push(v[k]);
+      else if (isMap(v)) for (const k of Object.keys(v).sort()) out.push(v[k]);
       return;
     case "recursive": {
       const walk = (x: unknown) => {
         if (seg.name === null) { if (x !== v) out.push(x); }
-        else if (isObj(x) && Object.hasOwn(x, seg.name)) out.push(x[seg.name]);
+        else if (isMap(x) && Object.hasOwn(x, seg.name)) out.push(x[seg.name]);
         if (Array.isArray(x)) x.forEach(walk);
-        else if (isObj(x)) for (const k of Object.keys(x).sort()) walk(x[k]);
+        else if (isMap(x)) for (const k of Object.keys(x).sort()) walk(x[k]);
       };
       walk(v);
       return;
@@ -263,7 +263,7 @@ function step(seg: Seg, v: unknown, root: unknown, out: unknown[]): void {
       return;
     }
     case "filter": {
-      const items = Array.isArray(v) ? v : isObj(v) ? Object.keys(v).sort().map((k) => v[k]) : [];
+      const items = Array.isArray(v) ? v : isMap(v) ? Object.keys(v).sort().map((k) => v[k]) : [];
       for (const item of items) {
         const left = evaluate(seg.left, root, item);
         if (!seg.op) { if (left.length && left[0] !== false && left[0] !== null) out.push(item); continue; }

@@ -1,13 +1,14 @@
 // Defaults of the batch/v1 kinds. Upstream gives a CronJob's job template the pod template's defaults
 // but not a Job's own (parallelism, backoffLimit stay unset there).
 import type { Obj } from "../registry/types.ts";
-import { child, fill, fillZero, isEmptyMap, isObj, sub } from "./fill.ts";
+import { child, fill, fillZero, isEmptyMap, sub } from "./fill.ts";
 import { defaultPodTemplate } from "./pod.ts";
+import { isMap } from "../util/ismap.ts";
 
 /** A Job without labels takes its pod template's. */
 export function defaultJobLabels(job: Obj): void {
   const labels = sub(sub(sub(job, "spec"), "template"), "metadata")?.labels;
-  if (isObj(labels) && isEmptyMap(job.metadata.labels)) job.metadata.labels = { ...labels };
+  if (isMap(labels) && isEmptyMap(job.metadata.labels)) job.metadata.labels = { ...labels };
 }
 
 // completionMode and suspend are defaulted only from v1.22 (IndexedJob and SuspendJob are alpha in v1.21).

@@ -1,8 +1,9 @@
 // Defaults of the core/v1 kinds other than pods, Services and Secrets.
 import type { Obj } from "../registry/types.ts";
-import { child, fill, fillZero, isEmptyMap, isObj, items, sub } from "./fill.ts";
+import { child, fill, fillZero, isEmptyMap, items, sub } from "./fill.ts";
 import { defaultPodTemplate } from "./pod.ts";
 import { defaultClaim, defaultPersistentSources } from "./volumes.ts";
+import { isMap } from "../util/ismap.ts";
 
 /** Every named Namespace carries its name as a label, which no write can remove or change. */
 export function defaultNamespace(ns: Obj): void {
@@ -15,7 +16,7 @@ export function defaultReplicationController(rc: Obj): void {
   const sp = child(rc, "spec");
   fill(sp, { replicas: 1 });
   const labels = sub(sub(sp, "template"), "metadata")?.labels;
-  if (isObj(labels)) {
+  if (isMap(labels)) {
     if (isEmptyMap(sp.selector)) sp.selector = { ...labels };
     if (isEmptyMap(rc.metadata.labels)) rc.metadata.labels = { ...labels };
   }
@@ -41,7 +42,7 @@ export function defaultEndpoints(ep: Obj): void {
 /** A node that reports its capacity can allocate all of it unless it says otherwise. */
 export function defaultNode(node: Obj): void {
   const st = sub(node, "status");
-  if (st && isObj(st.capacity)) st.allocatable ??= { ...st.capacity };
+  if (st && isMap(st.capacity)) st.allocatable ??= { ...st.capacity };
 }
 
 /**

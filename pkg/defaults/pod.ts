@@ -1,9 +1,10 @@
 // Defaults of pods and of everything that holds a pod spec (core/v1): containers, probes, handlers,
 // volumes. Upstream's generated defaulters apply them wherever the type appears; so do these.
 import type { Obj } from "../registry/types.ts";
-import { child, fill, fillZero, isObj, items, sub } from "./fill.ts";
+import { child, fill, fillZero, items, sub } from "./fill.ts";
 import { defaultPullPolicy } from "./image.ts";
 import { defaultFieldRef, defaultVolume } from "./volumes.ts";
+import { isMap } from "../util/ismap.ts";
 
 const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"];
 const PROBES = ["livenessProbe", "readinessProbe", "startupProbe"];
@@ -52,7 +53,7 @@ export function defaultPodSpec(sp: Obj): void {
 
 /** A pod template (spec.template of the workloads, template of PodTemplate). */
 export function defaultPodTemplate(t: Obj | undefined): void {
-  if (isObj(t)) defaultPodSpec(child(t, "spec"));
+  if (isMap(t)) defaultPodSpec(child(t, "spec"));
 }
 
 /** What only Pods get, not pod templates: requests taken from limits, service links on. */

@@ -3,8 +3,7 @@
 // text holds more, a scan that names each repeat (its path and line) and keeps the key order of the
 // objects that repeat one, so the unknown-field walk can report repeats where they were met.
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isMap } from "../util/ismap.ts";
 
 /** One repeated key: where it was met the second (or later) time. */
 export interface Repeat { path: string; key: string; line: number }
@@ -45,7 +44,7 @@ function keysIn(v: unknown): number {
     for (const x of v) if (typeof x === "object" && x !== null) n += keysIn(x);
     return n;
   }
-  if (!isObj(v)) return 0;
+  if (!isMap(v)) return 0;
   let n = 0;
   for (const k in v) {
     n++;
@@ -118,11 +117,11 @@ class Scan {
       const at = joinPath(path, key);
       if (seen.has(key)) { repeated = true; this.repeats.push({ path: at, key, line }); } else seen.add(key);
       keys.push(key);
-      this.value(isObj(parsed) && Object.hasOwn(parsed, key) ? parsed[key] : undefined, at);
+      this.value(isMap(parsed) && Object.hasOwn(parsed, key) ? parsed[key] : undefined, at);
       this.ws();
       if (this.s.charCodeAt(this.i++) !== 44) break; // ',' or '}'
     }
-    if (repeated && isObj(parsed)) this.order.set(parsed, keys);
+    if (repeated && isMap(parsed)) this.order.set(parsed, keys);
   }
 
   private array(parsed: unknown, path: string) {

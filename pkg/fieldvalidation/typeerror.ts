@@ -3,9 +3,9 @@
 // struct holding the field, the path of field names from the root (no list indexes or map keys), the Go type.
 // Only asked after the protobuf encoder refused the object, so its cost is no write's.
 import { Scalar, type FieldPlan, type MessagePlan } from "../protobuf/schema.ts";
+import { isMap } from "../util/ismap.ts";
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const GO_SCALARS: Record<number, string> = {
   [Scalar.String]: "string", [Scalar.Bool]: "bool", [Scalar.Int32]: "int32", [Scalar.Int64]: "int64",
@@ -63,11 +63,11 @@ function message(plan: MessagePlan, obj: Obj, path: string): string | null {
       if (x === null) return null;
       if (f.scalar) return fits(f, x) ? null : bad(x, elemType(f));
       if (f.msg!.special) return null; // their own decoders' errors: the encoder's words stand
-      return isObj(x) ? message(f.msg!, x, at) : bad(x, goName(f.msg!));
+      return isMap(x) ? message(f.msg!, x, at) : bad(x, goName(f.msg!));
     };
     let err: string | null = null;
     if (f.map) {
-      if (!isObj(v)) return bad(v, fieldType(f));
+      if (!isMap(v)) return bad(v, fieldType(f));
       for (const x of Object.values(v)) if ((err = elem(x))) return err;
     } else if (f.repeated) {
       if (!Array.isArray(v)) return bad(v, fieldType(f));

@@ -4,9 +4,9 @@
 // times...) are the messages' "specials": nothing inside them is unknown.
 import type { FieldPlan, MessagePlan } from "../protobuf/schema.ts";
 import { type KeyOrder, joinPath } from "./jsonrepeats.ts";
+import { isMap } from "../util/ismap.ts";
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const byJson = new WeakMap<MessagePlan, Map<string, FieldPlan>>();
 
@@ -94,15 +94,15 @@ class Walk {
     if (!msg) { if (this.o.order) repeatsIn(v, this.o.order, at, this.out); return; }
     if (msg.special) return;
     if (f.map) {
-      if (!isObj(v)) return;
+      if (!isMap(v)) return;
       const order = this.o.order?.get(v);
       if (order) reportRepeats(order, at, this.out);
       const keys = this.o.sorted ? Object.keys(v).sort() : Object.keys(v);
-      for (const key of keys) { const x = v[key]; if (isObj(x)) this.message(msg, x, joinPath(at, key)); }
+      for (const key of keys) { const x = v[key]; if (isMap(x)) this.message(msg, x, joinPath(at, key)); }
     } else if (f.repeated) {
       // a null item of a list of objects decodes as upstream's zero value: an empty object
-      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) { const x = v[i] ?? (v[i] = {}); if (isObj(x)) this.message(msg, x, `${at}[${i}]`); }
-    } else if (isObj(v)) this.message(msg, v, at);
+      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) { const x = v[i] ?? (v[i] = {}); if (isMap(x)) this.message(msg, x, `${at}[${i}]`); }
+    } else if (isMap(v)) this.message(msg, v, at);
   }
 }
 
@@ -114,7 +114,7 @@ function reportRepeats(keys: string[], path: string, out: Finding[]) {
 /** The repeats inside a map or list of no message (a map of strings), in document order. */
 function repeatsIn(v: unknown, order: KeyOrder, path: string, out: Finding[]) {
   if (Array.isArray(v)) { v.forEach((x, i) => repeatsIn(x, order, `${path}[${i}]`, out)); return; }
-  if (!isObj(v)) return;
+  if (!isMap(v)) return;
   const keys = order.get(v);
   if (keys) reportRepeats(keys, path, out);
 }

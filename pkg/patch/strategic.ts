@@ -2,6 +2,7 @@
 // Kubernetes API server applies it (apimachinery strategicpatch, server-side options:
 // parallel lists are merged, nulls with nothing to delete are dropped).
 import { type FieldMeta, type Schema, fieldMeta, patchMetaFor } from "./merge-keys.ts";
+import { isMap } from "../util/ismap.ts";
 
 export { patchMetaFor };
 export type { FieldMeta, Schema };
@@ -18,13 +19,12 @@ const RETAIN_KEYS = "$retainKeys";
 const DELETE_FROM = "$deleteFromPrimitiveList";
 const SET_ORDER = "$setElementOrder";
 
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const has = (o: object, k: string) => Object.hasOwn(o, k);
 
 /** Applies `patch` to `original` for an object of `kind`. Neither input is modified. */
 export function strategicMergePatch(original: unknown, patch: unknown, kind: string): unknown {
-  if (!isObj(patch)) throw new PatchError("invalid JSON document");
-  const base = isObj(original) ? structuredClone(original) : {};
+  if (!isMap(patch)) throw new PatchError("invalid JSON document");
+  const base = isMap(original) ? structuredClone(original) : {};
   // The merge works in place (as upstream does), so it gets private copies.
   return mergeMap(base, structuredClone(patch), patchMetaFor(kind));
 }
@@ -59,7 +59,7 @@ function mergeMap(original: Obj, patch: Obj, schema: Schema | undefined): Obj {
       if (!isDeleteList) setOrDelete(original, key, clean(patchValue));
       continue;
     }
-    if (isObj(current)) {
+    if (isMap(current)) {
       put(original, key, meta.strategy === "replace"
         ? clean(patchValue)
         : mergeMap(current, patchValue as Obj, meta.fields));
@@ -130,12 +130,12 @@ function applySetElementOrder(original: Obj, patch: Obj, schema: Schema | undefi
 /** The patch list's items must appear in the same relative order as in `$setElementOrder`. */
 function validateAgainstOrder(patchList: unknown[], order: unknown[], key: string): void {
   if (order.length === 0 || patchList.length === 0) return;
-  const items = key ? patchList.filter((item) => !(isObj(item) && item[PATCH] === "delete")) : patchList;
+  const items = key ? patchList.filter((item) => !(isMap(item) && item[PATCH] === "delete")) : patchList;
   let p = 0;
   let o = 0;
   while (p < items.length && o < order.length) {
     // Items carrying a directive have no place in the order.
-    if (isObj(items[p]) && has(items[p] as Obj, PATCH)) p++;
+    if (isMap(items[p]) && has(items[p] as Obj, PATCH)) p++;
     else if (sameKey(items[p], order[o++], key)) p++;
   }
   if (p < items.length) {
@@ -147,8 +147,8 @@ function validateAgainstOrder(patchList: unknown[], order: unknown[], key: strin
 
 function sameKey(item: unknown, orderItem: unknown, key: string): boolean {
   if (!key) return item === orderItem;
-  if (!isObj(item)) throw badArgType("map[string]interface {}", item);
-  if (!isObj(orderItem)) throw badArgType("map[string]interface {}", orderItem);
+  if (!isMap(item)) throw badArgType("map[string]interface {}", item);
+  if (!isMap(orderItem)) throw badArgType("map[string]interface {}", orderItem);
   if (!has(item, key)) throw noMergeKey(item, key);
   if (!has(orderItem, key)) throw noMergeKey(orderItem, key);
   return item[key] === orderItem[key];
@@ -168,7 +168,7 @@ function mergeList(original: unknown[], patch: unknown[], meta: FieldMeta, field
     merged = [...original];
     for (const item of patch as Obj[]) {
       if (!has(item, key)) throw noMergeKey(item, key);
-      const at = merged.findIndex((o) => isObj(o) && o[key] === item[key]);
+      const at = merged.findIndex((o) => isMap(o) && o[key] === item[key]);
       if (at >= 0) merged[at] = mergeMap(merged[at] as Obj, item, meta.fields);
       else merged.push(clean(item));
     }
@@ -191,7 +191,7 @@ function applyListDirectives(original: unknown[], patch: unknown[], key: string)
     const directive = item[PATCH];
     if (directive === "delete") {
       if (!has(item, key)) throw noMergeKey(item, key);
-      original = original.filter((o) => !(isObj(o) && o[key] === item[key]));
+      original = original.filter((o) => !(isMap(o) && o[key] === item[key]));
     } else if (directive === "replace") {
       replace = true; // keep scanning so the other directive items are still dropped
     } else if (directive === "merge") {
@@ -227,7 +227,7 @@ function interleave(fromPatch: unknown[], serverOnly: unknown[], patchOrder: unk
   return out;
 }
 
-const identity = (item: unknown, key: string) => (key && isObj(item) ? item[key] : item);
+const identity = (item: unknown, key: string) => (key && isMap(item) ? item[key] : item);
 const indexOf = (list: unknown[], item: unknown, key: string) =>
   list.findIndex((x) => identity(x, key) === identity(item, key));
 const rank = (list: unknown[], item: unknown, key: string) => {
@@ -256,7 +256,7 @@ function elementShape(...lists: unknown[][]): string {
  */
 function clean(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(clean).filter((v) => v !== undefined);
-  if (!isObj(value)) return value;
+  if (!isMap(value)) return value;
   if (has(value, PATCH)) return undefined;
   const out: Obj = {};
   for (const [k, v] of Object.entries(value)) {
@@ -301,7 +301,7 @@ const badArgType = (expected: string, actual: unknown) =>
 function goTypeName(v: unknown): string {
   if (v === null || v === undefined) return "<nil>";
   if (Array.isArray(v)) return "[]interface {}";
-  if (isObj(v)) return "map[string]interface {}";
+  if (isMap(v)) return "map[string]interface {}";
   return typeof v === "number" ? "float64" : typeof v === "boolean" ? "bool" : "string";
 }
 
@@ -309,7 +309,7 @@ function goTypeName(v: unknown): string {
 export function goFmt(v: unknown): string {
   if (v === null || v === undefined) return "<nil>";
   if (Array.isArray(v)) return `[${v.map(goFmt).join(" ")}]`;
-  if (isObj(v)) {
+  if (isMap(v)) {
     return `map[${Object.keys(v).sort().map((k) => `${k}:${goFmt(v[k])}`).join(" ")}]`;
   }
   return String(v);

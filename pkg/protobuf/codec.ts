@@ -4,6 +4,7 @@ import { ProtobufError, ProtobufUnsupported } from "./errors.ts";
 import { messageForKind } from "./kinds.ts";
 import { Scalar, WIRE_OF_SCALAR, type FieldPlan, type MessagePlan } from "./schema.ts";
 import { Reader, WIRE_LEN, Writer } from "./wire.ts";
+import { isMap } from "../util/ismap.ts";
 
 /** The magic number that starts every Kubernetes protobuf payload: "k8s\0". */
 export const PREFIX = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -12,7 +13,6 @@ type Obj = Record<string, unknown>;
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const describe = (v: unknown) => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v);
 function badValue(plan: MessagePlan, field: string, want: string, v: unknown): ProtobufError {
   return new ProtobufError(`cannot encode ${plan.name.slice(plan.name.lastIndexOf(".") + 1)}.${field}: expected ${want}, got ${describe(v)}`);
@@ -64,7 +64,7 @@ function encodeValue(w: Writer, plan: MessagePlan, f: FieldPlan, v: unknown): vo
 }
 
 function encodeMap(w: Writer, plan: MessagePlan, f: FieldPlan, v: unknown): void {
-  if (!isObject(v)) throw badValue(plan, f.json, "an object", v);
+  if (!isMap(v)) throw badValue(plan, f.json, "an object", v);
   const keys = Object.keys(v).sort();
   const valueKey = f.scalar ? (2 << 3) | WIRE_OF_SCALAR[f.scalar] : (2 << 3) | WIRE_LEN;
   for (const k of keys) {
@@ -118,7 +118,7 @@ function encodeScalar(w: Writer, plan: MessagePlan, f: FieldPlan, v: unknown): v
 function encodeBody(w: Writer, plan: MessagePlan, v: unknown, parent: MessagePlan, field: string): void {
   if (plan.special) return encodeSpecial(w, plan, v, parent, field);
   if (v === null) return;
-  if (!isObject(v)) throw badValue(parent, field, "an object", v);
+  if (!isMap(v)) throw badValue(parent, field, "an object", v);
   encodeFields(w, plan, v);
 }
 
@@ -174,21 +174,21 @@ function encodeSpecial(w: Writer, plan: MessagePlan, v: unknown, parent: Message
     case "orbool":
       if (typeof v === "boolean") {
         w.uint32(0x08), w.bool(v);
-      } else if (isObject(v)) {
+      } else if (isMap(v)) {
         w.uint32(0x08), w.bool(true), w.uint32(0x12);
         encodeNested(w, plan.byNum[2]!.msg!, v);
       } else if (v !== null) throw badValue(parent, field, "a boolean or a schema", v);
       return;
     case "orarray":
     case "orstrings":
-      if (isObject(v)) {
+      if (isMap(v)) {
         w.uint32(0x0a);
         encodeNested(w, plan.byNum[1]!.msg!, v);
       } else if (Array.isArray(v)) {
         for (const item of v) {
           w.uint32(0x12);
           if (plan.special === "orarray") {
-            if (!isObject(item)) throw badValue(parent, field, "an array of schemas", v);
+            if (!isMap(item)) throw badValue(parent, field, "an array of schemas", v);
             encodeNested(w, plan.byNum[2]!.msg!, item);
           } else {
             if (typeof item !== "string") throw badValue(parent, field, "an array of strings", v);
@@ -320,7 +320,7 @@ function decodeMapEntry(r: Reader, plan: MessagePlan, f: FieldPlan, out: Obj): v
 /** Decodes the body of message `plan` (from r.pos to end) to its JSON value; undefined means "absent" (e.g. a zero time). */
 function decodeBody(r: Reader, end: number, plan: MessagePlan, existing: unknown): unknown {
   if (plan.special) return decodeSpecial(r, end, plan);
-  const out = isObject(existing) ? existing : {};
+  const out = isMap(existing) ? existing : {};
   decodeFields(r, end, plan, out);
   return out;
 }
@@ -418,7 +418,7 @@ function writeEnvelope(w: Writer, apiVersion: string, kind: string, raw: () => v
 
 /** Encodes a whole object: prefix + runtime.Unknown{typeMeta, raw, contentEncoding "", contentType ""}. */
 export function encodeEnvelope(obj: Record<string, any>): Uint8Array {
-  if (!isObject(obj)) throw new ProtobufError("cannot encode: not an object");
+  if (!isMap(obj)) throw new ProtobufError("cannot encode: not an object");
   const { apiVersion, kind } = obj;
   if (typeof apiVersion !== "string" || typeof kind !== "string" || !kind) throw new ProtobufError("cannot encode: the object has no apiVersion and kind");
   const plan = messageForKind(apiVersion, kind);
@@ -495,7 +495,7 @@ export function decodeEnvelope(bytes: Uint8Array): Record<string, any> {
   if (!PROTOBUF_TYPES.has(mediaType)) {
     if (mediaType !== "application/json") throw new ProtobufError(`unsupported protobuf contentType "${contentType}"`);
     const inner = rawStart < 0 ? {} : decodeRaw(bytes.subarray(rawStart, rawEnd), false);
-    if (!isObject(inner)) throw new ProtobufError("malformed protobuf: embedded JSON is not an object");
+    if (!isMap(inner)) throw new ProtobufError("malformed protobuf: embedded JSON is not an object");
     return { apiVersion, kind, ...inner };
   }
   const plan = messageForKind(apiVersion, kind);

@@ -7,15 +7,15 @@ import { messageForKind } from "../protobuf/kinds.ts";
 import { type FieldCheck, checkFields, reportDropped } from "../fieldvalidation/index.ts";
 import { goTypeError } from "../fieldvalidation/typeerror.ts";
 import { type Obj, type ResourceDef, apiVersionOf } from "./types.ts";
+import { isMap } from "../util/ismap.ts";
 
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Body checks shared by create and update of `def` (or of a kind a subresource takes instead: a
  * ServiceAccount's TokenRequest); returns the object with kind and apiVersion leading.
  */
 export function checkBody(def: ResourceDef, body: unknown, ns: string, fields?: FieldCheck): Obj {
-  if (!isObject(body)) throw badRequest("the body of the request must be a JSON or YAML object");
+  if (!isMap(body)) throw badRequest("the body of the request must be a JSON or YAML object");
   const want = apiVersionOf(def);
   if (body.kind !== undefined && body.kind !== def.kind) {
     throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(def.kind)}`);
@@ -26,13 +26,13 @@ export function checkBody(def: ResourceDef, body: unknown, ns: string, fields?: 
   if (body.metadata === undefined || body.metadata === null) body.metadata = {};
   // upstream names the version alone here
   const cannot = (what: string) => badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${what}`);
-  if (!isObject(body.metadata)) throw cannot("metadata must be an object");
+  if (!isMap(body.metadata)) throw cannot("metadata must be an object");
   const md = body.metadata;
   for (const f of ["name", "generateName", "namespace", "resourceVersion", "uid"]) {
     if (md[f] !== undefined && md[f] !== null && typeof md[f] !== "string") throw cannot(`metadata.${f} must be a string`);
   }
   for (const f of ["labels", "annotations"]) {
-    if (md[f] !== undefined && md[f] !== null && (!isObject(md[f]) || Object.values(md[f]).some((v) => typeof v !== "string"))) {
+    if (md[f] !== undefined && md[f] !== null && (!isMap(md[f]) || Object.values(md[f]).some((v) => typeof v !== "string"))) {
       throw cannot(`metadata.${f} must be a map of strings`);
     }
   }

@@ -7,10 +7,10 @@ import { selectorString } from "../table/columns.ts";
 import { Errs } from "../validation/field.ts";
 import { type Obj, type ResourceDef, SUBRESOURCE_KINDS, apiVersionOf } from "./types.ts";
 import { nameErrors } from "../validation/names.ts";
+import { isMap } from "../util/ismap.ts";
 
 const SCALE = SUBRESOURCE_KINDS.scale!;
 const SCALE_API_VERSION = apiVersionOf(SCALE);
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The parent's selector as a selector string; a ReplicationController's is a plain label map. */
 function selectorOf(def: ResourceDef, parent: Obj): string {
@@ -25,11 +25,11 @@ function selectorOf(def: ResourceDef, parent: Obj): string {
 
 /** A field at a CRD's scale path (`.spec.replicas`). */
 const segments = (path: string) => path.replace(/^\./, "").split(".");
-const readPath = (o: Obj, path: string): unknown => segments(path).reduce<any>((v, k) => (isObject(v) ? v[k] : undefined), o);
+const readPath = (o: Obj, path: string): unknown => segments(path).reduce<any>((v, k) => (isMap(v) ? v[k] : undefined), o);
 function writePath(o: Obj, path: string, value: unknown) {
   const keys = segments(path);
   let cur = o;
-  for (const k of keys.slice(0, -1)) cur = isObject(cur[k]) ? cur[k] : (cur[k] = {});
+  for (const k of keys.slice(0, -1)) cur = isMap(cur[k]) ? cur[k] : (cur[k] = {});
   cur[keys[keys.length - 1]] = value;
 }
 
@@ -61,7 +61,7 @@ export function scaleOf(def: ResourceDef, parent: Obj): Obj {
 
 /** A Scale body as decoding into upstream's Scale checks it: its kind, apiVersion and field types. */
 export function readScale(body: unknown): Obj {
-  if (!isObject(body)) throw badRequest("the body of the request must be a JSON or YAML object");
+  if (!isMap(body)) throw badRequest("the body of the request must be a JSON or YAML object");
   if (body.kind !== undefined && body.kind !== SCALE.kind) {
     throw badRequest(`the object provided is unrecognized (must be of type ${SCALE.kind}): kind ${JSON.stringify(body.kind)} is not ${JSON.stringify(SCALE.kind)}`);
   }

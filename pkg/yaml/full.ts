@@ -7,6 +7,7 @@
 // places of the result share an object. Costs up to 6 µs per byte (flow collections): callers bound the input.
 // Nesting deep enough to exhaust the stack (the parser's, some 7,000 levels, or ours) counts as too deep.
 import { type Alias, type Node, isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments } from "yaml";
+import { isMap as isObj } from "../util/ismap.ts";
 import { MAX_DEPTH, YamlLimitError, tooDeep } from "./limits.ts";
 
 const OPTIONS = {
@@ -41,7 +42,6 @@ function lineAt(src: string, offset: number): number {
   for (let i = src.indexOf("\n"); i >= 0 && i < offset; i = src.indexOf("\n", i + 1)) line++;
   return line;
 }
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function put(o: Obj, k: string, v: unknown) {
   if (k === "__proto__") Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });

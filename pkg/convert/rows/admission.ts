@@ -4,7 +4,8 @@
 // meaning, and a sideEffects that v1 refuses is an error.
 import type { Obj } from "../../registry/types.ts";
 import type { VersionRow } from "../table.ts";
-import { type Convert, fill, isObj, row } from "./util.ts";
+import { type Convert, fill, row } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const HUB = { group: "admissionregistration.k8s.io", version: "v1" };
 const V1_SIDE_EFFECTS = ["None", "NoneOnDryRun"];
@@ -18,15 +19,15 @@ function webhookDefaults(w: Obj, mutating: boolean) {
   fill(w, "timeoutSeconds", 30);
   fill(w, "admissionReviewVersions", ["v1beta1"]);
   if (mutating) fill(w, "reinvocationPolicy", "Never");
-  for (const r of Array.isArray(w.rules) ? w.rules : []) if (isObj(r)) fill(r, "scope", "*");
+  for (const r of Array.isArray(w.rules) ? w.rules : []) if (isMap(r)) fill(r, "scope", "*");
   const svc = w.clientConfig?.service;
-  if (isObj(svc)) fill(svc, "port", 443);
+  if (isMap(svc)) fill(svc, "port", 443);
 }
 
 const toHub = (mutating: boolean): Convert => (obj, notes) => {
   const names = new Set<unknown>();
   (Array.isArray(obj.webhooks) ? obj.webhooks : []).forEach((w: unknown, i: number) => {
-    if (!isObj(w)) return;
+    if (!isMap(w)) return;
     webhookDefaults(w, mutating);
     // v1 also requires the names of a configuration's webhooks to differ.
     if (notes.strict && names.has(w.name)) notes.error(`webhooks[${i}].name`, `Duplicate value: ${JSON.stringify(w.name)}`);

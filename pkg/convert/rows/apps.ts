@@ -5,7 +5,8 @@
 // rollbackTo) ride in upstream's annotations, with a warning because apps/v1 ignores them.
 import type { Obj } from "../../registry/types.ts";
 import type { Notes, VersionRow } from "../table.ts";
-import { type Convert, fill, isObj, row, setAnnotation, takeAnnotation } from "./util.ts";
+import { type Convert, fill, row, setAnnotation, takeAnnotation } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const APPS_V1 = { group: "apps", version: "v1" };
 /** What the old versions' "unset" meant for progressDeadlineSeconds and revisionHistoryLimit: no limit. */
@@ -17,10 +18,10 @@ const ROLLBACK_TO = "deprecated.deployment.rollback.to";
 function selectorFromTemplate(obj: Obj, notes: Notes) {
   const spec = obj.spec ?? (obj.spec = {});
   const labels = spec.template?.metadata?.labels;
-  if (isObj(labels) && Object.keys(labels).length > 0) {
+  if (isMap(labels) && Object.keys(labels).length > 0) {
     fill(spec, "selector", { matchLabels: { ...labels } });
     obj.metadata ??= {};
-    if (!isObj(obj.metadata.labels) || Object.keys(obj.metadata.labels).length === 0) obj.metadata.labels = { ...labels };
+    if (!isMap(obj.metadata.labels) || Object.keys(obj.metadata.labels).length === 0) obj.metadata.labels = { ...labels };
   }
   requireSelector(obj, notes);
 }

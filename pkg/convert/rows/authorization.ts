@@ -1,9 +1,10 @@
 // authorization.k8s.io/v1beta1 access reviews, to and from v1: a review's spec.group became spec.groups.
 import type { VersionRow } from "../table.ts";
-import { type Convert, isObj, renameKey, rows } from "./util.ts";
+import { type Convert, renameKey, rows } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const rename = (from: string, to: string): Convert => (obj) => {
-  if (isObj(obj.spec)) obj.spec = renameKey(obj.spec, from, to);
+  if (isMap(obj.spec)) obj.spec = renameKey(obj.spec, from, to);
   return obj;
 };
 const groups = { toHub: rename("group", "groups"), fromHub: rename("groups", "group") };

@@ -5,7 +5,8 @@
 import type { Obj } from "../../registry/types.ts";
 import type { Notes, VersionRow } from "../table.ts";
 import { parseRequest, requestFacts, signerRefusal } from "../../pki/csr-signer.ts";
-import { type Convert, fill, isObj, row } from "./util.ts";
+import { type Convert, fill, row } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const LEGACY = "kubernetes.io/legacy-unknown";
 const KUBELET_SIGNERS = ["kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving"];
@@ -26,7 +27,7 @@ function defaults(spec: Obj, notes: Notes) {
 }
 
 const toHub: Convert = (obj, notes) => {
-  if (isObj(obj.spec)) defaults(obj.spec, notes);
+  if (isMap(obj.spec)) defaults(obj.spec, notes);
   return obj;
 };
 

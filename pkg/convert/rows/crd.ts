@@ -6,15 +6,16 @@
 // Back to v1beta1, per-version settings that every version shares are lifted to the top level again.
 import type { Obj } from "../../registry/types.ts";
 import type { Notes, VersionRow } from "../table.ts";
-import { type Convert, isObj, renameKey, row } from "./util.ts";
+import { type Convert, renameKey, row } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const HUB = { group: "apiextensions.k8s.io", version: "v1" };
 
 /** Top-level v1beta1 key → per-version v1 key. */
 const PER_VERSION: [string, string][] = [["validation", "schema"], ["subresources", "subresources"], ["additionalPrinterColumns", "additionalPrinterColumns"]];
 
-const columnsToV1 = (cols: unknown) => Array.isArray(cols) ? cols.map((c) => isObj(c) ? renameKey(c, "JSONPath", "jsonPath") : c) : cols;
-const columnsToV1beta1 = (cols: unknown) => Array.isArray(cols) ? cols.map((c) => isObj(c) ? renameKey(c, "jsonPath", "JSONPath") : c) : cols;
+const columnsToV1 = (cols: unknown) => Array.isArray(cols) ? cols.map((c) => isMap(c) ? renameKey(c, "JSONPath", "jsonPath") : c) : cols;
+const columnsToV1beta1 = (cols: unknown) => Array.isArray(cols) ? cols.map((c) => isMap(c) ? renameKey(c, "jsonPath", "JSONPath") : c) : cols;
 const perVersionValue = (key: string, v: unknown) => key === "additionalPrinterColumns" ? columnsToV1(v) : structuredClone(v);
 
 /** What v1 requires that v1beta1 did not: a scope and a schema for every version. */
@@ -24,17 +25,17 @@ function checkV1(spec: Obj, notes: Notes) {
     notes.error("spec.preserveUnknownFields", "Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead");
   }
   (Array.isArray(spec.versions) ? spec.versions : []).forEach((v: unknown, i: number) => {
-    if (isObj(v) && !isObj(v.schema?.openAPIV3Schema)) notes.error(`spec.versions[${i}].schema.openAPIV3Schema`, "Required value: schemas are required");
+    if (isMap(v) && !isMap(v.schema?.openAPIV3Schema)) notes.error(`spec.versions[${i}].schema.openAPIV3Schema`, "Required value: schemas are required");
   });
 }
 
 const toHub: Convert = (obj, notes) => {
   const spec = obj.spec;
-  if (!isObj(spec)) return obj;
-  let versions: Obj[] = Array.isArray(spec.versions) ? spec.versions.map((v: Obj) => isObj(v) ? { ...v } : v) : [];
+  if (!isMap(spec)) return obj;
+  let versions: Obj[] = Array.isArray(spec.versions) ? spec.versions.map((v: Obj) => isMap(v) ? { ...v } : v) : [];
   if (versions.length === 0 && typeof spec.version === "string" && spec.version) versions = [{ name: spec.version, served: true, storage: true }];
   for (const v of versions) {
-    if (!isObj(v)) continue;
+    if (!isMap(v)) continue;
     for (const [top, per] of PER_VERSION) {
       if (spec[top] !== undefined && v[per] === undefined) v[per] = perVersionValue(top, spec[top]);
       else if (per === "additionalPrinterColumns" && v[per] !== undefined) v[per] = columnsToV1(v[per]);
@@ -43,7 +44,7 @@ const toHub: Convert = (obj, notes) => {
   const out: Obj = {};
   for (const [k, v] of Object.entries(spec)) {
     if (k === "version" || PER_VERSION.some(([top]) => top === k)) continue;
-    if (k === "conversion" && isObj(v)) out.conversion = conversionToV1(v);
+    if (k === "conversion" && isMap(v)) out.conversion = conversionToV1(v);
     else out[k] = v;
   }
   if (versions.length) out.versions = versions;
@@ -70,7 +71,7 @@ function conversionToV1(c: Obj): Obj {
 
 function conversionToV1beta1(c: Obj): Obj {
   const { webhook, ...rest } = c;
-  if (!isObj(webhook)) return c;
+  if (!isMap(webhook)) return c;
   return {
     ...rest,
     ...(webhook.clientConfig !== undefined ? { webhookClientConfig: webhook.clientConfig } : {}),
@@ -82,24 +83,24 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 const fromHub: Convert = (obj) => {
   const spec = obj.spec;
-  if (!isObj(spec)) return obj;
-  const versions: Obj[] = Array.isArray(spec.versions) ? spec.versions.map((v: Obj) => isObj(v) ? { ...v } : v) : [];
+  if (!isMap(spec)) return obj;
+  const versions: Obj[] = Array.isArray(spec.versions) ? spec.versions.map((v: Obj) => isMap(v) ? { ...v } : v) : [];
   const out: Obj = {};
   for (const [k, v] of Object.entries(spec)) {
-    if (k === "conversion" && isObj(v)) out.conversion = conversionToV1beta1(v);
+    if (k === "conversion" && isMap(v)) out.conversion = conversionToV1beta1(v);
     else if (k !== "versions") out[k] = v;
   }
-  if (versions.length && isObj(versions[0])) out.version = versions[0].name;
+  if (versions.length && isMap(versions[0])) out.version = versions[0].name;
   // v1beta1 always says it: v1's unset (false) would otherwise read as v1beta1's default, true
   out.preserveUnknownFields = spec.preserveUnknownFields === true;
   // A setting every version shares goes back to the top level, as v1beta1 writes it.
   for (const [top, per] of PER_VERSION) {
     const first = versions[0]?.[per];
-    if (first === undefined || !versions.every((v) => isObj(v) && same(v[per], first))) continue;
+    if (first === undefined || !versions.every((v) => isMap(v) && same(v[per], first))) continue;
     out[top] = per === "additionalPrinterColumns" ? columnsToV1beta1(first) : first;
     for (const v of versions) delete v[per];
   }
-  for (const v of versions) if (isObj(v) && v.additionalPrinterColumns !== undefined) v.additionalPrinterColumns = columnsToV1beta1(v.additionalPrinterColumns);
+  for (const v of versions) if (isMap(v) && v.additionalPrinterColumns !== undefined) v.additionalPrinterColumns = columnsToV1beta1(v.additionalPrinterColumns);
   if (versions.length) out.versions = versions;
   obj.spec = out;
   return obj;

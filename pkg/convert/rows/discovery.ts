@@ -4,7 +4,8 @@
 // a v1beta1 slice comes back unchanged; `kite convert` also fills an unset nodeName from it.
 import type { Obj } from "../../registry/types.ts";
 import type { VersionRow } from "../table.ts";
-import { type Convert, isObj, row } from "./util.ts";
+import { type Convert, row } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const ZONE = "topology.kubernetes.io/zone";
 const HOSTNAME = "kubernetes.io/hostname";
@@ -12,7 +13,7 @@ const HOSTNAME = "kubernetes.io/hostname";
 /** `nodeName` filled from the hostname key only for `kite convert` (strict): the server keeps v1beta1's topology as it was. */
 function endpointToV1(e: Obj, strict: boolean): Obj {
   const { topology, ...rest } = e;
-  if (!isObj(topology)) return e;
+  if (!isMap(topology)) return e;
   const left: Obj = { ...topology };
   if (left[ZONE] !== undefined) { rest.zone = left[ZONE]; delete left[ZONE]; }
   if (strict && rest.nodeName === undefined && left[HOSTNAME] !== undefined) rest.nodeName = left[HOSTNAME];
@@ -24,14 +25,14 @@ function endpointToV1(e: Obj, strict: boolean): Obj {
 function endpointToV1beta1(e: Obj): Obj {
   const { deprecatedTopology, zone, ...rest } = e;
   if (deprecatedTopology === undefined && zone === undefined && rest.nodeName === undefined) return e;
-  const topology: Obj = { ...(isObj(deprecatedTopology) ? deprecatedTopology : {}) };
+  const topology: Obj = { ...(isMap(deprecatedTopology) ? deprecatedTopology : {}) };
   if (zone !== undefined) topology[ZONE] = zone;
   if (rest.nodeName !== undefined && !topology[HOSTNAME]) topology[HOSTNAME] = rest.nodeName;
   return { ...rest, topology };
 }
 
 const endpoints = (f: (e: Obj, strict: boolean) => Obj): Convert => (obj, notes) => {
-  if (Array.isArray(obj.endpoints)) obj.endpoints = obj.endpoints.map((e: unknown) => isObj(e) ? f(e, !!notes.strict) : e);
+  if (Array.isArray(obj.endpoints)) obj.endpoints = obj.endpoints.map((e: unknown) => isMap(e) ? f(e, !!notes.strict) : e);
   return obj;
 };
 

@@ -3,12 +3,13 @@
 // or .name, and a path's pathType, which v1beta1 defaulted to ImplementationSpecific, is required.
 import type { Obj } from "../../registry/types.ts";
 import type { VersionRow } from "../table.ts";
-import { type Convert, isObj, renameKey, row } from "./util.ts";
+import { type Convert, renameKey, row } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const HUB = { group: "networking.k8s.io", version: "v1" };
 
 function backendToHub(b: unknown): unknown {
-  if (!isObj(b)) return b;
+  if (!isMap(b)) return b;
   const { serviceName, servicePort, ...rest } = b;
   if (serviceName === undefined && servicePort === undefined) return b;
   const port = typeof servicePort === "string" ? { name: servicePort } : servicePort === undefined ? {} : { number: servicePort };
@@ -16,7 +17,7 @@ function backendToHub(b: unknown): unknown {
 }
 
 function backendFromHub(b: unknown): unknown {
-  if (!isObj(b) || !isObj(b.service)) return b;
+  if (!isMap(b) || !isMap(b.service)) return b;
   const { service, ...rest } = b;
   const port = service.port ?? {};
   const servicePort = port.name ? port.name : port.number;
@@ -28,7 +29,7 @@ function mapBackends(spec: Obj, backend: (b: unknown) => unknown, from: string, 
   const out = renameKey(spec, from, to, backend);
   for (const rule of Array.isArray(out.rules) ? out.rules : []) {
     for (const path of Array.isArray(rule?.http?.paths) ? rule.http.paths : []) {
-      if (!isObj(path)) continue;
+      if (!isMap(path)) continue;
       if (path.backend !== undefined) path.backend = backend(path.backend);
       if (fillPathType && (path.pathType === undefined || path.pathType === null)) path.pathType = "ImplementationSpecific";
     }
@@ -37,11 +38,11 @@ function mapBackends(spec: Obj, backend: (b: unknown) => unknown, from: string, 
 }
 
 const toHub: Convert = (obj) => {
-  if (isObj(obj.spec)) obj.spec = mapBackends(obj.spec, backendToHub, "backend", "defaultBackend", true);
+  if (isMap(obj.spec)) obj.spec = mapBackends(obj.spec, backendToHub, "backend", "defaultBackend", true);
   return obj;
 };
 const fromHub: Convert = (obj) => {
-  if (isObj(obj.spec)) obj.spec = mapBackends(obj.spec, backendFromHub, "defaultBackend", "backend", false);
+  if (isMap(obj.spec)) obj.spec = mapBackends(obj.spec, backendFromHub, "defaultBackend", "backend", false);
   return obj;
 };
 

@@ -4,11 +4,12 @@
 // "the label does not exist" (matches all) at v1beta1. The label never combines with other requirements.
 import type { Obj } from "../../registry/types.ts";
 import type { VersionRow } from "../table.ts";
-import { type Convert, isObj, row } from "./util.ts";
+import { type Convert, row } from "./util.ts";
+import { isMap } from "../../util/ismap.ts";
 
 const LABEL = "pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match";
 const marker = (operator: "Exists" | "DoesNotExist") => ({ matchExpressions: [{ key: LABEL, operator }] });
-const isEmpty = (s: Obj) => Object.keys(s).every((k) => s[k] == null || (Array.isArray(s[k]) && s[k].length === 0) || (isObj(s[k]) && Object.keys(s[k]).length === 0));
+const isEmpty = (s: Obj) => Object.keys(s).every((k) => s[k] == null || (Array.isArray(s[k]) && s[k].length === 0) || (isMap(s[k]) && Object.keys(s[k]).length === 0));
 const isMarker = (s: Obj, operator: string) => Object.keys(s).length === 1 && Array.isArray(s.matchExpressions) && s.matchExpressions.length === 1 &&
   s.matchExpressions[0]?.key === LABEL && s.matchExpressions[0]?.operator === operator && !s.matchExpressions[0]?.values?.length;
 
@@ -23,7 +24,7 @@ function strip(s: Obj): Obj {
 /** Rewrites spec.selector: `empty` is the selector whose meaning differs, `back` the marker read back. */
 const selector = (emptyTo: Obj, backFrom: string, onEmpty?: (notes: Parameters<Convert>[1]) => void): Convert => (obj, notes) => {
   const s = obj.spec?.selector;
-  if (!isObj(s)) return obj;
+  if (!isMap(s)) return obj;
   if (isEmpty(s)) { obj.spec.selector = structuredClone(emptyTo); onEmpty?.(notes); }
   else if (isMarker(s, backFrom)) obj.spec.selector = {};
   else obj.spec.selector = strip(s);

@@ -45,9 +45,6 @@ export function takeAnnotation(obj: Obj, key: string): string | undefined {
   return v;
 }
 
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-export { isObj };
-
 export type Convert = (obj: Obj, notes: Notes) => Obj;
 
 export interface RowSpec {
