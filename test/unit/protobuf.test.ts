@@ -17,7 +17,7 @@ import {
   ProtobufError,
   ProtobufUnsupported,
 } from "../../pkg/protobuf/index.ts";
-import { formatGoDuration, parseGoDuration } from "../../pkg/protobuf/codec.ts";
+import { formatGoDuration, parseGoDuration } from "../../pkg/protobuf/gotime.ts";
 import { messageForKind } from "../../pkg/protobuf/kinds.ts";
 import { PROTO_FILES, parseProto } from "../../pkg/protobuf/schema.ts";
 import { Reader, Writer } from "../../pkg/protobuf/wire.ts";
