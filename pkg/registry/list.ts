@@ -128,7 +128,7 @@ async function listFromCache(rs: ResourceStore, cache: WatchCache, prefix: strin
  * shared: read only. Up to MAX_PREFIXES prefixes (namespaces) per store are kept; one more starts them afresh.
  */
 const lastLists = new WeakMap<ResourceStore, Map<string, { rev: number; list: Obj }>>();
-const MAX_PREFIXES = 256;
+const MAX_PREFIXES = 64;
 
 function remember(rs: ResourceStore, prefix: string, rev: number, list: Obj) {
   let byPrefix = lastLists.get(rs);

@@ -34,10 +34,11 @@ export interface HandlerContext {
 /**
  * A list's answer per list object and Content-Type, once encoded whole: the registry hands the same
  * list object to every list of a collection at one revision (../../registry/list.ts), and each of them
- * is answered with these bytes (a Blob: sent without being copied again). Dropped with the list object.
+ * is answered with these bytes — a Blob, which Bun sends without copying it again — gzipped once, when
+ * a client first takes gzip. Dropped with the list object.
  */
 const answers = new WeakMap<object, Map<string, Answer>>();
-interface Answer { bytes: Uint8Array; body: Blob; gzipped?: Blob }
+interface Answer { body: Blob; gzipped?: Blob | Promise<Blob> }
 
 export function respond(ctx: HandlerContext, obj: unknown, status = 200): Response | Promise<Response> {
   // Lists are encoded a slice at a time (each item from its remembered form); large ones stream.
@@ -46,15 +47,14 @@ export function respond(ctx: HandlerContext, obj: unknown, status = 200): Respon
     const type = ctx.rep.format === "yaml" ? "application/yaml" : contentType(ctx);
     const list = obj as object;
     const known = answers.get(list)?.get(type);
-    if (known) return reply(ctx, known, status, type);
+    if (known) return replyKept(ctx, known, status, type);
     return encodeSliced(parts, `${ctx.req.method} ${ctx.url.pathname}`).then((body) => {
       if (body instanceof ReadableStream) return reply(ctx, body, status, type);
       let byType = answers.get(list);
       if (!byType) answers.set(list, (byType = new Map()));
-      const bytes = typeof body === "string" ? Buffer.from(body) : body;
-      const answer: Answer = { bytes, body: new Blob([bytes]) };
+      const answer: Answer = { body: new Blob([body]) };
       byType.set(type, answer);
-      return reply(ctx, answer, status, type);
+      return replyKept(ctx, answer, status, type);
     });
   }
   if (ctx.rep.format === "protobuf") return reply(ctx, encodeProtobuf(obj as Record<string, any>), status, ctx.rep.type);
@@ -64,31 +64,42 @@ export function respond(ctx: HandlerContext, obj: unknown, status = 200): Respon
   return reply(ctx, body, status, type);
 }
 
-/**
- * Answers a whole body, a remembered list answer (gzipped once, the first time a client takes gzip), or
- * a stream (which is over 1 MB: ./stream.ts streams only large bodies).
- */
-function reply(ctx: HandlerContext, body: string | Uint8Array | Answer | ReadableStream<Uint8Array>, status: number, type: string): Response {
+function headersFor(ctx: HandlerContext, type: string): Record<string, string> {
   const headers: Record<string, string> = { "Content-Type": type };
   if (ctx.warnings.length && ctx.features.WarningHeaders) headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
-  const stream = body instanceof ReadableStream;
-  const answer = !stream && typeof body === "object" && "body" in body ? body : undefined;
-  const size = stream ? Infinity : answer ? answer.body.size : typeof body === "string" ? Buffer.byteLength(body) : (body as Uint8Array).length;
-  if (size > GZIP_OVER && ctx.features.APIResponseCompression && acceptsGzip(ctx.req.headers)) {
-    headers["Content-Encoding"] = "gzip";
-    headers.Vary = "Accept-Encoding";
-    if (stream) return streamedResponse(body, gzipStream(body), { status, headers });
-    if (answer) return new Response((answer.gzipped ??= new Blob([gzip(answer.bytes)])), { status, headers });
-    return new Response(gzip(body as string | Uint8Array), { status, headers });
-  }
-  if (stream) return streamedResponse(body, body, { status, headers });
-  return new Response(answer ? answer.body : (body as string | Uint8Array), { status, headers });
+  return headers;
 }
 
-function gzip(body: string | Uint8Array): Uint8Array {
-  const raw = typeof body === "string" ? new TextEncoder().encode(body) : body;
-  return Bun.gzipSync(raw as Uint8Array<ArrayBuffer>, { level: 1 });
+/** Whether a body of this size is sent gzipped; if so, the headers say it. */
+function gzipping(ctx: HandlerContext, size: number, headers: Record<string, string>): boolean {
+  if (size <= GZIP_OVER || !ctx.features.APIResponseCompression || !acceptsGzip(ctx.req.headers)) return false;
+  headers["Content-Encoding"] = "gzip";
+  headers.Vary = "Accept-Encoding";
+  return true;
 }
+
+/** Answers a whole body, or a stream of one (which is over 1 MB: ./stream.ts streams only large bodies). */
+function reply(ctx: HandlerContext, body: string | Uint8Array | ReadableStream<Uint8Array>, status: number, type: string): Response {
+  const headers = headersFor(ctx, type);
+  const stream = body instanceof ReadableStream;
+  const size = stream ? Infinity : typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  if (gzipping(ctx, size, headers)) {
+    if (stream) return streamedResponse(body, gzipStream(body), { status, headers });
+    const raw = typeof body === "string" ? new TextEncoder().encode(body) : body;
+    return new Response(gzip(raw), { status, headers });
+  }
+  return stream ? streamedResponse(body, body, { status, headers }) : new Response(body, { status, headers });
+}
+
+/** Answers with a kept list answer, gzipping it the first time a client takes gzip. */
+function replyKept(ctx: HandlerContext, answer: Answer, status: number, type: string): Response | Promise<Response> {
+  const headers = headersFor(ctx, type);
+  if (!gzipping(ctx, answer.body.size, headers)) return new Response(answer.body, { status, headers });
+  const gzipped = (answer.gzipped ??= answer.body.bytes().then((raw) => (answer.gzipped = new Blob([gzip(raw)]))));
+  return gzipped instanceof Blob ? new Response(gzipped, { status, headers }) : gzipped.then((blob) => new Response(blob, { status, headers }));
+}
+
+const gzip = (raw: Uint8Array) => Bun.gzipSync(raw as Uint8Array<ArrayBuffer>, { level: 1 });
 
 /** The Content-Type names exactly the representation served. */
 export function contentType(ctx: HandlerContext): string {
