@@ -102,13 +102,37 @@ async function listFromCache(rs: ResourceStore, cache: WatchCache, prefix: strin
     throw tooNewRevision();
   }
   const filtered = label !== everything || field !== everything;
+  // the revision of the entries listed (the cache may move on while they are decoded)
+  const rev = cache.rev;
+  if (!filtered) {
+    const same = lastLists.get(rs)?.get(prefix);
+    if (same?.rev === rev) return same.list;
+  }
   const items: Obj[] = [];
   // The first list after the cache filled decodes every object: a slice at a time.
   const slices = new Slices();
   for (const e of cache.list(prefix)) {
-    if (slices.due()) await slices.pause();
+    if (slices.dueAfter(e.kv.value.length)) await slices.pause();
     const obj = rs.decodeEntry(e);
     if (!filtered || rs.matches(obj, label, field)) items.push(obj);
   }
-  return { kind: listKindOf(rs.def), apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: String(cache.rev) }, items };
+  const list = { kind: listKindOf(rs.def), apiVersion: apiVersionOf(rs.def), metadata: { resourceVersion: String(rev) }, items };
+  if (!filtered) remember(rs, prefix, rev, list);
+  return list;
+}
+
+/**
+ * The last unfiltered list from the cache per store and prefix, handed again (the same object) to the
+ * next list of that prefix while the cache is at the same revision: its items are the same, and the
+ * answer encoded for the first (../api/handlers/context.ts) serves them all. Like the items, it is
+ * shared: read only. Up to MAX_PREFIXES prefixes (namespaces) per store are kept; one more starts them afresh.
+ */
+const lastLists = new WeakMap<ResourceStore, Map<string, { rev: number; list: Obj }>>();
+const MAX_PREFIXES = 64;
+
+function remember(rs: ResourceStore, prefix: string, rev: number, list: Obj) {
+  let byPrefix = lastLists.get(rs);
+  if (!byPrefix) lastLists.set(rs, (byPrefix = new Map()));
+  if (byPrefix.size >= MAX_PREFIXES && !byPrefix.has(prefix)) byPrefix.clear();
+  byPrefix.set(prefix, { rev, list });
 }

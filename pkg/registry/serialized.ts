@@ -1,32 +1,47 @@
 // Serialized forms remembered per object: an object read from the watch cache is encoded once
-// per representation and the bytes are reused by every list and watcher that sends it.
-const json = new WeakMap<object, string>();
+// per representation and the bytes are reused by every get, list and watcher that sends it. JSON is
+// kept as UTF-8 bytes, not a string: a list is then its items' bytes copied one after another, and no
+// answer is encoded to UTF-8 again when it is written.
+const json = new WeakMap<object, Uint8Array>();
+const utf8 = new TextEncoder();
 
-export function jsonOf(obj: object): string {
-  let s = json.get(obj);
-  if (s === undefined) json.set(obj, (s = JSON.stringify(obj)));
-  return s;
+/** The object's JSON as UTF-8, encoded once per object (callers only read it). */
+export function jsonBytesOf(obj: object): Uint8Array {
+  let b = json.get(obj);
+  if (b === undefined) json.set(obj, (b = utf8.encode(JSON.stringify(obj))));
+  return b;
 }
+
+const COMMA = utf8.encode(",");
+const CLOSE = utf8.encode("]}");
 
 /**
  * A list's JSON in parts, to be sent one after another: the envelope, then each element of its array
- * (`items` from their remembered JSON, or a Table's `rows`, made for this response and not remembered).
+ * (`items` from their remembered bytes, or a Table's `rows`, made for this response and not remembered).
  * The array comes last, where it is in every list and Table, so the parts joined are JSON.stringify of
- * the whole.
+ * the whole (its UTF-8 for `items`).
  */
-export function* listJSONParts(list: Record<string, any>, key: "items" | "rows" = "items"): Generator<string> {
+export function* listJSONParts(list: Record<string, any>, key: "items" | "rows" = "items"): Generator<string | Uint8Array> {
   const { [key]: elements, ...head } = list as Record<string, object[]>;
-  const json = key === "items" ? jsonOf : (o: object) => JSON.stringify(o);
   const h = JSON.stringify(head);
-  yield `${h.slice(0, -1)},"${key}":[`;
-  for (let i = 0; i < elements.length; i++) yield i ? `,${json(elements[i])}` : json(elements[i]);
-  yield "]}";
+  const open = `${h.slice(0, -1)},"${key}":[`;
+  if (key === "rows") {
+    yield open;
+    for (let i = 0; i < elements.length; i++) yield i ? `,${JSON.stringify(elements[i])}` : JSON.stringify(elements[i]);
+    yield "]}";
+    return;
+  }
+  yield utf8.encode(open);
+  for (let i = 0; i < elements.length; i++) {
+    if (i) yield COMMA;
+    yield jsonBytesOf(elements[i]);
+  }
+  yield CLOSE;
 }
 
 import { encodeListEnvelope, encodeMessage, encodeObject, encodeWatchEvent } from "../protobuf/index.ts";
 import { Reader, Writer } from "../protobuf/wire.ts";
 
-const enc = new TextEncoder();
 const eventLines = new WeakMap<object, Map<string, Uint8Array>>();
 
 /**
@@ -41,6 +56,8 @@ export function eventLine(type: string, obj: object, repKey = "", convert?: (o: 
   return bytes;
 }
 
+const EVENT_END = utf8.encode("}\n");
+
 let last: { obj: object; type: string; repKey: string; bytes: Uint8Array } = { obj: {}, type: "", repKey: "", bytes: new Uint8Array() };
 
 function rememberedLine(type: string, obj: object, repKey: string, convert?: (o: object) => object): Uint8Array {
@@ -48,7 +65,10 @@ function rememberedLine(type: string, obj: object, repKey: string, convert?: (o:
   if (!m) eventLines.set(obj, (m = new Map()));
   const key = `${type};${repKey}`;
   let b = m.get(key);
-  if (!b) m.set(key, (b = enc.encode(`{"type":"${type}","object":${convert ? JSON.stringify(convert(obj)) : jsonOf(obj)}}\n`)));
+  if (!b) {
+    const object = convert ? utf8.encode(JSON.stringify(convert(obj))) : jsonBytesOf(obj);
+    m.set(key, (b = Buffer.concat([utf8.encode(`{"type":"${type}","object":`), object, EVENT_END])));
+  }
   return b;
 }
 

@@ -269,3 +269,46 @@ describe("limit and continue", () => {
     expectStatus(await s.call("GET", `${PCMS}?limit=2&continue=not-a-token`), 400, "BadRequest", "garbage continue");
   });
 });
+
+describe("a collection listed again at the same revision", () => {
+  const BIG = "lists-big";
+  const BIG_CMS = `/api/v1/namespaces/${BIG}/configmaps`;
+  const text = async (path: string, headers: Record<string, string> = {}) => {
+    const r = await s.req(path, { headers, decompress: false } as RequestInit);
+    expect(r.status).toBe(200);
+    return { bytes: new Uint8Array(await r.arrayBuffer()), headers: r.headers };
+  };
+
+  test("answers the same bytes, each one the whole list encoded, and a write is in the next list", async () => {
+    const first = await text(CMS);
+    const again = await text(CMS);
+    expect(again.bytes).toEqual(first.bytes);
+    const decoded = new TextDecoder().decode(first.bytes);
+    expect(decoded).toBe(JSON.stringify(JSON.parse(decoded)));
+    const rv = JSON.parse(decoded).metadata.resourceVersion;
+    const w = await s.call("POST", CMS, { metadata: { name: "relisted" }, data: { k: "ü" } });
+    expectCode(w, 201, "POST relisted");
+    const after = JSON.parse(new TextDecoder().decode((await text(CMS)).bytes));
+    expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(Number(rv));
+    expect(after.items.find((o: any) => o.metadata.name === "relisted")?.data).toEqual({ k: "ü" });
+    expectCode(await s.call("DELETE", `${CMS}/relisted`), 200, "DELETE relisted");
+    expect(names((await s.call("GET", CMS)).body)).not.toContain("relisted");
+  });
+
+  test("as JSON, YAML and gzipped JSON alike, one after another", async () => {
+    await createNamespace(s, BIG);
+    // over 128 KB in all: answered gzipped to a client that takes it
+    for (const i of [1, 2, 3]) expectCode(await s.call("POST", BIG_CMS, { metadata: { name: `big-${i}` }, data: { k: "x".repeat(50_000) } }), 201, `POST big-${i}`);
+    const plain = await text(BIG_CMS);
+    const yaml = await text(BIG_CMS, { Accept: "application/yaml" });
+    expect(yaml.headers.get("content-type")).toBe("application/yaml");
+    expect(new TextDecoder().decode(yaml.bytes)).toStartWith("kind: ConfigMapList\napiVersion: v1\n");
+    for (let i = 0; i < 2; i++) {
+      const gz = await text(BIG_CMS, { "Accept-Encoding": "gzip" });
+      expect(gz.headers.get("content-encoding")).toBe("gzip");
+      expect(Bun.gunzipSync(gz.bytes)).toEqual(plain.bytes);
+    }
+    expect((await text(BIG_CMS)).bytes).toEqual(plain.bytes);
+    expect(JSON.parse(new TextDecoder().decode(plain.bytes)).items.map((o: any) => o.metadata.name)).toEqual(["big-1", "big-2", "big-3", NAMESPACE_BUILTINS.configmaps]);
+  });
+});

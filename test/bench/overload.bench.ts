@@ -4,7 +4,8 @@
 // two users are different flows of global-default) and off (plain in-flight limits). The noisy clients
 // run in a process of their own (overload-noise.ts); the timing process's own event-loop lag is shown
 // too. Also what APF costs a GET at default limits.
-// Run: bun test/bench/overload.bench.ts   (SECONDS=8 INFLIGHT=40 OBJECTS=300 N_GET=4000 by default;
+// Then, on the same server, what one noisy LIST costs it alone (N_LIST of them, 8 at a time).
+// Run: bun test/bench/overload.bench.ts   (SECONDS=8 INFLIGHT=40 OBJECTS=300 N_GET=4000 N_LIST=2000 by default;
 // COST_ONLY=1 runs only the cost part, COST_USER=test times it for system:masters, the exempt level;
 // MODES=on|off one mode's overload part only, NO_COST=1 no cost part; NOISE_IN_PROCESS=1 the noisy
 // clients in this process, sharing the timed user's event loop, as first measured; NOISE_NICE=N runs the
@@ -17,7 +18,7 @@ import { startServer, type TestServer } from "../helpers/server.ts";
 import { LeanHttps, measured, progress } from "./load.ts";
 
 const SECONDS = Number(process.env.SECONDS ?? 8), INFLIGHT = Number(process.env.INFLIGHT ?? 40);
-const OBJECTS = Number(process.env.OBJECTS ?? 300), N_GET = Number(process.env.N_GET ?? 4000);
+const OBJECTS = Number(process.env.OBJECTS ?? 300), N_GET = Number(process.env.N_GET ?? 4000), N_LIST = Number(process.env.N_LIST ?? 2000);
 const CLIENTS = 10 * INFLIGHT, IN_PROCESS = !!process.env.NOISE_IN_PROCESS;
 const tokens = join(tempDir("kite-overload-bench-"), "tokens.csv");
 writeFileSync(tokens, "test,kite-test,kite-test,system:masters\nnoisy,noisy,noisy,\nquiet,quiet,quiet,\n");
@@ -118,8 +119,11 @@ async function overload(label: string, flags: string[]) {
   const secs = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   const alive = s.proc.exitCode === null && (await quiet.request("GET", "/readyz")).status === 200;
+  // what one noisy LIST costs the server, alone (8 at a time, as the quiet user: nothing is shed)
+  const list = () => admin.request("GET", NOISY_LIST, "", bearer("quiet")).then((r) => { if (r.status !== 200) throw new Error(`LIST: ${r.status}`); });
+  const lists = await measured(N_LIST, 8, list, { server: s.proc.pid });
   const served = (codes[200] ?? 0) / secs, shed = (codes[429] ?? 0) / secs;
-  console.log(`| ${label} | ${ms(pct(idle.get, 50))} / ${ms(pct(idle.get, 99))} | ${ms(pct(loaded.get, 50))} / ${ms(pct(loaded.get, 99))} | ${ms(pct(idle.readyz, 99))} → ${ms(pct(loaded.readyz, 99))} | ${Math.round(served)} | ${Math.round(shed)} | ${Object.keys(codes).filter((c) => c !== "200" && c !== "429").join(",") || "none"} | ${Math.round(maxRss)} MB | ${alive ? "yes" : "NO"} | ${ms(pct(idle.lag, 99))} → ${ms(pct(loaded.lag, 99))} |`);
+  console.log(`| ${label} | ${ms(pct(idle.get, 50))} / ${ms(pct(idle.get, 99))} | ${ms(pct(loaded.get, 50))} / ${ms(pct(loaded.get, 99))} | ${ms(pct(idle.readyz, 99))} → ${ms(pct(loaded.readyz, 99))} | ${Math.round(served)} | ${Math.round(shed)} | ${Object.keys(codes).filter((c) => c !== "200" && c !== "429").join(",") || "none"} | ${Math.round(maxRss)} MB | ${alive ? "yes" : "NO"} | ${ms(pct(idle.lag, 99))} → ${ms(pct(loaded.lag, 99))} | ${Math.round(lists.rate)}, ${lists.cpu.server} µs |`);
   for (const p of [admin, quiet]) p.close();
   await s.stop();
 }
@@ -138,7 +142,7 @@ async function cost(label: string, flags: string[], s?: TestServer) {
 }
 
 console.log(`Overload: --max-requests-inflight=${INFLIGHT}, ${CLIENTS} noisy clients${process.env.NOISE_NICE ? ` (nice ${process.env.NOISE_NICE})` : ""} LISTing ${OBJECTS} ConfigMaps for ${SECONDS} s; quiet GET and /readyz in ms\n`);
-console.log("| mode | quiet GET idle p50 / p99 | quiet GET loaded p50 / p99 | /readyz p99 idle → loaded | noisy LISTs served/s | noisy 429/s | other codes | server RSS max | alive after | client's own loop lag p99 idle → loaded |\n|---|---|---|---|---|---|---|---|---|---|");
+console.log("| mode | quiet GET idle p50 / p99 | quiet GET loaded p50 / p99 | /readyz p99 idle → loaded | noisy LISTs served/s | noisy 429/s | other codes | server RSS max | alive after | client's own loop lag p99 idle → loaded | LISTs alone: per s, server CPU each |\n|---|---|---|---|---|---|---|---|---|---|---|");
 if (!process.env.COST_ONLY) for (const [label, flags] of MODES) await overload(label, flags);
 if (process.env.NO_COST) process.exit(0);
 console.log(`\nCost of a GET at the default limits (concurrency 16, ${N_GET} GETs)\n\n| mode | GETs/s | server CPU per GET |\n|---|---|---|`);
