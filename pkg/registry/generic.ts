@@ -19,6 +19,7 @@ import { applyDefaults, defaultsAtAnyVersion } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { checkBody } from "./body.ts";
 import { listCollection } from "./list.ts";
+import { rememberWritten, storedJSON } from "./serialized.ts";
 import { watchCollection } from "./watch.ts";
 import { replaceContents, upgradeStored } from "./versions.ts";
 import { rowsForHub } from "../convert/index.ts";
@@ -181,7 +182,9 @@ export class ResourceStore {
 
   encode(obj: Obj): Value {
     const stored = this.storedForm(obj);
-    return this.binary && canEncode(stored.apiVersion, stored.kind) ? encodeProtobuf(stored) : JSON.stringify(stored);
+    if (this.binary && canEncode(stored.apiVersion, stored.kind)) return encodeProtobuf(stored);
+    // an object stored as it is (a create's) keeps its JSON's parts for the answer (rememberWritten)
+    return stored === obj ? storedJSON(obj) : JSON.stringify(stored);
   }
 
   /** The stored object a write starts from, as this version serves it (./converted.ts converts it first). */
@@ -192,6 +195,7 @@ export class ResourceStore {
 
   /** The object as it is stored: no resourceVersion or selfLink, in the storage version. */
   private storedForm(obj: Obj): Obj {
+    if (!this.def.codec && !("resourceVersion" in obj.metadata) && !("selfLink" in obj.metadata)) return obj;
     const { resourceVersion: _rv, selfLink: _sl, ...metadata } = obj.metadata;
     const stored: Obj = { ...obj, metadata };
     return this.def.codec ? this.def.codec.toStorage(stored) : stored;
@@ -339,6 +343,7 @@ export class ResourceStore {
       const kv = await this.store.create(this.key(ns, m.name), await this.storedValue(obj));
       await this.settle(kv.modRevision);
       m.resourceVersion = String(kv.modRevision);
+      rememberWritten(obj);
       return obj;
     } catch (e) { return this.fail(e, m.name); } finally { release?.(); }
   }

@@ -12,6 +12,45 @@ export function jsonBytesOf(obj: object): Uint8Array {
   return b;
 }
 
+/** Where an object's metadata goes while the rest of it is encoded; text no other value encodes to. */
+const HOLE = "\u0000kite:metadata";
+const HOLE_JSON = `"metadata":${JSON.stringify(HOLE)}`;
+/** Stored JSON of objects that were just encoded for a write, split around their metadata. */
+const split = new WeakMap<object, { head: string; metadata: string; tail: string }>();
+
+/**
+ * JSON.stringify of an object that a write is about to store, remembering where its metadata's text lies,
+ * so that rememberWritten can give the object its JSON once resourceVersion is set, without a second
+ * encode. The object must not change in between.
+ */
+export function storedJSON(obj: { metadata?: unknown }): string {
+  const md = obj.metadata;
+  if (typeof md !== "object" || md === null || Array.isArray(md)) return JSON.stringify(obj);
+  obj.metadata = HOLE;
+  let whole: string;
+  try { whole = JSON.stringify(obj); } finally { obj.metadata = md; }
+  const at = whole.indexOf(HOLE_JSON);
+  const metadata = JSON.stringify(md);
+  // the hole's text once (a string of the object's own could only repeat it, never stand in for it)
+  if (at < 0 || whole.indexOf(HOLE_JSON, at + 1) >= 0) return JSON.stringify(obj);
+  const head = whole.slice(0, at + '"metadata":'.length), tail = whole.slice(at + HOLE_JSON.length);
+  split.set(obj, { head, metadata, tail });
+  return head + metadata + tail;
+}
+
+/**
+ * After the write: the object's JSON is its stored JSON with resourceVersion (just set, last in its
+ * metadata) added, as JSON.stringify of it would give. No-op for an object storedJSON did not encode.
+ */
+export function rememberWritten(obj: { metadata?: Record<string, unknown> }) {
+  const s = split.get(obj);
+  if (!s) return;
+  split.delete(obj);
+  if (!obj.metadata || Object.keys(obj.metadata).at(-1) !== "resourceVersion") return;
+  const rv = `"resourceVersion":${JSON.stringify(obj.metadata.resourceVersion)}}`;
+  json.set(obj, utf8.encode(s.head + (s.metadata === "{}" ? `{${rv}` : `${s.metadata.slice(0, -1)},${rv}`) + s.tail));
+}
+
 const COMMA = utf8.encode(",");
 const CLOSE = utf8.encode("]}");
 

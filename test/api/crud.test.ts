@@ -266,3 +266,28 @@ describe("status subresource", () => {
     expectStatus(await s.call("GET", `/api/v1/namespaces/${NS}/configmaps/nostatus/status`), 404, "NotFound", "GET configmap/status");
   });
 });
+
+describe("a create's answer", () => {
+  // The answer is made from the text the create stored (resourceVersion added): it reads as a GET of the
+  // object does, byte for byte, whatever the object's own strings hold.
+  const cases: [string, string, Record<string, unknown>][] = [
+    ["a ConfigMap whose data comes first and holds metadata-like text", "configmaps", {
+      kind: "ConfigMap",
+      data: { metadata: "\u0000kite:metadata", x: '"metadata":"\\u0000kite:metadata"', "y.metadata": "{}" },
+      metadata: { name: "answer-cm", labels: { metadata: "x" }, annotations: { a: '"metadata":{}' } },
+    }],
+    ["a Pod (defaults and admission fill it)", "pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "answer-pod" }, spec: { containers: [{ name: "c", image: "nginx" }] } }],
+    ["an object named from generateName, sent with resourceVersion and selfLink", "configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "answer-", resourceVersion: "", selfLink: "/x" } }],
+  ];
+  for (const [label, resource, body] of cases) {
+    test(label, async () => {
+      const c = await s.req(`/api/v1/namespaces/${NS}/${resource}`, { method: "POST", json: body });
+      const created = await c.text();
+      expect(c.status).toBe(201);
+      const name = JSON.parse(created).metadata.name;
+      const got = await s.req(`/api/v1/namespaces/${NS}/${resource}/${name}`);
+      expect(created).toBe(await got.text());
+      expect(Object.keys(JSON.parse(created).metadata).at(-1)).toBe("resourceVersion");
+    });
+  }
+});

@@ -12,7 +12,7 @@ import { WebhookClient } from "./client.ts";
 import { attributesAt, convertBetween } from "./equivalent.ts";
 import { invocationDef, namespaceMatches, objectMatches } from "./match.ts";
 import { REVIEW_VERSIONS, denied, readResponse, reviewRequest } from "./review.ts";
-import { type Hook, WebhookSource } from "./source.ts";
+import { WebhookSource } from "./source.ts";
 
 const CONFIG_GROUP = "admissionregistration.k8s.io";
 
@@ -31,11 +31,13 @@ class Webhooks {
   /** The webhooks this request goes to. Writes of webhook configurations themselves are never sent (no lock-out). */
   async matching(a: Attributes): Promise<Invocation[]> {
     if (a.def.group === CONFIG_GROUP) return [];
+    const hooks = await this.source.current();
+    if (!hooks.length) return [];
     const namespaces = this.ctx.registry.namespaces;
     const labels = async (ns: string) => (await cachedGet(namespaces, "", ns))?.metadata?.labels;
     const defs = () => this.ctx.registry.all.map((rs) => rs.def);
     const out: Invocation[] = [];
-    for (const { webhook: w } of await this.source.current() as Hook[]) {
+    for (const { webhook: w } of hooks) {
       const def = invocationDef(w, a, defs);
       if (!def) continue;
       if (!objectMatches(w, a) || !(await namespaceMatches(w, a, labels))) continue;
@@ -121,6 +123,7 @@ export function validatingWebhook(ctx: PluginContext): Plugin {
     handles: (a) => a.operation !== "CONNECT",
     async validate(a) {
       const matched = await hooks.matching(a);
+      if (!matched.length) return;
       // all at once, as upstream; the first refusal (in configuration order) is the answer
       const results = await Promise.allSettled(matched.map((inv) => hooks.call(inv, a)));
       const failed = results.find((r) => r.status === "rejected");
