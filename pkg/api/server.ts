@@ -51,6 +51,8 @@ export interface ServerOptions {
   auth?: AuthFilters;
   /** The verified client certificate chain of the connection a request came on, if any. */
   clientCertificates?: (req: Request, server?: Server<undefined>) => X509Certificate[] | undefined;
+  /** The client's address, for audit events; absent, the connection's peer address. */
+  sourceAddress?: (req: Request) => string | undefined;
   /** Whether a request is the TLS front's check of a SPDY upgrade (../api/streaming/spdyupgrade.ts). */
   upgradeCheck?: (req: Request) => boolean;
   /** The kinds answered instead of stored (TokenReview, SubjectAccessReview, ...), by group/resource. */
@@ -125,7 +127,7 @@ export class ApiHandler {
       if (longRunning(info)) server?.timeout(req, 0);
       const auth = this.opts.auth;
       const audited = async (u: UserInfo) => {
-        record = audit!.begin(req, ri, u, server?.requestIP(req)?.address, t0, longRunning(ri));
+        record = audit!.begin(req, ri, u, this.sourceAddress(req, server), t0, longRunning(ri));
         await record?.received();
       };
       const steps = audit && { authenticated: audited, impersonated: (u: UserInfo) => record?.impersonated(u), authorized: (d: "allow" | "forbid", r: string) => record?.authorized(d, r) };
@@ -147,11 +149,15 @@ export class ApiHandler {
   }
 
   /** The request's audit events after the handler; a caller that failed authentication is recorded too. */
+  private sourceAddress(req: Request, server?: Server<undefined>): string | undefined {
+    return this.opts.sourceAddress ? this.opts.sourceAddress(req) : server?.requestIP(req)?.address;
+  }
+
   private async audited(audit: Auditor, record: AuditRecord | undefined, req: Request, info: RequestInfo, res: Response, panicked: boolean, t0: number, server?: Server<undefined>): Promise<Response> {
     try {
       if (record) return await record.finish(res, panicked);
       if (res.status !== 401) return res;
-      const anonymous = audit.begin(req, info, { name: "", groups: [] }, server?.requestIP(req)?.address, t0, false);
+      const anonymous = audit.begin(req, info, { name: "", groups: [] }, this.sourceAddress(req, server), t0, false);
       return anonymous ? await anonymous.unauthenticated(res) : res;
     } catch (e) {
       consola.error(`audit: ${(e as Error).message}`);

@@ -42,6 +42,7 @@ import { DescriptorPressure } from "./descriptors.ts";
 import { listening, step } from "./startup-errors.ts";
 import type { Features } from "../features/featuregate.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { PeerListeners } from "../serving/peerlisteners.ts";
 import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
 import { websocketDispatch } from "../serving/websocket.ts";
 import { CHECK_HEADER, TAKEN_UPGRADES, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
@@ -151,6 +152,8 @@ export class ApiServer {
   private http?: ReturnType<typeof Bun.serve>;
   /** Terminates TLS in front of `http` when client certificates are read (see tlsfront.ts). */
   private front?: TlsFront;
+  /** The HTTP servers behind the front, one per peer. */
+  private behind?: PeerListeners;
   private handler!: ApiHandler;
   private readonly descriptors = new DescriptorPressure();
   private controllers: { stop(): void | Promise<void> }[] = [];
@@ -247,7 +250,7 @@ export class ApiServer {
       timeoutMs: k.timeoutMs, preferredAddressTypes: k.preferredAddressTypes,
     })));
     this.serveResourceMetrics(kubelet || DEFAULT_KUBELET_CLIENT);
-    /** Each request's front connection, looked up once (requestIP is a system call). */
+    /** Each request's peer behind the TLS front: the listener it came on, or its upgrade check's. */
     const peers = new WeakMap<Request, Peer>();
     /** SPDY upgrades the front keeps, checked through the filter chain first (spdyupgrade.ts). */
     const checks = new UpgradeChecks();
@@ -276,6 +279,7 @@ export class ApiServer {
       reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
       clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
+      sourceAddress: caFiles.length ? (req) => peers.get(req)?.address : undefined,
       upgradeCheck: (req) => checked.has(req),
       kubelet,
       audit,
@@ -289,8 +293,10 @@ export class ApiServer {
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
     const handler = this.handler;
-    const serve = (where: { hostname: string; port: number; tls?: Bun.TLSOptions | Bun.TLSOptions[] }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
-      ...where,
+    type Where = { hostname: string; port: number; tls?: Bun.TLSOptions | Bun.TLSOptions[] };
+    const serve = (where: Where | { unix: string }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
+      // (Bun's types leave idleTimeout and reusePort out for a Unix socket; idleTimeout applies there too)
+      ...(where as Where),
       // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
       development: false,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
@@ -306,19 +312,23 @@ export class ApiServer {
       error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
     });
     if (caFiles.length) {
-      // Client certificates: the TLS front on the secure port, the HTTP server behind it on loopback,
-      // serving only the front's connections.
+      // Client certificates: the TLS front on the secure port, the HTTP servers behind it on Unix sockets,
+      // one per peer; on loopback, the checks of the SPDY upgrades the front keeps, and nothing else.
       const ca = await step("client CA files", () => caFiles.map((f) => readFileSync(f, "utf8")));
       this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) => {
-        let peer = this.front?.peer(server.requestIP(req));
-        if (!peer && (peer = checks.take(req.headers.get(CHECK_HEADER)))) checked.add(req);
+        const peer = checks.take(req.headers.get(CHECK_HEADER));
         if (!peer) return new Response(null, { status: 403, headers: { Connection: "close" } });
+        checked.add(req);
         peers.set(req, peer);
         return handler.handle(req, server, raw);
       }));
       const upstreamPort = this.http.port!;
+      const behind = (this.behind = new PeerListeners((unix, peer) => serve({ unix }, (req, server, raw) => {
+        peers.set(req, peer);
+        return handler.handle(req, server, raw);
+      })));
       const takeOver = { upgrade: TAKEN_UPGRADES, run: (head: Buffer, peer: Peer, conn: TakenConnection) => void spdyUpgrade(head, peer, conn, upstreamPort, checks, kubelet ?? DEFAULT_KUBELET_CLIENT) };
-      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreamPort, takeOver }));
+      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreams: behind, takeOver }));
     } else {
       this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls: sniTLS(tls, serving.sniCerts) }, (req, server, raw) => handler.handle(req, server, raw)));
     }
@@ -458,7 +468,7 @@ export class ApiServer {
     await Promise.all(this.controllers.map((c) => c.stop()));
     this.handler?.shutdown.abort();
     this.front?.stop();
-    await this.http?.stop(false);
+    await Promise.all([this.http?.stop(false), this.behind?.stop()]);
     await this.front?.drain();
     await Promise.all([this.store, ...this.extraStores].map((st) => st?.close()));
     this.lock?.release();

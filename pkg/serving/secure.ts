@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { Server } from "bun";
 import { writePrivateFile } from "../pki/private.ts";
 import { listening } from "./listen.ts";
-import { type Peer, TlsFront } from "./tlsfront.ts";
+import { PeerListeners } from "./peerlisteners.ts";
+import { TlsFront } from "./tlsfront.ts";
 import { websocketDispatch } from "./websocket.ts";
 
 export interface HostPort { host: string; port: number }
@@ -66,15 +67,18 @@ export interface Listener {
   reload(tls: TlsPair): void;
 }
 
+/** Bun.serve's options every listener here shares. */
+const served = (handler: Handler) => ({
+  development: false,
+  fetch: handler,
+  // streams a handler upgrades carry their own handlers (websocket.ts)
+  websocket: websocketDispatch,
+  error: (e: Error) => new Response(`Internal Server Error: ${e.message}\n`, { status: 500 }),
+});
+
 /** A listener (HTTPS with `tls`); a failure to listen is one line naming the port. */
-export function serveOn(where: HostPort & { tls?: TlsPair }, handler: Handler, guard?: (req: Request, server: Server<undefined>) => boolean): Listener {
-  const open = (port: number, tls: TlsPair | undefined) => listening(where.host, port, () => Bun.serve<any>({
-    hostname: where.host, port, tls, reusePort: false, development: false,
-    fetch: (req, srv) => (guard && !guard(req, srv) ? new Response(null, { status: 403, headers: { Connection: "close" } }) : handler(req, srv)),
-    // streams a handler upgrades carry their own handlers (websocket.ts)
-    websocket: websocketDispatch,
-    error: (e) => new Response(`Internal Server Error: ${e.message}\n`, { status: 500 }),
-  }));
+export function serveOn(where: HostPort & { tls?: TlsPair }, handler: Handler): Listener {
+  const open = (port: number, tls: TlsPair | undefined) => listening(where.host, port, () => Bun.serve<any>({ hostname: where.host, port, tls, reusePort: false, ...served(handler) }));
   let servers = [open(where.port, where.tls)];
   const port = servers[0].port!;
   return {
@@ -89,21 +93,15 @@ export function serveOn(where: HostPort & { tls?: TlsPair }, handler: Handler, g
 
 /**
  * HTTPS on `where`; `handler` gets each request with the client certificate its connection showed. With
- * client CAs, the TLS front terminates TLS and the HTTP server behind it, on loopback, serves only the
- * front's connections.
+ * client CAs, the TLS front terminates TLS and pipes each connection to the HTTP server of its peer, on a
+ * Unix socket (peerlisteners.ts).
  */
 export function serveTLS(where: HostPort, tls: TlsPair, clientCAs: string[], handler: (req: Request, certificates: X509Certificate[] | undefined, server: Server<undefined>) => Response | Promise<Response>): Listener {
   if (!clientCAs.length) return serveOn({ ...where, tls }, (req, srv) => handler(req, undefined, srv));
   // after a reload, the connections of the fronts before are still served
   let fronts: TlsFront[] = [];
-  const peers = new WeakMap<Request, Peer>();
-  const behind = serveOn({ host: "127.0.0.1", port: 0 }, (req, srv) => handler(req, peers.get(req)?.certificates, srv), (req, srv) => {
-    const from = srv.requestIP(req);
-    const peer = fronts.map((f) => f.peer(from)).find(Boolean);
-    if (peer) peers.set(req, peer);
-    return !!peer;
-  });
-  const open = (port: number, pair: TlsPair) => listening(where.host, port, () => new TlsFront({ hostname: where.host, port, tls: { ...pair, ca: clientCAs }, upstreamPort: behind.port }));
+  const behind = new PeerListeners((unix, peer) => Bun.serve<any>({ unix, ...served((req, srv) => handler(req, peer.certificates, srv)) }));
+  const open = (port: number, pair: TlsPair) => listening(where.host, port, () => new TlsFront({ hostname: where.host, port, tls: { ...pair, ca: clientCAs }, upstreams: behind }));
   try {
     fronts = [open(where.port, tls)];
   } catch (e) {

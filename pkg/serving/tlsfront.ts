@@ -1,17 +1,20 @@
 // The TLS front: Bun.serve cannot show a request's client certificate, Bun's TLS sockets can. When client
 // certificates are asked for (--client-ca-file, --requestheader-client-ca-file), the front terminates TLS
-// on the secure port, notes each connection's certificate, and pipes the plain bytes to the HTTP server on
-// a loopback port. The HTTP server finds a request's certificate by the source port of the front's
-// connection to it (server.requestIP), and refuses connections the front did not open.
+// on the secure port, notes each connection's certificate, and pipes the plain bytes to an HTTP server on
+// a Unix socket that serves only that peer's connections (peerlisteners.ts): the listener a request
+// arrives on names its certificate.
 import type { X509Certificate } from "node:crypto";
-import type { Socket, SocketAddress, TCPSocketListener } from "bun";
+import type { Socket, TCPSocketListener } from "bun";
 import { type Pausable, type Sink } from "../streaming/flow.ts";
 import { SocketPipe } from "../util/socketpipe.ts";
+import type { Upstreams } from "./peerlisteners.ts";
 
 /** What the handshake showed of one client connection. */
 export interface Peer {
   /** The client's certificate (as a chain of one), when it sent one; verified or not: the authenticators judge it. */
   certificates?: X509Certificate[];
+  /** The client's address, for the audit log's sourceIPs. */
+  address?: string;
 }
 
 export interface TlsFrontOptions {
@@ -19,8 +22,8 @@ export interface TlsFrontOptions {
   port: number;
   /** The serving certificate and key, TLS minimum version; `ca` is every CA a client certificate may come from. */
   tls: { cert: string; key: string; ca: string[]; minVersion?: number; ciphers?: string };
-  /** The loopback port of the HTTP server behind the front. */
-  upstreamPort: number;
+  /** The HTTP servers behind the front, one socket per peer. */
+  upstreams: Upstreams;
   /**
    * Keeps connections whose first request asks for a protocol Bun.serve cannot upgrade to (SPDY): called
    * with that request's head; the connection is the callee's from then on.
@@ -67,8 +70,8 @@ class Conn {
   /** The first request's bytes while the front looks for an upgrade it keeps; then undefined. */
   sniff?: Buffer;
   taken?: Taken;
-  /** The loopback connection's source port, its key in TlsFront.byPort. */
-  upPort = 0;
+  /** The socket of the HTTP server the connection is piped to, while it is held. */
+  upPath?: string;
   closed = false;
   readonly toUp = new SocketPipe(() => this.client, () => this.up);
   readonly toClient = new SocketPipe(() => this.up, () => this.client);
@@ -76,8 +79,6 @@ class Conn {
 
 export class TlsFront {
   private readonly listener: TCPSocketListener<Conn>;
-  /** The front's open loopback connections, by their source port. */
-  private readonly byPort = new Map<number, Peer>();
   /** Open client connections, so that a stop lets their last bytes go out. */
   private readonly open = new Set<Conn>();
 
@@ -104,7 +105,7 @@ export class TlsFront {
           s.timeout(0);
           const c = s.data;
           const cert = s.getPeerX509Certificate();
-          c.peer = cert ? { certificates: [cert] } : {};
+          c.peer = cert ? { certificates: [cert], address: s.remoteAddress } : { address: s.remoteAddress };
           front.connectUp(c);
         },
         data(s, chunk) { front.received(s, chunk); },
@@ -141,10 +142,14 @@ export class TlsFront {
   }
 
   private connectUp(c: Conn) {
-    const front = this;
+    const upstreams = this.o.upstreams;
+    c.upPath = upstreams.acquire(c.peer);
+    const release = () => {
+      if (c.upPath) upstreams.release(c.upPath);
+      c.upPath = undefined;
+    };
     Bun.connect<Conn>({
-      hostname: "127.0.0.1",
-      port: this.o.upstreamPort,
+      unix: c.upPath,
       data: c,
       socket: {
         open(up) {
@@ -152,9 +157,6 @@ export class TlsFront {
             up.end();
             return;
           }
-          up.setNoDelay(true);
-          c.upPort = up.localPort;
-          front.byPort.set(c.upPort, c.peer);
           c.up = up;
           c.toUp.flush();
         },
@@ -162,13 +164,19 @@ export class TlsFront {
         drain(up) { up.data.toUp.flush(); },
         end(up) { if (!c.taken) up.data.toClient.end(); },
         close(up) {
-          front.byPort.delete(c.upPort);
+          release();
           if (!c.taken) up.data.toClient.end();
         },
         error(up) { if (!c.taken) up.data.client?.end(); },
-        connectError() { c.client?.terminate(); },
+        connectError() {
+          release();
+          c.client?.terminate();
+        },
       },
-    }).catch(() => c.client?.terminate());
+    }).catch(() => {
+      release();
+      c.client?.terminate();
+    });
   }
 
   private close(c: Conn) {
@@ -178,11 +186,6 @@ export class TlsFront {
     c.taken?.onClose();
     c.up?.resume();
     c.up?.end();
-  }
-
-  /** The peer of the front connection a request came on; undefined when the front did not open it. */
-  peer(from: SocketAddress | null): Peer | undefined {
-    return from ? this.byPort.get(from.port) : undefined;
   }
 
   /** Stops accepting connections. */

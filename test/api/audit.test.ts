@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { gunzipSync } from "node:zlib";
 import parse from "parse-prometheus-text-format";
+import { makeCA } from "../helpers/certs.ts";
 import { tempDir } from "../helpers/processes.ts";
 import { KITE, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -57,8 +58,9 @@ beforeAll(async () => {
   receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (req) => { batches.push(await req.json() as Batch); return new Response("{}"); } });
   const webhookConfig = join(dir, "webhook.yaml");
   writeFileSync(webhookConfig, `apiVersion: v1\nkind: Config\nclusters: [{name: r, cluster: {server: "http://127.0.0.1:${receiver.port}/audit"}}]\nusers: [{name: r, user: {}}]\ncontexts: [{name: r, context: {cluster: r, user: r}}]\ncurrent-context: r\n`);
+  // A client CA: requests go through the TLS front, whose peer's address is the event's sourceIPs
   s = await startServer([
-    "--authorization-mode=RBAC", `--audit-policy-file=${policyFile}`,
+    "--authorization-mode=RBAC", `--audit-policy-file=${policyFile}`, `--client-ca-file=${makeCA("audit-client-ca").certFile}`,
     `--audit-log-path=${logFile}`, "--audit-log-maxsize=1", "--audit-log-maxbackup=1", "--audit-log-compress",
     `--audit-webhook-config-file=${webhookConfig}`, "--audit-webhook-batch-max-size=5", "--audit-webhook-batch-max-wait=100ms", "--audit-webhook-version=audit.platform.io/v1",
   ]);

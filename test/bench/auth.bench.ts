@@ -8,7 +8,8 @@
 // 100 other RoleBindings there and 50 other ClusterRoleBindings (besides the bootstrap policy).
 // Run:  bun test/bench/auth.bench.ts                         (the server from source)
 //       npm run build && KITE_BIN=dist/kite bun test/bench/auth.bench.ts
-// Env:  N_OPS (default 8000 creates, twice as many gets), ROUNDS (default 3).
+// Env:  N_OPS (default 8000 creates, twice as many gets), ROUNDS (default 3), MODES (a comma-separated
+//       subset of the four, allow first: the reference).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadavg } from "node:os";
@@ -44,6 +45,7 @@ const MODES = {
   "cert-rbac": { flags: [`--client-ca-file=${ca.certFile}`, "--authorization-mode=RBAC"], client: certUser, header: "" },
 } as const;
 type Mode = keyof typeof MODES;
+const ONLY = process.env.MODES?.split(",");
 
 /** Every server is seeded alike (the RBAC objects under AlwaysAllow servers too: the same store size). */
 async function server(mode: Mode): Promise<TestServer> {
@@ -69,16 +71,17 @@ async function connect(mode: Mode, s: TestServer): Promise<LeanHttps> {
   }
 }
 
-progress("starting four servers");
+const modes = (Object.keys(MODES) as Mode[]).filter((m) => !ONLY || ONLY.includes(m));
+progress(`starting ${modes.length} servers`);
 const servers = {} as Record<Mode, TestServer>;
-for (const mode of Object.keys(MODES) as Mode[]) servers[mode] = await server(mode);
+for (const mode of modes) servers[mode] = await server(mode);
 
 type Figures = { creates: number[]; gets: number[]; createCpu: number[]; getCpu: number[] };
-const results = Object.fromEntries(Object.keys(MODES).map((m) => [m, { creates: [], gets: [], createCpu: [], getCpu: [] }])) as unknown as Record<Mode, Figures>;
+const results = Object.fromEntries(modes.map((m) => [m, { creates: [], gets: [], createCpu: [], getCpu: [] }])) as unknown as Record<Mode, Figures>;
 const loads: number[] = [];
 const stolen0 = stolenCpu();
 for (let round = 0; round < ROUNDS; round++) {
-  for (const mode of Object.keys(MODES) as Mode[]) {
+  for (const mode of modes) {
     const s = servers[mode];
     const http = await connect(mode, s);
     const header = MODES[mode].header;
@@ -106,14 +109,13 @@ for (const s of Object.values(servers)) await s.stop();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
-const modes = Object.keys(MODES) as Mode[];
 const rate = (key: "creates" | "gets") => `| ${key}/s, median | ${modes.map((m) => fmt(median(results[m][key]))).join(" | ")} | ${modes.slice(1).map((m) => `${Math.round((100 * median(results[m][key])) / median(results.allow[key]))} %`).join(" / ")} |`;
 const cpu = (key: "createCpu" | "getCpu", what: string) => `| server CPU per ${what} (µs, median) | ${modes.map((m) => fmt(median(results[m][key]))).join(" | ")} | ${modes.slice(1).map((m) => `${Math.round((100 * median(results.allow[key])) / median(results[m][key]))} %`).join(" / ")} |`;
 console.log(`
 ${process.env.KITE_BIN ? "built binary" : "from source"}, concurrency ${CONC}, ${N} creates and ${2 * N} gets per round, median of ${ROUNDS} alternating rounds; load average at the rounds' starts ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}; CPU stolen by the host ${stolen.toFixed(1)} s
 
 | measure | ${modes.join(" | ")} | ${modes.slice(1).join(" / ")} vs allow |
-|---|---|---|---|---|---|
+|${"---|".repeat(modes.length + 2)}
 ${rate("creates")}
 ${rate("gets")}
 ${cpu("createCpu", "create")}
