@@ -4,7 +4,6 @@
 //
 // A stopping agent leaves its containers running, as upstream's kubelet does: their shims outlive it
 // and the next agent on the same --root-dir adopts them.
-import type { Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
 import { readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +15,7 @@ import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
 import { logRotation, mkfifo } from "./output.ts";
 import { ContainerStdin } from "./stdin.ts";
 import { Prober } from "./prober.ts";
+import { Spawner } from "./spawner.ts";
 import { shimArgv } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
 
@@ -30,16 +30,20 @@ export class ProcessRuntime {
   readonly cgroups: Cgroups | string;
   /** Runs exec probes and hooks in containers' namespaces, where containers have their own. */
   readonly prober?: Prober;
+  /** Starts the containers' shims off the event loop. */
+  private readonly spawner: Spawner;
 
   constructor(private readonly o: RuntimeOptions, sandbox = detectSandbox(), cgroups: Cgroups | string = Cgroups.open(o.podMaxPids)) {
     this.sandbox = sandbox;
     this.cgroups = cgroups;
     if (sandbox.unshare) this.prober = new Prober(sandbox.perl);
+    this.spawner = new Spawner(sandbox.perl);
   }
 
-  /** A stopping agent: its probe helper ends (the containers keep running). */
+  /** A stopping agent: its probe helper and spawner end (the containers keep running). */
   close(): void {
     this.prober?.close();
+    this.spawner.close();
   }
 
   /** What the agent logs once at start. */
@@ -83,20 +87,12 @@ export class ProcessRuntime {
       hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin, logPath: spec.logPath, maxBytes, maxFiles,
     });
     let stdin: ContainerStdin | undefined;
-    let shim: Subprocess;
-    try {
-      if (spec.stdin) {
-        mkfifo(`${prefix}.stdin`);
-        stdin = new ContainerStdin(`${prefix}.stdin`, spec.stdin);
-      }
-      // its own session: the shim outlives the agent, and no signal to the agent's group reaches it
-      shim = Bun.spawn(argv, { env: {}, stdin: stdin?.descriptor ?? "ignore", stdout: "ignore", stderr: "ignore", detached: true });
-    } catch (e) {
-      stdin?.close();
-      throw e;
+    if (spec.stdin) {
+      mkfifo(`${prefix}.stdin`);
+      stdin = new ContainerStdin(`${prefix}.stdin`, spec.stdin);
     }
-    shim.unref();
-    return { proc: new ContainerProcess(record.containerID, prefix, startedAt, shim, stdin), record };
+    const reaped = this.spawner.start(argv, stdin ? `${prefix}.stdin` : undefined);
+    return { proc: new ContainerProcess(record.containerID, prefix, startedAt, reaped, stdin), record };
   }
 
   /** The files and cgroups of a finished run go; its record's successor keeps what the status needs. */
