@@ -16,7 +16,7 @@ import { logRotation, mkfifo } from "./output.ts";
 import { ContainerStdin } from "./stdin.ts";
 import { Prober } from "./prober.ts";
 import { Spawner } from "./spawner.ts";
-import { shimArgv } from "./shim.ts";
+import { shimArgs } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
 
 export interface RuntimeOptions { rootDir: string; podMaxPids: number }
@@ -65,24 +65,24 @@ export class ProcessRuntime {
   }
 
   /**
-   * Starts one run of a container: records it (so a later agent finds it) and starts its shim.
-   * Throws (containerd's StartError) when its executable cannot be found.
+   * Starts one run of a container: its cgroups, its record (so a later agent finds it), then its shim.
+   * Throws (containerd's StartError) when its executable cannot be found or its cgroups cannot be made.
    */
-  start(uid: string, name: string, spec: ProcessSpec, r: Omit<ContainerRecord, "containerID" | "startedAt" | "cgroups">): { proc: ContainerProcess; record: ContainerRecord } {
+  async start(uid: string, name: string, spec: ProcessSpec, r: Omit<ContainerRecord, "containerID" | "startedAt" | "cgroups">): Promise<{ proc: ContainerProcess; record: ContainerRecord }> {
     const [cmd] = spec.argv;
     if (!cmd.includes("/") && !Bun.which(cmd, { PATH: spec.env.PATH ?? DEFAULT_PATH })) throw new Error(`exec: "${cmd}": executable file not found in $PATH`);
     const dir = containerDir(this.o.rootDir, uid, name);
     const hex = randomBytes(32).toString("hex");
-    const cgroups = typeof this.cgroups === "string" ? [] : this.cgroups.createRun(uid, hex, spec.limits ?? {});
+    const cgroups = typeof this.cgroups === "string" ? [] : await this.cgroups.createRun(uid, hex, spec.limits ?? {});
     const startedAt = new Date();
     const record: ContainerRecord = { ...r, containerID: `${RUNTIME_SCHEME}://${hex}`, startedAt: startedAt.toISOString(), cgroups, ...(spec.stdin ? { stdin: spec.stdin } : {}) };
     const previous = readRecord(dir);
-    writeRecord(dir, record);
+    await writeRecord(dir, record);
     if (previous) this.endRun(dir, previous);
     const prefix = runPrefix(dir, record.containerID);
     const ns = !!this.sandbox.unshare;
     const { maxBytes, maxFiles } = logRotation();
-    const argv = shimArgv(this.sandbox.perl, {
+    const args = shimArgs({
       prefix, workingDir: spec.workingDir, argv: spec.tty ? ptyCommand(spec.argv) : spec.argv, env: spec.env, mounts: spec.mounts, netns: ns ? spec.netns : undefined,
       hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin, logPath: spec.logPath, maxBytes, maxFiles,
     });
@@ -91,7 +91,7 @@ export class ProcessRuntime {
       mkfifo(`${prefix}.stdin`);
       stdin = new ContainerStdin(`${prefix}.stdin`, spec.stdin);
     }
-    const reaped = this.spawner.start(argv, stdin ? `${prefix}.stdin` : undefined);
+    const reaped = this.spawner.start(args, stdin ? `${prefix}.stdin` : undefined);
     return { proc: new ContainerProcess(record.containerID, prefix, startedAt, reaped, stdin), record };
   }
 
