@@ -4,12 +4,14 @@
 // it); a request line to the helper does not. The helper forks a child per request that leaves the
 // helper's session for one of its own (the shim outlives the agent, and no signal to the agent's group
 // reaches it), takes its stdin (the run's FIFO, read-write as the agent's writer is, or /dev/null), and
-// execs the shim's argv with the helper's empty environment. It answers "exit ID" once it has reaped the
-// shim. When the agent stops, its helper ends and the shims keep running (adopted by the next agent).
+// runs the shim (shim.ts), compiled once by the helper: a run costs a fork, not a perl start and the
+// shim's compilation. It answers "exit ID" once it has reaped the shim.
+// When the agent stops, its helper ends and the shims keep running (adopted by the next agent).
 import { PerlHelper } from "./helper.ts";
+import { SHIM_SUBS } from "./shim.ts";
 
+/** The helper's loop; the shim's subs come before it in the same text. */
 const SCRIPT = String.raw`
-use strict;
 use POSIX ();
 $| = 1;
 $SIG{PIPE} = $SIG{INT} = "IGNORE";
@@ -17,17 +19,18 @@ $SIG{PIPE} = $SIG{INT} = "IGNORE";
 $SIG{CHLD} = sub {};
 my (%ids, $in);
 sub start {
-  my ($id, $stdin, @argv) = @_;
+  my ($id, $stdin, @args) = @_;
   my $pid = fork;
   defined $pid or return print "exit $id\n";
   if (!$pid) {
-    # an ignored signal stays ignored across exec: the shim gets the defaults
+    # an ignored signal stays ignored across exec: the shim (and its container) get the defaults
     $SIG{PIPE} = $SIG{INT} = $SIG{CHLD} = "DEFAULT";
     POSIX::setsid();
+    # nothing of the helper's pipes stays with the shim
     if ($stdin eq "") { open(STDIN, "<", "/dev/null") } else { open(STDIN, "+<", $stdin) or POSIX::_exit(127) }
     open(STDOUT, ">", "/dev/null"); open(STDERR, ">", "/dev/null");
-    exec { $argv[0] } @argv;
-    POSIX::_exit(127);
+    shim(@args);
+    POSIX::_exit(0);
   }
   $ids{$pid} = $id;
 }
@@ -48,15 +51,16 @@ export class Spawner {
   private readonly helper: PerlHelper<(reaped: boolean) => void>;
 
   constructor(perl: string) {
-    this.helper = new PerlHelper([perl, "-e", SCRIPT], (done) => { done(true); return true; }, (done) => done(false));
+    this.helper = new PerlHelper([perl, "-e", SHIM_SUBS + SCRIPT], (done) => { done(true); return true; }, (done) => done(false));
   }
 
   /**
-   * Starts `argv` (a shim) in a session of its own, its stdin the FIFO at `stdinPath` or /dev/null. The
-   * promise says true once the shim was reaped, false when the helper went first (the shim may still run).
+   * Starts a shim with `args` (shimArgs) in a session of its own, its stdin the FIFO at `stdinPath` or
+   * /dev/null. The promise says true once the shim was reaped, false when the helper went first (the
+   * shim may still run).
    */
-  start(argv: string[], stdinPath = ""): Promise<boolean> {
-    return new Promise((resolve) => this.helper.request([stdinPath, ...argv], resolve));
+  start(args: string[], stdinPath = ""): Promise<boolean> {
+    return new Promise((resolve) => this.helper.request([stdinPath, ...args], resolve));
   }
 
   /** Ends the helper (a stopping agent): the shims keep running. */
