@@ -15,7 +15,8 @@ const SCRIPT = String.raw`
 use POSIX ();
 $| = 1;
 $SIG{PIPE} = $SIG{INT} = "IGNORE";
-# a shim's end interrupts the wait below (then reaped and answered at once)
+# a shim's end interrupts the wait below (then reaped and answered at once); one that comes just before
+# the wait begins is seen at its timeout, 0.1 s
 $SIG{CHLD} = sub {};
 my (%ids, $in);
 sub start {
@@ -37,7 +38,7 @@ sub start {
 for (;;) {
   my $rin = "";
   vec($rin, 0, 1) = 1;
-  if (select(my $rout = $rin, undef, undef, 1) > 0) {
+  if (select(my $rout = $rin, undef, undef, 0.1) > 0) {
     my $got = sysread(STDIN, my $buf, 65536);
     exit 0 if defined $got && !$got;
     $in .= $buf if $got;
