@@ -95,6 +95,8 @@ export class ContainerRunner {
   private current?: Run;
   private stopping = false;
   private readonly wake = new AbortController();
+  /** A run being started (files, cgroups, record, shim): a stop waits for it, then stops that run. */
+  private launching?: Promise<unknown>;
   /** The run a previous agent recorded, looked for before anything starts. */
   private resumed: Promise<Resumed | undefined> = Promise.resolve(undefined);
   /** Records an event about this container. */
@@ -221,20 +223,27 @@ export class ContainerRunner {
 
   /** One run of the process, to its terminated state. */
   private async runOnce(spec: ProcessSpec): Promise<{ terminated: Obj; run?: Run }> {
-    const messageFile = await createTerminationFile(spec.logPath, this.restartCount);
-    spec.env = { ...spec.env, [TERMINATION_MESSAGE_ENV]: messageFile };
-    let started: { proc: ContainerProcess; record: ContainerRecord };
+    const launch = this.launching = this.launch(spec);
+    const started = await launch;
+    this.launching = undefined;
+    if ("terminated" in started) return started;
+    this.record("Normal", "Created", `Created container ${this.spec.name}`);
+    this.record("Normal", "Started", `Started container ${this.spec.name}`);
+    return this.supervise(started.proc, started.record, spec, true);
+  }
+
+  /** A run's files, cgroups, record and shim; its terminated state (StartError) when it cannot start. */
+  private async launch(spec: ProcessSpec): Promise<{ proc: ContainerProcess; record: ContainerRecord } | { terminated: Obj }> {
     try {
+      const messageFile = await createTerminationFile(spec.logPath, this.restartCount);
+      spec.env = { ...spec.env, [TERMINATION_MESSAGE_ENV]: messageFile };
       const graceSeconds = this.pod.spec.terminationGracePeriodSeconds ?? 30;
-      started = this.ctx.runtime.start(this.pod.metadata.uid, this.spec.name, spec, { restartCount: this.restartCount, lastState: this.lastState, graceSeconds });
+      return await this.ctx.runtime.start(this.pod.metadata.uid, this.spec.name, spec, { restartCount: this.restartCount, lastState: this.lastState, graceSeconds });
     } catch (e) {
       this.record("Warning", "Failed", `Error: ${(e as Error).message}`);
       const at = new Date();
       return { terminated: terminatedState({ exitCode: 128, finishedAt: at, startError: (e as Error).message }, rfc3339(at)) };
     }
-    this.record("Normal", "Created", `Created container ${this.spec.name}`);
-    this.record("Normal", "Started", `Started container ${this.spec.name}`);
-    return this.supervise(started.proc, started.record, spec, true);
   }
 
   /**
@@ -365,6 +374,7 @@ export class ContainerRunner {
     this.stopping = true;
     this.wake.abort();
     await this.resumed;
+    await this.launching;
     const run = this.current;
     if (!run || run.gone) return;
     // as upstream, a stopping container is no longer probed for liveness

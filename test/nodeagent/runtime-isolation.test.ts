@@ -22,24 +22,24 @@ afterAll(() => stopContainers(root));
 
 let seq = 0;
 /** Starts `sh -c script` as container "c" of a new pod; resolves to its process and its output (once `done` holds of it). */
-function run(script: string, extra: Partial<ProcessSpec> = {}): { uid: string; proc: ContainerProcess; log: (done?: string | ((t: string) => boolean)) => Promise<string> } {
+async function run(script: string, extra: Partial<ProcessSpec> = {}): Promise<{ uid: string; proc: ContainerProcess; log: (done?: string | ((t: string) => boolean)) => Promise<string> }> {
   const uid = `u${process.pid}-${seq++}`;
   const logPath = join(root, "pods", uid, "containers", "c", "0.log");
-  const { proc } = rt.start(uid, "c", { argv: ["sh", "-c", script], env: { PATH: "/usr/bin:/bin" }, workingDir: "/", logPath, mounts: [], ...extra }, { restartCount: 0, lastState: {}, graceSeconds: 1 });
+  const { proc } = await rt.start(uid, "c", { argv: ["sh", "-c", script], env: { PATH: "/usr/bin:/bin" }, workingDir: "/", logPath, mounts: [], ...extra }, { restartCount: 0, lastState: {}, graceSeconds: 1 });
   return { uid, proc, log: (done) => logOutputWhen(logPath, done) };
 }
 
 test(`a container has its own PID namespace (it is pid 1 and sees only its processes), UTS hostname and /dev/shm${why(isolated, "needs root and unshare")}`, async () => {
   if (!isolated) return;
   const shm = `kite-test-${process.pid}`;
-  const c = run(`echo pid=$$; echo /proc/[0-9]*; hostname; cat /proc/sys/kernel/hostname; echo x > /dev/shm/${shm}`, { hostname: "web-0" });
+  const c = await run(`echo pid=$$; echo /proc/[0-9]*; hostname; cat /proc/sys/kernel/hostname; echo x > /dev/shm/${shm}`, { hostname: "web-0" });
   expect((await c.proc.exited).exitCode).toBe(0);
   // its shell (expanding the glob itself) is the only process it sees
   expect(await c.log("pid=1\n/proc/1\nweb-0\nweb-0\n")).toBe("pid=1\n/proc/1\nweb-0\nweb-0\n");
   // and its /dev/shm is its own
   expect(existsSync(`/dev/shm/${shm}`)).toBe(false);
   // mount, UTS and IPC namespaces are not the host's
-  const ns = run("for n in mnt uts ipc pid; do readlink /proc/self/ns/$n; done");
+  const ns = await run("for n in mnt uts ipc pid; do readlink /proc/self/ns/$n; done");
   expect((await ns.proc.exited).exitCode).toBe(0);
   const mine = ["mnt", "uts", "ipc", "pid"].map((n) => readlinkSync(`/proc/self/ns/${n}`));
   const theirs = (await ns.log((t) => t.trim().split("\n").length === 4)).trim().split("\n");
@@ -59,7 +59,7 @@ test(`mounts are bound at their containerPath (created if missing), read-only wh
     { hostPath: rw, containerPath: join(at, "data"), readOnly: false },
     { hostPath: join(src, "single"), containerPath: join(at, "files", "one"), readOnly: true },
   ];
-  const c = run(`cd ${at}; cat etc/app/config.txt files/one; echo x > etc/app/new || echo refused; echo written > data/out`, { mounts });
+  const c = await run(`cd ${at}; cat etc/app/config.txt files/one; echo x > etc/app/new || echo refused; echo written > data/out`, { mounts });
   expect((await c.proc.exited).exitCode).toBe(0);
   // stdout and stderr are two streams: their lines' order between them is not kept
   const log = await c.log((t) => t.includes("refused\n") && t.includes("Read-only file system"));
@@ -70,11 +70,11 @@ test(`mounts are bound at their containerPath (created if missing), read-only wh
   // the host's view of the mount points is unchanged: bound only in the container's mount namespace
   expect(() => readFileSync(join(at, "etc", "app", "config.txt"))).toThrow();
   // the container's own PATH (here without mount or mkdir) is the command's, not the setup's
-  const p = run("", { argv: ["/bin/sh", "-c", `echo $PATH; /bin/cat ${at}/etc/app/config.txt`], env: { PATH: "/nowhere" }, mounts });
+  const p = await run("", { argv: ["/bin/sh", "-c", `echo $PATH; /bin/cat ${at}/etc/app/config.txt`], env: { PATH: "/nowhere" }, mounts });
   expect((await p.proc.exited).exitCode).toBe(0);
   expect(await p.log("/nowhere\nfrom the volume\n")).toBe("/nowhere\nfrom the volume\n");
   // a mount that cannot be made stops the start: containerd's StartError, with the reason
-  const bad = run("echo never", { mounts: [{ hostPath: join(src, "missing"), containerPath: join(at, "x"), readOnly: false }] });
+  const bad = await run("echo never", { mounts: [{ hostPath: join(src, "missing"), containerPath: join(at, "x"), readOnly: false }] });
   const e = await bad.proc.exited;
   expect(e).toMatchObject({ exitCode: 128, startError: `cannot mount ${join(src, "missing")} at ${join(at, "x")}` });
   expect(await bad.log((t) => t.includes("cannot mount"))).not.toContain("never");
@@ -90,7 +90,7 @@ test(`a container enters ProcessSpec.netns when set${why(isolated, "needs root a
   track(holder);
   const netns = `/proc/${holder.pid}/ns/net`;
   const holderNs = await until(async () => { const l = readlinkSync(netns); return l !== readlinkSync("/proc/self/ns/net") ? l : undefined; }, "the test's network namespace");
-  const c = run("readlink /proc/self/ns/net", { netns });
+  const c = await run("readlink /proc/self/ns/net", { netns });
   expect((await c.proc.exited).exitCode).toBe(0);
   expect(await c.log(`${holderNs}\n`)).toBe(`${holderNs}\n`);
   holder.kill();
@@ -107,7 +107,7 @@ function cgroupFile(pid: number, controller: string, file: string, up = 0): stri
 
 test(`cgroups: a cpu limit is a CFS quota over 100 ms, the pod's pids.max caps its processes${why(limited, String(rt.cgroups))}`, async () => {
   if (!limited) return;
-  const c = run("sleep 30", { limits: { cpuMilli: 250, memoryBytes: 64 * 2 ** 20 } });
+  const c = await run("sleep 30", { limits: { cpuMilli: 250, memoryBytes: 64 * 2 ** 20 } });
   const pid = await waitForPid(c.uid);
   const v2 = !readFileSync(`/proc/${pid}/cgroup`, "utf8").includes(":cpu");
   if (v2) {
@@ -123,7 +123,7 @@ test(`cgroups: a cpu limit is a CFS quota over 100 ms, the pod's pids.max caps i
   c.proc.signal("SIGKILL");
   expect((await c.proc.exited).exitCode).toBe(137);
   // the pod's 8 processes run out: forks fail
-  const f = run("for i in 1 2 3 4 5 6 7 8 9 10; do sleep 5 & done; wait");
+  const f = await run("for i in 1 2 3 4 5 6 7 8 9 10; do sleep 5 & done; wait");
   await f.proc.exited;
   expect(await f.log((t) => t.includes("fork"))).toContain("fork");
   rt.forget(c.uid);
@@ -143,7 +143,7 @@ async function waitForPid(uid: string): Promise<number> {
 }
 
 test("a recorded process whose start time no longer matches (a recycled pid) is never signalled", async () => {
-  const c = run("sleep 30");
+  const c = await run("sleep 30");
   const pid = await waitForPid(c.uid);
   const dir = join(root, "pods", c.uid, "containers", "c");
   const r = JSON.parse(readFileSync(join(dir, "record.json"), "utf8"));
@@ -170,7 +170,7 @@ test("without namespaces a container that mounts volumes is refused with a reaso
   expect(plain.refuse("c", { ...spec, mounts: [] })).toBeUndefined();
   expect(plain.limitsProblem).toBe("resource limits are not enforced: cgroups are not writable: test");
   mkdirSync(join(root, "plain"), { recursive: true });
-  const { proc } = plain.start("plain-pod", "c", { ...spec, argv: ["sh", "-c", "echo $$"], mounts: [], logPath: join(root, "plain", "0.log") }, { restartCount: 0, lastState: {}, graceSeconds: 1 });
+  const { proc } = await plain.start("plain-pod", "c", { ...spec, argv: ["sh", "-c", "echo $$"], mounts: [], logPath: join(root, "plain", "0.log") }, { restartCount: 0, lastState: {}, graceSeconds: 1 });
   expect((await proc.exited).exitCode).toBe(0);
   // not pid 1: the host's PID namespace
   expect(Number(await logOutputWhen(join(root, "plain", "0.log")))).toBeGreaterThan(1);

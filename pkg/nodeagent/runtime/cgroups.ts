@@ -5,6 +5,7 @@
 // and cpuacct where mounted, which only counts: the resource metrics' cpu time) and v2 (unified, when
 // /sys/fs/cgroup/cgroup.controllers exists).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 const ROOT = "/sys/fs/cgroup";
@@ -78,21 +79,28 @@ export class Cgroups {
     return [...this.bases].map(([c, base]) => [c, join(base, `pod${uid}`)]);
   }
 
-  /** Creates the pod's and a container run's cgroups with their limits; returns the run's folders to join. */
-  createRun(uid: string, runId: string, limits: Limits): string[] {
+  /**
+   * Creates the pod's and a container run's cgroups with their limits; returns the run's folders to join.
+   * Off the event loop (a cgroup's mkdir waits for the kernel's cgroup lock, which a burst of starting and
+   * ending containers holds), every hierarchy at once.
+   */
+  async createRun(uid: string, runId: string, limits: Limits): Promise<string[]> {
+    // the pod's folders (v2's one holds every controller) → their controllers
+    const pods = new Map<string, string[]>();
+    for (const [c, pod] of this.podDirs(uid)) pods.set(pod, [...(pods.get(pod) ?? []), c]);
     const dirs = new Map<string, string>();
-    for (const [c, pod] of this.podDirs(uid)) {
-      if (!existsSync(pod)) {
-        mkdirSync(pod, { recursive: true });
-        if (c === "pids" && this.podMaxPids > 0) writeFileSync(join(pod, "pids.max"), String(this.podMaxPids));
-        if (this.v2) writeFileSync(join(pod, "cgroup.subtree_control"), `+${CONTROLLERS.join(" +")}`);
+    await Promise.all([...pods].map(async ([pod, controllers]) => {
+      // the pod's cgroup is new when mkdir made it (a recursive mkdir answers the first folder it created)
+      if (await mkdir(pod, { recursive: true })) {
+        if (controllers.includes("pids") && this.podMaxPids > 0) await writeFile(join(pod, "pids.max"), String(this.podMaxPids));
+        if (this.v2) await writeFile(join(pod, "cgroup.subtree_control"), `+${CONTROLLERS.join(" +")}`);
       }
       const run = join(pod, runId.slice(0, 12));
-      mkdirSync(run, { recursive: true });
-      dirs.set(c, run);
-    }
-    const swap = existsSync(join(dirs.get("memory")!, "memory.memsw.limit_in_bytes"));
-    for (const [c, file, value] of limitFiles(this.v2, limits, swap)) writeFileSync(join(dirs.get(c)!, file), value);
+      await mkdir(run, { recursive: true });
+      for (const c of controllers) dirs.set(c, run);
+    }));
+    const swap = await access(join(dirs.get("memory")!, "memory.memsw.limit_in_bytes")).then(() => true, () => false);
+    await Promise.all(limitFiles(this.v2, limits, swap).map(([c, file, value]) => writeFile(join(dirs.get(c)!, file), value)));
     return [...new Set(dirs.values())];
   }
 

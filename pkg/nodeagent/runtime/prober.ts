@@ -7,7 +7,7 @@
 // the agent's event loop, not a process spawn that blocks it until the child has exec'd; what a probe
 // costs beside that is two forks of a small process and the command itself. The helper exits when the
 // agent closes its stdin (or dies): the probes still running are killed with it.
-import type { Subprocess } from "bun";
+import { PerlHelper } from "./helper.ts";
 import { SYSCALLS } from "./shim.ts";
 
 /** upstream's maxReadLength for an exec probe's output. */
@@ -101,75 +101,37 @@ export interface ProberResult { exitCode: number; stdout: string; stderr: string
 
 interface Pending { onPid: (pid: number) => void; done: (r: ProberResult | Error) => void }
 
-const hex = (s: string) => Buffer.from(s).toString("hex");
 const unhex = (s: string) => (s === "-" ? "" : Buffer.from(s, "hex").toString());
 
-/** One helper process and the requests it has not answered yet. */
-interface Helper { proc: Subprocess<"pipe", "pipe", "ignore">; pending: Map<number, Pending> }
+/** One answer line: "pid ID PID", or "done ID CODE STDOUT STDERR" (hex, "-" for none), the last. */
+function answer(p: Pending, [what, a, b, c]: string[]): boolean {
+  if (what === "pid") { p.onPid(Number(a)); return false; }
+  p.done({ exitCode: Number(a), stdout: unhex(b), stderr: unhex(c) });
+  return true;
+}
 
 export class Prober {
-  private current?: Helper;
-  private nextId = 0;
+  private readonly helper: PerlHelper<Pending>;
 
-  constructor(private readonly perl: string) {}
+  constructor(perl: string) {
+    this.helper = new PerlHelper([perl, "-e", SCRIPT, (SYSCALLS[process.arch] ?? []).join(","), String(MAX_OUTPUT)], answer,
+      (p) => p.done(new Error("the probe helper exited")));
+  }
 
   /**
    * Runs argv (its first element a path) inside the namespaces of process `target`; `onPid` gets the
    * pid of the process group it runs in (to kill it at a timeout). Rejects when the helper is gone.
    */
   run(target: number, workingDir: string, env: Record<string, string>, argv: string[], onPid: (pid: number) => void): Promise<ProberResult> {
-    const { proc, pending } = this.helper();
-    const id = this.nextId++;
     const envList = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    const fields = [String(id), String(target), workingDir, String(envList.length), ...envList, ...argv];
     return new Promise((resolve, reject) => {
-      pending.set(id, { onPid, done: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
-      proc.stdin.write(`${fields.map(hex).join(" ")}\n`);
-      proc.stdin.flush();
+      this.helper.request([String(target), workingDir, String(envList.length), ...envList, ...argv],
+        { onPid, done: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
     });
   }
 
   /** Ends the helper (a stopping agent): what it still runs is killed. */
   close(): void {
-    this.current?.proc.stdin.end();
-    this.current = undefined;
+    this.helper.close();
   }
-
-  private helper(): Helper {
-    if (this.current) return this.current;
-    const proc = Bun.spawn([this.perl, "-e", SCRIPT, (SYSCALLS[process.arch] ?? []).join(","), String(MAX_OUTPUT)], {
-      env: {}, stdin: "pipe", stdout: "pipe", stderr: "ignore",
-    });
-    const h: Helper = this.current = { proc, pending: new Map() };
-    void this.read(h);
-    return h;
-  }
-
-  private async read(h: Helper): Promise<void> {
-    const { proc, pending } = h;
-    let buffered = "";
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of proc.stdout) {
-        buffered += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buffered.indexOf("\n")) >= 0) {
-          answer(pending, buffered.slice(0, nl).split(" "));
-          buffered = buffered.slice(nl + 1);
-        }
-      }
-    } catch { /* the helper is gone: below */ }
-    if (this.current === h) this.current = undefined;
-    for (const p of pending.values()) p.done(new Error("the probe helper exited"));
-    pending.clear();
-  }
-}
-
-/** One line of the helper's: "pid ID PID" or "done ID CODE STDOUT STDERR" (hex, "-" for none). */
-function answer(pending: Map<number, Pending>, [what, id, a, b, c]: string[]): void {
-  const p = pending.get(Number(id));
-  if (!p) return;
-  if (what === "pid") return p.onPid(Number(a));
-  pending.delete(Number(id));
-  p.done({ exitCode: Number(a), stdout: unhex(b), stderr: unhex(c) });
 }

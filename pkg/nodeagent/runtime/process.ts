@@ -2,7 +2,6 @@
 // (records.ts) so that it can be supervised by the agent that started it or, after a restart, by the next
 // one. Only the process recorded as started for this run is ever signalled, and only while its start time
 // still matches the record (a recycled pid is left alone).
-import type { Subprocess } from "bun";
 import type { Limits } from "./cgroups.ts";
 import type { ContainerStdin } from "./stdin.ts";
 import { isSame, readExit, readPid, type PidRecord } from "./records.ts";
@@ -58,11 +57,14 @@ export class ContainerProcess {
   readonly exited: Promise<ProcessExit>;
   private pollMs = POLL_MS;
 
-  /** `shim` when this agent started the run (its end is then known at once), else adopted. */
-  constructor(readonly id: string, private readonly prefix: string, readonly startedAt: Date, shim?: Subprocess, readonly stdin?: ContainerStdin) {
+  /**
+   * `shimReaped` when this agent started the run: true once its shim was reaped (its end is then known
+   * at once), false when that cannot be known (the spawner went first). Without it, adopted.
+   */
+  constructor(readonly id: string, private readonly prefix: string, readonly startedAt: Date, shimReaped?: Promise<boolean>, readonly stdin?: ContainerStdin) {
     // an adopted run that ended while no agent watched is known at once
-    this.exit = shim ? undefined : this.recordedExit();
-    this.exited = this.exit ? Promise.resolve(this.exit) : this.watch(shim).then((e) => (this.exit = e));
+    this.exit = shimReaped ? undefined : this.recordedExit();
+    this.exited = this.exit ? Promise.resolve(this.exit) : this.watch(shimReaped).then((e) => (this.exit = e));
     void this.exited.then(() => stdin?.close());
   }
 
@@ -91,14 +93,14 @@ export class ContainerProcess {
     return p && isSame(p.pid, p.start) ? p : undefined;
   }
 
-  private async watch(shim?: Subprocess): Promise<ProcessExit> {
-    if (shim) await shim.exited;
+  private async watch(shimReaped?: Promise<boolean>): Promise<ProcessExit> {
+    const reaped = shimReaped ? await shimReaped : false;
     const deadline = Date.now() + RECORD_WAIT_MS;
     for (;;) {
       const e = this.recordedExit();
       if (e) return e;
       const p = readPid(this.prefix);
-      const shimAlive = p ? isSame(p.shimPid, p.shimStart) : !shim && Date.now() < deadline;
+      const shimAlive = p ? isSame(p.shimPid, p.shimStart) : !reaped && Date.now() < deadline;
       if (!shimAlive && !(p && isSame(p.pid, p.start))) {
         // the shim may have written its record between the two reads
         if (readExit(this.prefix)) continue;

@@ -3,7 +3,8 @@
 // containerID, restartCount, startedAt, lastState), and per run the shim's files: <id>.pid (the
 // container's pid = pgid, its start time, the shim's pid and start time), <id>.exit (exit code, OOM kill)
 // and <id>.err (why the process could not start).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Obj } from "../node.ts";
 
@@ -31,11 +32,12 @@ const recordPath = (dir: string) => join(dir, "record.json");
 /** The prefix of a run's files: <dir>/<hex id>. */
 export const runPrefix = (dir: string, containerID: string) => join(dir, containerID.slice(containerID.indexOf("://") + 3));
 
-export function writeRecord(dir: string, r: ContainerRecord): void {
-  mkdirSync(dir, { recursive: true });
+/** Writes a run's record (off the event loop), whole or not at all. */
+export async function writeRecord(dir: string, r: ContainerRecord): Promise<void> {
+  await mkdir(dir, { recursive: true });
   const tmp = `${recordPath(dir)}.tmp`;
-  writeFileSync(tmp, JSON.stringify(r));
-  renameSync(tmp, recordPath(dir));
+  await writeFile(tmp, JSON.stringify(r));
+  await rename(tmp, recordPath(dir));
 }
 
 export function readRecord(dir: string): ContainerRecord | undefined {

@@ -4,7 +4,6 @@
 //
 // A stopping agent leaves its containers running, as upstream's kubelet does: their shims outlive it
 // and the next agent on the same --root-dir adopts them.
-import type { Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
 import { readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +15,8 @@ import { detectSandbox, refusal, type Sandbox } from "./sandbox.ts";
 import { logRotation, mkfifo } from "./output.ts";
 import { ContainerStdin } from "./stdin.ts";
 import { Prober } from "./prober.ts";
-import { shimArgv } from "./shim.ts";
+import { Spawner } from "./spawner.ts";
+import { shimArgs } from "./shim.ts";
 import { RUNTIME_SCHEME } from "../node.ts";
 
 export interface RuntimeOptions { rootDir: string; podMaxPids: number }
@@ -30,16 +30,20 @@ export class ProcessRuntime {
   readonly cgroups: Cgroups | string;
   /** Runs exec probes and hooks in containers' namespaces, where containers have their own. */
   readonly prober?: Prober;
+  /** Starts the containers' shims off the event loop. */
+  private readonly spawner: Spawner;
 
   constructor(private readonly o: RuntimeOptions, sandbox = detectSandbox(), cgroups: Cgroups | string = Cgroups.open(o.podMaxPids)) {
     this.sandbox = sandbox;
     this.cgroups = cgroups;
     if (sandbox.unshare) this.prober = new Prober(sandbox.perl);
+    this.spawner = new Spawner(sandbox.perl);
   }
 
-  /** A stopping agent: its probe helper ends (the containers keep running). */
+  /** A stopping agent: its probe helper and spawner end (the containers keep running). */
   close(): void {
     this.prober?.close();
+    this.spawner.close();
   }
 
   /** What the agent logs once at start. */
@@ -61,42 +65,34 @@ export class ProcessRuntime {
   }
 
   /**
-   * Starts one run of a container: records it (so a later agent finds it) and starts its shim.
-   * Throws (containerd's StartError) when its executable cannot be found.
+   * Starts one run of a container: its cgroups, its record (so a later agent finds it), then its shim.
+   * Throws (containerd's StartError) when its executable cannot be found or its cgroups cannot be made.
    */
-  start(uid: string, name: string, spec: ProcessSpec, r: Omit<ContainerRecord, "containerID" | "startedAt" | "cgroups">): { proc: ContainerProcess; record: ContainerRecord } {
+  async start(uid: string, name: string, spec: ProcessSpec, r: Omit<ContainerRecord, "containerID" | "startedAt" | "cgroups">): Promise<{ proc: ContainerProcess; record: ContainerRecord }> {
     const [cmd] = spec.argv;
     if (!cmd.includes("/") && !Bun.which(cmd, { PATH: spec.env.PATH ?? DEFAULT_PATH })) throw new Error(`exec: "${cmd}": executable file not found in $PATH`);
     const dir = containerDir(this.o.rootDir, uid, name);
     const hex = randomBytes(32).toString("hex");
-    const cgroups = typeof this.cgroups === "string" ? [] : this.cgroups.createRun(uid, hex, spec.limits ?? {});
+    const cgroups = typeof this.cgroups === "string" ? [] : await this.cgroups.createRun(uid, hex, spec.limits ?? {});
     const startedAt = new Date();
     const record: ContainerRecord = { ...r, containerID: `${RUNTIME_SCHEME}://${hex}`, startedAt: startedAt.toISOString(), cgroups, ...(spec.stdin ? { stdin: spec.stdin } : {}) };
     const previous = readRecord(dir);
-    writeRecord(dir, record);
+    await writeRecord(dir, record);
     if (previous) this.endRun(dir, previous);
     const prefix = runPrefix(dir, record.containerID);
     const ns = !!this.sandbox.unshare;
     const { maxBytes, maxFiles } = logRotation();
-    const argv = shimArgv(this.sandbox.perl, {
+    const args = shimArgs({
       prefix, workingDir: spec.workingDir, argv: spec.tty ? ptyCommand(spec.argv) : spec.argv, env: spec.env, mounts: spec.mounts, netns: ns ? spec.netns : undefined,
       hostname: ns ? spec.hostname : undefined, namespaces: ns, cgroups, stdin: spec.stdin, logPath: spec.logPath, maxBytes, maxFiles,
     });
     let stdin: ContainerStdin | undefined;
-    let shim: Subprocess;
-    try {
-      if (spec.stdin) {
-        mkfifo(`${prefix}.stdin`);
-        stdin = new ContainerStdin(`${prefix}.stdin`, spec.stdin);
-      }
-      // its own session: the shim outlives the agent, and no signal to the agent's group reaches it
-      shim = Bun.spawn(argv, { env: {}, stdin: stdin?.descriptor ?? "ignore", stdout: "ignore", stderr: "ignore", detached: true });
-    } catch (e) {
-      stdin?.close();
-      throw e;
+    if (spec.stdin) {
+      mkfifo(`${prefix}.stdin`);
+      stdin = new ContainerStdin(`${prefix}.stdin`, spec.stdin);
     }
-    shim.unref();
-    return { proc: new ContainerProcess(record.containerID, prefix, startedAt, shim, stdin), record };
+    const reaped = this.spawner.start(args, stdin ? `${prefix}.stdin` : undefined);
+    return { proc: new ContainerProcess(record.containerID, prefix, startedAt, reaped, stdin), record };
   }
 
   /** The files and cgroups of a finished run go; its record's successor keeps what the status needs. */

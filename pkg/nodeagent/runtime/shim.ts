@@ -17,10 +17,14 @@ export const SYSCALLS: Record<string, number[]> = { x64: [165, 272, 308, 112], a
 /** True where the shim knows this architecture's system calls (else containers get no namespaces). */
 export const shimKnowsArch = () => process.arch in SYSCALLS;
 
+// shim(ARGS): a sub, so that the spawner (spawner.ts) compiles it once and runs it in a fork per run; the
+// state its named subs share is package variables (a named sub would not share a lexical of the call)
 const SCRIPT = String.raw`
 use strict;
-my ($sys, $rec, $wd, $host, $ns, $stdin, $netns, $log, $max, $keep) = splice(@ARGV, 0, 10);
-my ($SYS_mount, $SYS_unshare, $SYS_setns, $SYS_setsid) = split /,/, $sys;
+sub shim {
+local @ARGV = @_;
+our ($sys, $rec, $wd, $host, $ns, $stdin, $netns, $log, $max, $keep) = splice(@ARGV, 0, 10);
+our ($SYS_mount, $SYS_unshare, $SYS_setns, $SYS_setsid) = split /,/, $sys;
 my @cgs = splice(@ARGV, 0, shift @ARGV);
 my @mounts = splice(@ARGV, 0, 3 * shift @ARGV);
 my %env = map { split /=/, $_, 2 } splice(@ARGV, 0, shift @ARGV);
@@ -29,7 +33,7 @@ my @cmd = @ARGV;
 sub stat_of { open(my $f, "<", "/proc/$_[0]/stat") or return; my $s = <$f>; my ($pid) = $s =~ /^(\d+)/; $s =~ s/^.*\) //s; ($pid, (split / /, $s)[19]) }
 sub put { my ($path, $text) = @_; open(my $f, ">", $path) or return 0; print $f $text; close($f) }
 # why it could not start: the runtime's StartError, and a line in the container's log
-my $parent = 1;
+our $parent = 1;
 sub fail { put("$rec.err", "$_[0]\n"); print STDERR "$_[0]\n"; put("$rec.exit", "128 0\n") if $parent; exit 128 }
 # (copies: syscall may write into a string argument, and these are constants)
 sub mount { my @a = @_; syscall($SYS_mount + 0, @a) == 0 }
@@ -104,6 +108,7 @@ for my $cg (@cgs) {
 # from it then); a writer left behind outside its group holds that up for at most 2 s (WNOHANG polls)
 for (1 .. 200) { last if waitpid($stamper, 1) != 0; select(undef, undef, undef, 0.01) }
 put("$rec.exit", "$code $oom\n");
+}
 `;
 
 export interface ShimRun {
@@ -127,11 +132,17 @@ export interface ShimRun {
   maxFiles: number;
 }
 
-/** The command line that starts a run: `perl -e SCRIPT` with the run's parameters as arguments. */
-export function shimArgv(perl: string, r: ShimRun): string[] {
+/** The shim's subs (the stamper's included): shim(ARGS) runs one. */
+export const SHIM_SUBS = STAMPER + SCRIPT;
+
+/** The command line that runs a shim on its own: `perl -e` its subs and a call with the run's parameters. */
+export const shimArgv = (perl: string, r: ShimRun): string[] => [perl, "-e", `${SHIM_SUBS}shim(@ARGV);\n`, ...shimArgs(r)];
+
+/** A run's parameters, the shim's arguments. */
+export function shimArgs(r: ShimRun): string[] {
   const env = Object.entries(r.env).map(([k, v]) => `${k}=${v}`);
   return [
-    perl, "-e", STAMPER + SCRIPT, (SYSCALLS[process.arch] ?? []).join(","), r.prefix, r.workingDir, r.hostname ?? "",
+    (SYSCALLS[process.arch] ?? []).join(","), r.prefix, r.workingDir, r.hostname ?? "",
     r.namespaces ? "ns" : "plain", r.stdin ?? "none", r.netns ?? "", r.logPath, String(r.maxBytes), String(r.maxFiles),
     String(r.cgroups.length), ...r.cgroups,
     String(r.mounts.length), ...r.mounts.flatMap((m) => [m.hostPath, m.containerPath, m.readOnly ? "ro" : "rw"]),

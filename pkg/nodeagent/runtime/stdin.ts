@@ -23,9 +23,6 @@ export class ContainerStdin {
     return mode === "keep" && existsSync(path) ? new ContainerStdin(path, mode) : undefined;
   }
 
-  /** The descriptor to hand the shim (its stdin). */
-  get descriptor(): number | undefined { return this.fd; }
-
   get open(): boolean { return this.fd !== undefined; }
 
   /** Queues `data`; past the flow control bound, a promise of the moment all queued is written. */

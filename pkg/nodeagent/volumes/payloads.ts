@@ -78,17 +78,26 @@ export async function downwardAPIPayload(v: Obj, c: PayloadContext): Promise<Pay
   return p;
 }
 
-/** Every source of a projected volume into one payload; later sources win a shared path. */
-export async function projectedPayload(v: Obj, c: PayloadContext): Promise<Payload> {
-  const p: Payload = new Map(), mode = v.defaultMode ?? DEFAULT_MODE;
-  for (const s of v.sources ?? []) {
-    if (s.configMap) await configMapInto(s.configMap, mode, c, p);
-    else if (s.secret) await secretInto(s.secret, mode, c, p);
-    else if (s.downwardAPI) downwardInto(s.downwardAPI.items, mode, c, p);
-    else if (s.serviceAccountToken) {
-      const t = s.serviceAccountToken;
-      p.set(t.path, { data: await c.objects.token(c.pod, t.audience || undefined, t.expirationSeconds ?? 3600), mode });
-    }
+/** One source of a projected volume into `p`. */
+async function sourceInto(s: Obj, mode: number, c: PayloadContext, p: Payload): Promise<void> {
+  if (s.configMap) await configMapInto(s.configMap, mode, c, p);
+  else if (s.secret) await secretInto(s.secret, mode, c, p);
+  else if (s.downwardAPI) downwardInto(s.downwardAPI.items, mode, c, p);
+  else if (s.serviceAccountToken) {
+    const t = s.serviceAccountToken;
+    p.set(t.path, { data: await c.objects.token(c.pod, t.audience || undefined, t.expirationSeconds ?? 3600), mode });
   }
-  return p;
+}
+
+/**
+ * Every source of a projected volume into one payload; later sources win a shared path, and the first
+ * source (in order) that fails is the error. The sources are read at once: the service-account volume's
+ * token and ConfigMap are two requests, not one after the other.
+ */
+export async function projectedPayload(v: Obj, c: PayloadContext): Promise<Payload> {
+  const mode = v.defaultMode ?? DEFAULT_MODE;
+  const parts: Payload[] = (v.sources ?? []).map(() => new Map());
+  const settled = await Promise.allSettled((v.sources ?? []).map((s: Obj, i: number) => sourceInto(s, mode, c, parts[i])));
+  for (const r of settled) if (r.status === "rejected") throw r.reason;
+  return new Map(parts.flatMap((part) => [...part]));
 }
