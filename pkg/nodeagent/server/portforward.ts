@@ -5,9 +5,10 @@
 // a failure to connect (in upstream's words) on its error channel. The WebSocket closes once every
 // connection has ended; the client going away ends them all. A connection is not read while the
 // WebSocket's queue is past the flow control bound, nor the WebSocket while a connection's writes are.
-import { connect } from "node:net";
+import type { Socket } from "bun";
 import { channelMessage } from "../../streaming/remotecommand.ts";
 import { CLOSE_CHANNEL, parsePorts, portPrefix } from "../../streaming/portforward.ts";
+import { type PipeSocket, SocketPipe } from "../../util/socketpipe.ts";
 import { type SocketHandlers, type Ws, closeSocket, upgrade, wsSink } from "../../serving/websocket.ts";
 import { Holds, backlog, pipeWrite } from "../../streaming/flow.ts";
 import type { AgentPods } from "./handlers.ts";
@@ -65,45 +66,55 @@ interface ForwardEvents {
 const refused = (port: number, ipv4: string, ipv6: string, ns: string) =>
   `failed to connect to localhost:${port} inside namespace "${ns}", IPv4: ${ipv4} IPv6 ${ipv6} `;
 
-/** Straight to localhost:port on the host's network. */
+/** Straight to localhost:port on the host's network (Bun's own sockets: node:net's stream layers cost per chunk). */
 function direct(port: number, ns: string, on: ForwardEvents): Forward {
   const errs: string[] = [];
-  let sock: ReturnType<typeof connect> | undefined, pending: Uint8Array[] = [], inputEnded = false, closed = false;
+  let sock: Socket | undefined, closed = false;
+  // the connection as the pipe writes it: its end a half-close (a socket's end() would close it whole,
+  // and the pod's answer to what the client sent before its end would be lost)
+  let halfClosing: PipeSocket | undefined;
+  // what the client sends before the connection is up, or faster than it takes, waits here
+  const out = new SocketPipe(() => undefined, () => halfClosing);
   const attempt = (host: string, name: string) => {
-    const s = connect({ host, port });
-    s.setNoDelay(true);
-    s.on("connect", () => {
-      sock = s;
-      for (const p of pending.splice(0)) s.write(p);
-      if (inputEnded) s.end();
-    });
-    s.on("data", (d: Buffer) => {
-      const full = on.data(d);
-      if (full) {
-        s.pause();
-        void full.then(() => s.resume());
-      }
-    });
-    s.on("error", (e: NodeJS.ErrnoException) => {
-      if (sock) return;
+    Bun.connect({
+      hostname: host, port,
+      socket: {
+        open(s) {
+          if (closed) return void s.terminate();
+          s.setNoDelay(true);
+          sock = s;
+          // reading is paced by the client's side alone (`data` below), not by this pipe
+          halfClosing = { write: (b) => s.write(b), end: () => void s.shutdown(), pause() {}, resume() {} };
+          out.flush();
+        },
+        data(s, d) {
+          const full = on.data(d);
+          if (full) {
+            s.pause();
+            void full.then(() => s.resume());
+          }
+        },
+        drain() { out.flush(); },
+        close(s) {
+          if (sock !== s) return;
+          out.closed();
+          on.end();
+        },
+      },
+    }).catch((e: NodeJS.ErrnoException) => {
       errs.push(`dial ${name}:${port}: connect: ${e.code === "ECONNREFUSED" ? "connection refused" : e.message}`);
       if (errs.length === 1 && !closed) attempt("::1", "tcp6 [::1]");
       else on.end(refused(port, errs[0], errs[1], ns));
     });
-    s.on("close", () => { if (sock === s) on.end(); });
   };
   attempt("127.0.0.1", "tcp4 127.0.0.1");
-  const drained = (s: ReturnType<typeof connect>) => new Promise<void>((resolve) => {
-    s.once("drain", resolve);
-    s.once("close", resolve);
-  });
   return {
     write: (d) => {
-      if (!sock) return void pending.push(d.slice());
-      return sock.write(d) ? undefined : drained(sock);
+      out.send(d);
+      return backlog(out);
     },
-    endInput: () => { inputEnded = true; sock?.end(); },
-    close: () => { closed = true; sock?.destroy(); },
+    endInput: () => out.end(),
+    close: () => { closed = true; sock?.terminate(); },
   };
 }
 
