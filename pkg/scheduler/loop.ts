@@ -27,6 +27,8 @@ export interface LoopDeps {
   recorder(pod: Pod): EventRecorder;
   /** The pod as the informer has it now (undefined once deleted). */
   currentPod(pod: Pod): Pod | undefined;
+  /** A full collection after this many pods popped (a process of its own only: see RunOptions). */
+  collectEvery?: number;
 }
 
 const profileOf = (pod: Pod) => pod.spec.schedulerName || DEFAULT_SCHEDULER_NAME;
@@ -37,6 +39,7 @@ export async function schedulingLoop(d: LoopDeps, signal: AbortSignal): Promise<
   let binding = 0;
   let bindingDone: (() => void) | undefined;
   let sliceStart = performance.now();
+  let popped = 0;
   signal.addEventListener("abort", () => d.queue.close(), { once: true });
   while (!signal.aborted) {
     const q = await d.queue.pop();
@@ -52,6 +55,7 @@ export async function schedulingLoop(d: LoopDeps, signal: AbortSignal): Promise<
       });
       while (binding >= MAX_BINDING) await new Promise<void>((r) => { bindingDone = r; });
     }
+    if (d.collectEvery && ++popped % d.collectEvery === 0) Bun.gc(true);
     if (performance.now() - sliceStart > SLICE_MS) {
       await turn();
       sliceStart = performance.now();
