@@ -22,7 +22,7 @@ function optionsOrExit(a: Record<string, any>, rawArgs: string[]): SchedulerOpti
 
 const ARGS = { ...SCHEDULER_ARGS, ...COMPONENT_ARGS };
 /** Pods scheduled between the full collections this process asks for (RunOptions.collectEvery). */
-const COLLECT_EVERY = Number(process.env.KITE_SCHED_COLLECT_EVERY ?? 500);
+const COLLECT_EVERY = Number(process.env.KITE_SCHED_COLLECT_EVERY ?? 1000);
 
 export default defineCommand({
   meta: {

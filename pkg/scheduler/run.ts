@@ -35,10 +35,10 @@ export async function schedulerClient(o: SchedulerOptions): Promise<Client> {
 
 export interface RunOptions {
   /**
-   * A full collection after this many pods popped. JavaScriptCore's eden collections promote the pods,
-   * pod infos and watch objects a burst replaces within a second, and its next full collection comes only
-   * when the heap has about doubled: a scheduler in a process of its own asks for one sooner (docs/PERFORMANCE.md,
-   * session 11). Not inside `kite up`, where a full collection would pause the API server too.
+   * A full collection after this many pods popped in a burst (loop.ts). JavaScriptCore's eden collections
+   * promote the pods, pod infos and watch objects a burst replaces a moment later, and its next full
+   * collection comes only when the heap has about doubled: a scheduler in a process of its own asks for
+   * one sooner (docs/PERFORMANCE.md, session 11). Not inside `kite up`, where the API server shares the heap.
    */
   collectEvery?: number;
 }
