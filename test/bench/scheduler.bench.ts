@@ -6,7 +6,8 @@
 // Run: npm run build && KITE_BIN=dist/kite bun test/bench/scheduler.bench.ts
 //      (N_NODES, N_PODS, STEADY_RATE, STEADY_SECONDS, SETTLE_SECONDS override the sizes; SCHED_PROFILE_DIR=DIR runs the
 //      scheduler from source under Bun's CPU profiler, or its heap profiler with SCHED_PROFILE_KIND=heap,
-//      writing a markdown profile into DIR)
+//      writing a markdown profile into DIR; SCHED_ENV="A=1 B=2" adds to the scheduler's environment alone,
+//      e.g. SCHED_ENV="BUN_OPTIONS=--smol" or SCHED_ENV="BUN_JSC_useFTLJIT=0")
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clientFor } from "../helpers/client.ts";
@@ -35,6 +36,13 @@ const pod = (name: string) => JSON.stringify({
   spec: { containers: [{ name: "c", image: "nginx:1.21", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] },
 });
 const memMiB = (pid: number, field: "VmRSS" | "VmHWM") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+/** A process's anonymous memory and its resident file pages (MiB), from smaps_rollup; zeros once it has exited. */
+function anonAndFile(pid: number): [number, number] {
+  let t = "";
+  try { t = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"); } catch { return [0, 0]; }
+  const mib = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+)`, "m").exec(t)?.[1] ?? 0) / 1024;
+  return [mib("Anonymous"), mib("Rss") - mib("Anonymous")];
+}
 const pct = (xs: number[], p: number) => xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
 
 /** The cumulative buckets (upper bound in ms → count) of the scheduler's own scheduling-and-binding latency. */
@@ -134,9 +142,17 @@ try {
   const profile = process.env.SCHED_PROFILE_DIR;
   const launcher = profile ? [process.execPath, process.env.SCHED_PROFILE_KIND === "heap" ? "--heap-prof-md" : "--cpu-prof-md", `--${process.env.SCHED_PROFILE_KIND === "heap" ? "heap" : "cpu"}-prof-dir=${profile}`, join(ROOT, "cmd/main.ts")] : KITE;
   const metricsPort = await freePort();
+  // SCHED_ENV="A=1 B=2": extra environment for the scheduler process alone (runtime knobs such as BUN_JSC_*)
+  const schedEnv = Object.fromEntries((process.env.SCHED_ENV ?? "").split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
   const sched = Bun.spawn([...launcher, "scheduler", `--kubeconfig=${kubeconfig}`, "--leader-elect=false", "--secure-port=0", `--port=${metricsPort}`, "--address=127.0.0.1",
-    "--kube-api-qps=10000", "--kube-api-burst=10000"], { stdout: "ignore", stderr: "inherit" });
+    "--kube-api-qps=10000", "--kube-api-burst=10000"], { stdout: "ignore", stderr: "inherit", env: { ...process.env, ...schedEnv } });
   track(sched);
+  // RSS split: anonymous memory (the scheduler's own) and file pages (the executable, shared with the API server)
+  let peakAnon = 0, fileAtPeak = 0;
+  const sampler = setInterval(() => {
+    const [anon, file] = anonAndFile(sched.pid);
+    if (anon > peakAnon) [peakAnon, fileAtPeak] = [anon, file];
+  }, 200);
   // warm up: the scheduler has listed the cluster once these are bound
   const warm = await watchBindings(s, "steady");
   await createPods(http, "steady", 200, "warm");
@@ -179,7 +195,8 @@ try {
   });
   // what the scheduler holds once the garbage of the bursts is collected (its live heap is ~40 MB)
   await Bun.sleep(SETTLE_SECONDS * 1000);
-  const rssSettled = memMiB(sched.pid, "VmRSS"), rssPeak = memMiB(sched.pid, "VmHWM");
+  const rssSettled = memMiB(sched.pid, "VmRSS"), rssPeak = memMiB(sched.pid, "VmHWM"), [anonSettled, fileSettled] = anonAndFile(sched.pid);
+  clearInterval(sampler);
 
   console.log(`
 | measure (${N_NODES} nodes, ${N_PODS} pods) | value |
@@ -192,7 +209,8 @@ try {
 | create → bound at ${STEADY_RATE} pods/s: p50 / p99 / max | ${pct(latencies, 50).toFixed(1)} / ${pct(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)} ms |
 | reference: create + direct binding at ${STEADY_RATE} pods/s: p50 / p99 / max | ${pct(direct, 50).toFixed(1)} / ${pct(direct, 99).toFixed(1)} / ${Math.max(...direct).toFixed(1)} ms |
 | the scheduler's own part of it (scheduler_e2e_scheduling_duration_seconds): p50 / p99 | ≤ ${inScheduler.p50} / ≤ ${inScheduler.p99} ms (${inScheduler.n} attempts) |
-| scheduler RSS holding the cluster: right after the ${N_PODS}-pod burst / ${SETTLE_SECONDS} s after the last pod / peak | ${rssAfterBurst.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssPeak.toFixed(0)} MiB |`);
+| scheduler RSS holding the cluster: right after the ${N_PODS}-pod burst / ${SETTLE_SECONDS} s after the last pod / peak | ${rssAfterBurst.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssPeak.toFixed(0)} MiB |
+| of which anonymous / file pages: ${SETTLE_SECONDS} s after the last pod / at the peak of anonymous (sampled every 200 ms) | ${anonSettled.toFixed(0)} / ${fileSettled.toFixed(0)}, ${peakAnon.toFixed(0)} / ${fileAtPeak.toFixed(0)} MiB |`);
   sched.kill("SIGTERM");
   await sched.exited;
   http.close();
