@@ -21,8 +21,6 @@ function optionsOrExit(a: Record<string, any>, rawArgs: string[]): SchedulerOpti
 }
 
 const ARGS = { ...SCHEDULER_ARGS, ...COMPONENT_ARGS };
-/** Pods scheduled between the full collections this process asks for (RunOptions.collectEvery). */
-const COLLECT_EVERY = Number(process.env.KITE_SCHED_COLLECT_EVERY ?? 1000);
 
 export default defineCommand({
   meta: {
@@ -46,6 +44,6 @@ export default defineCommand({
     await startOrExit(() => server.start());
     for (const w of server.warnings) console.error(`Warning: ${w}`);
     // upstream exits when it loses the lease: a restart campaigns again
-    await runUntilSignal((signal) => runScheduler(o, client, metrics, server, signal, { collectEvery: COLLECT_EVERY }), "shutting down", () => server.stop());
+    await runUntilSignal((signal) => runScheduler(o, client, metrics, server, signal), "shutting down", () => server.stop());
   }),
 });

@@ -15,8 +15,6 @@ import type { SchedulerMetrics } from "./serving/metrics.ts";
 
 /** Bindings in flight at once: past this the loop waits, so a slow API server slows the scheduler down. */
 const MAX_BINDING = 128;
-/** Pods popped per second that make a burst (well above a steady 200/s). */
-const BURST_RATE = 500;
 /** The loop gives the event loop a turn after this long, so watches and answers are read in between. */
 const SLICE_MS = 5;
 
@@ -29,8 +27,6 @@ export interface LoopDeps {
   recorder(pod: Pod): EventRecorder;
   /** The pod as the informer has it now (undefined once deleted). */
   currentPod(pod: Pod): Pod | undefined;
-  /** A full collection after this many pods popped at BURST_RATE or faster (a process of its own only: see RunOptions). */
-  collectEvery?: number;
 }
 
 const profileOf = (pod: Pod) => pod.spec.schedulerName || DEFAULT_SCHEDULER_NAME;
@@ -41,7 +37,6 @@ export async function schedulingLoop(d: LoopDeps, signal: AbortSignal): Promise<
   let binding = 0;
   let bindingDone: (() => void) | undefined;
   let sliceStart = performance.now();
-  let popped = 0, lastBatch = -Infinity;
   signal.addEventListener("abort", () => d.queue.close(), { once: true });
   while (!signal.aborted) {
     const q = await d.queue.pop();
@@ -56,12 +51,6 @@ export async function schedulingLoop(d: LoopDeps, signal: AbortSignal): Promise<
         bindingDone?.();
       });
       while (binding >= MAX_BINDING) await new Promise<void>((r) => { bindingDone = r; });
-    }
-    if (d.collectEvery && ++popped % d.collectEvery === 0) {
-      // in a burst only: at a steady trickle JavaScriptCore's own collections keep up, and a full one's
-      // pause (20–40 ms) would land on the pods in flight
-      if (performance.now() - lastBatch < (d.collectEvery / BURST_RATE) * 1000) Bun.gc(true);
-      lastBatch = performance.now();
     }
     if (performance.now() - sliceStart > SLICE_MS) {
       await turn();

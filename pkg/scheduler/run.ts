@@ -33,21 +33,11 @@ export async function schedulerClient(o: SchedulerOptions): Promise<Client> {
   return new Client(new Transport({ ...config, qps: cc.qps, burst: cc.burst }));
 }
 
-export interface RunOptions {
-  /**
-   * A full collection after this many pods popped in a burst (loop.ts). JavaScriptCore's eden collections
-   * promote the pods, pod infos and watch objects a burst replaces a moment later, and its next full
-   * collection comes only when the heap has about doubled: a scheduler in a process of its own asks for
-   * one sooner (docs/PERFORMANCE.md, session 11). Not inside `kite up`, where the API server shares the heap.
-   */
-  collectEvery?: number;
-}
-
 /**
  * Runs until `signal` aborts (resolving once the lease is released) or leadership is lost (rejecting,
  * as upstream exits then: another replica leads now).
  */
-export async function runScheduler(o: SchedulerOptions, client: Client, metrics: SchedulerMetrics, server: SchedulerServer | undefined, signal: AbortSignal, run: RunOptions = {}): Promise<void> {
+export async function runScheduler(o: SchedulerOptions, client: Client, metrics: SchedulerMetrics, server: SchedulerServer | undefined, signal: AbortSignal): Promise<void> {
   // nothing here reads field ownership, and it is most of a small pod's memory
   const factory = new InformerFactory(client, { transform: dropManagedFields });
   const pods = factory.informerFor(RESOURCES.pods, { fieldSelector: UNFINISHED, transform: slimPod });
@@ -86,7 +76,7 @@ export async function runScheduler(o: SchedulerOptions, client: Client, metrics:
     queue.run();
     const stopCleanup = cache.startCleanup();
     try {
-      await schedulingLoop({ client, scheduler, queue, metrics, recorder, currentPod, collectEvery: run.collectEvery }, s);
+      await schedulingLoop({ client, scheduler, queue, metrics, recorder, currentPod }, s);
     } finally {
       stopCleanup();
     }
