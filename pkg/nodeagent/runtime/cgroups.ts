@@ -100,7 +100,8 @@ export class Cgroups {
       for (const c of controllers) dirs.set(c, run);
     }));
     const swap = await access(join(dirs.get("memory")!, "memory.memsw.limit_in_bytes")).then(() => true, () => false);
-    await Promise.all(limitFiles(this.v2, limits, swap).map(([c, file, value]) => writeFile(join(dirs.get(c)!, file), value)));
+    // in order: v1 refuses a memory+swap limit below the memory limit (EINVAL), which the first write sets
+    for (const [c, file, value] of limitFiles(this.v2, limits, swap)) await writeFile(join(dirs.get(c)!, file), value);
     return [...new Set(dirs.values())];
   }
 
