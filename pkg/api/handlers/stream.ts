@@ -6,34 +6,25 @@
 // memory stays at a chunk or two whatever the size and however slowly the client reads.
 import { consola } from "consola";
 import { createGzip } from "node:zlib";
-import { SLICE_MS, nextTurn } from "../../util/slices.ts";
+import { Slices, nextTurn } from "../../util/slices.ts";
 
 export type Part = string | Uint8Array;
 
 /** Bytes (about: strings count their UTF-16 length) after which a body streams, and a streamed chunk's size. */
 const CHUNK = 1 << 20;
-/**
- * The clock is read after this many parts, or this many bytes, since it was last read, and after an empty
- * part (a pause: costly work was done): a remembered item costs less than reading the clock, a part made
- * for the response about its size.
- */
-const CLOCK_PARTS = 32, CLOCK_BYTES = 64 << 10;
 
 /** Moves parts into `out` until a chunk's worth of bytes or a slice's time: the bytes moved, and whether the parts ended. */
 function take(parts: Iterator<Part>, out: Part[]): { bytes: number; done: boolean } {
-  const start = performance.now();
-  let bytes = 0, n = 0, checked = 0;
+  const clock = new Slices();
+  let bytes = 0;
   for (;;) {
     const r = parts.next();
     if (r.done) return { bytes, done: true };
     out.push(r.value);
     bytes += r.value.length;
     if (bytes >= CHUNK) return { bytes, done: false };
-    if (++n >= CLOCK_PARTS || bytes - checked >= CLOCK_BYTES || r.value.length === 0) {
-      n = 0;
-      checked = bytes;
-      if (performance.now() - start >= SLICE_MS) return { bytes, done: false };
-    }
+    // an empty part is a pause (costly work was done): the clock is read at once
+    if (r.value.length === 0 ? clock.due() : clock.dueAfter(r.value.length)) return { bytes, done: false };
   }
 }
 
