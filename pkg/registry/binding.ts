@@ -4,7 +4,8 @@
 // exactly one is stored and the other finds the pod assigned (409).
 import { badRequest, conflict, invalid } from "../api/status.ts";
 import { Errs } from "../validation/field.ts";
-import { type ResourceStore, now } from "./generic.ts";
+import type { ResourceStore } from "./generic.ts";
+import { now } from "./metadata-values.ts";
 import type { Obj } from "./types.ts";
 
 /** What upstream's assignPod names in the Conflict of a pod it cannot bind. */

@@ -3,7 +3,8 @@
 // converts on the way, a list's objects in one call. A watch converts its events in order; an event that
 // cannot be converted ends that watch only.
 import type { Value } from "../storage/store.ts";
-import { type ListOptions, ResourceStore, type WatchSink } from "./generic.ts";
+import { ResourceStore } from "./generic.ts";
+import type { ListOptions, WatchSink } from "./store-options.ts";
 import type { Selector } from "./selector.ts";
 import type { AsyncCodec, Obj } from "./types.ts";
 

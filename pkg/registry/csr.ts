@@ -5,7 +5,7 @@
 import type { UserInfo } from "../auth/user.ts";
 import { validateCsrUpdate } from "../validation/csr-status.ts";
 import { run } from "../validation/rules.ts";
-import { now } from "./generic.ts";
+import { now } from "./metadata-values.ts";
 import type { Obj, Strategy } from "./types.ts";
 
 const conditions = (o: Obj): Obj[] => (Array.isArray(o.status?.conditions) ? o.status.conditions : []);

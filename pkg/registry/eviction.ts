@@ -5,7 +5,9 @@
 // the Eviction's DeleteOptions.
 import { StatusError, badRequest, forbidden, internal } from "../api/status.ts";
 import { labelSelector } from "../scheduler/framework/selectors.ts";
-import { type DeleteOptions, type ResourceStore, now } from "./generic.ts";
+import type { ResourceStore } from "./generic.ts";
+import { now } from "./metadata-values.ts";
+import type { DeleteOptions } from "./store-options.ts";
 import type { Obj } from "./types.ts";
 
 /** Upstream's MaxDisruptedPodSize: evictions the disruption controller has yet to confirm, at most. */

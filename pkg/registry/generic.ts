@@ -2,7 +2,7 @@
 // driven by its declaration and strategy hooks. It speaks objects; storage speaks keys and JSON.
 import { randomUUID } from "node:crypto";
 import {
-  StatusError, alreadyExists, badRequest, conflict, fromStoreError, invalid, notFound, tooNewRevision, type Qualified,
+  alreadyExists, badRequest, conflict, fromStoreError, notFound, tooNewRevision, type Qualified,
 } from "../api/status.ts";
 import { type Entry, WatchCache } from "../storage/cacher.ts";
 import type { KeyValue, Store, Value } from "../storage/store.ts";
@@ -10,118 +10,26 @@ import { canEncode, decodeObject as decodeProtobuf, encodeObject as encodeProtob
 import type { FieldCheck } from "../fieldvalidation/index.ts";
 import { type FieldLabelRules, fieldLabelRules } from "./fieldlabels.ts";
 import { type Selector, everything, parseFieldSelector } from "./selector.ts";
-import { type FieldCause, type Obj, type ResourceDef, type UpdateTarget, apiVersionOf } from "./types.ts";
+import { type Obj, type ResourceDef, type UpdateTarget, apiVersionOf } from "./types.ts";
 import type { UserInfo } from "../auth/user.ts";
 import type { Attributes, Operation } from "../admission/types.ts";
-import { validateMeta } from "./validation.ts";
-import { validateAsWritten, validateKind } from "../validation/index.ts";
-import { applyDefaults, defaultsAtAnyVersion } from "../defaults/index.ts";
+import { applyDefaults } from "../defaults/index.ts";
 import { updateManagedFields } from "../apply/index.ts";
 import { checkBody } from "./body.ts";
+import { deleteCollection } from "./deletecollection.ts";
+import { now, randomSuffix } from "./metadata-values.ts";
+import { lostRace, parseRV, precondition } from "./revisions.ts";
+import { checkPreconditions, deletionPlan } from "./deletion.ts";
 import { listCollection } from "./list.ts";
 import { rememberWritten, storedJSON } from "./serialized.ts";
 import { watchCollection } from "./watch.ts";
-import { replaceContents, upgradeStored } from "./versions.ts";
+import { upgradeStored } from "./versions.ts";
+import { applyKindDefaults, checkAsWritten, validateWrite } from "./kind-checks.ts";
 import { rowsForHub } from "../convert/index.ts";
-
-export interface WriteOptions {
-  dryRun?: boolean;
-  /** Who makes the change (managedFields); unset means the caller tracked ownership itself (apply). */
-  fieldManager?: string;
-  /**
-   * A large object: let other requests run between the steps of the write (each is linear in the
-   * object's size, ~100 ms for 50,000 keys), so one write never holds the server for all of them.
-   */
-  large?: boolean;
-  /** How unknown and repeated fields are treated (the fieldValidation parameter); unset: dropped silently. */
-  fields?: FieldCheck;
-  /**
-   * Who asks: strategies that record the requester (a CSR's spec.username) read it on create, and the
-   * store's caller check (RBAC's escalation checks) on create and update; unset for the server's own writes.
-   */
-  user?: UserInfo;
-  /** Where admission's warnings (webhooks') go: the response's Warning header. */
-  warnings?: string[];
-  /**
-   * A write of the server's own object (pkg/server/bootstrap), or one the server composes itself (a pod's
-   * binding): the kind's validation, which guards what clients may store, is skipped (the kubernetes
-   * Endpoints may name a loopback advertise address; a pod's update may not set spec.nodeName).
-   */
-  serverOwned?: boolean;
-}
+import type { Admit, AdmissionHooks, CacheConfig, CallerCheck, DeleteOptions, DeletionObserver, ListOptions, StoreOptions, WatchSink, WriteOptions } from "./store-options.ts";
 
 /** One turn of the event loop, I/O included. */
 export const breather = () => new Promise<void>((r) => setImmediate(r));
-
-export interface ListOptions {
-  labelSelector?: Selector;
-  fieldSelector?: Selector;
-  limit?: number;
-  continue?: string;
-  resourceVersion?: string;
-  resourceVersionMatch?: string;
-}
-
-export interface DeleteOptions extends WriteOptions {
-  preconditions?: { uid?: string; resourceVersion?: string };
-  propagationPolicy?: "Orphan" | "Background" | "Foreground";
-  gracePeriodSeconds?: number;
-}
-
-/** Watch cache settings of one resource: capacity 0 means no cache (reads and watches go to the store). */
-export interface CacheConfig { capacity: number }
-
-/** What a watch delivers to its consumer (the HTTP handler). */
-export interface WatchSink {
-  /** Returns false when the consumer can take no more (a slow watcher): the watch then ends. */
-  event(type: "ADDED" | "MODIFIED" | "DELETED", obj: Obj): boolean;
-  /** The watch has seen everything up to rev (for bookmarks). */
-  progress(rev: number): void;
-  fail(err: Error): void;
-}
-
-/** Told of deletions made through this store: the garbage collector follows them. */
-export interface DeletionObserver {
-  /** The object is gone from the store. */
-  deleted(rs: ResourceStore, obj: Obj): void;
-  /** The object is being deleted and holds the orphan or foregroundDeletion finalizer. */
-  deleting(rs: ResourceStore, obj: Obj): void;
-}
-
-export interface StoreOptions {
-  /** The key prefix (--etcd-prefix). */
-  etcdPrefix: string;
-  /** Type-specific admission that needs the stored objects (Services' addresses and ports); may fill fields in. */
-  admit?: Admit;
-  cache?: CacheConfig;
-  /** Write values in the binary media type. */
-  binary?: boolean;
-  /** Deletes a delete-collection request runs at once (default 1). */
-  deleteCollectionWorkers?: number;
-}
-
-/** The admission chain (pkg/admission): mutating, then validating; each throws a Status to refuse. */
-export interface AdmissionHooks {
-  admit(a: Attributes): Promise<void>;
-  validate(a: Attributes): Promise<void>;
-}
-/**
- * Admits a create (old undefined) or an update of obj, filling fields in or throwing a Status; what it
- * returns is called once the write is done (stored or failed), to release what the write held.
- */
-export type Admit = (obj: Obj, old: Obj | undefined, dryRun: boolean) => Promise<() => void>;
-/** Refuses (by throwing a Status) a valid create (old undefined) or update a client may not make (RBAC's escalation checks). */
-export type CallerCheck = (obj: Obj, old: Obj | undefined, user: UserInfo) => Promise<void> | void;
-
-/** The time as Kubernetes writes it (RFC 3339, whole seconds); formatted once per second. */
-let nowSecond = 0, nowText = "";
-export function now(): string {
-  const s = Math.floor(Date.now() / 1000);
-  if (s !== nowSecond) { nowSecond = s; nowText = new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"); }
-  return nowText;
-}
-const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
-const randomSuffix = () => Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join("");
 
 /** What a generation bump watches: everything but metadata, and but status when status is its own subresource. */
 function specPart(o: Obj, statusApart: boolean): Obj {
@@ -309,9 +217,9 @@ export class ResourceStore {
     const obj = this.checkBody(body, ns, o.fields);
     // the name is generated before defaults (a Namespace's name label) and admission see the object
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
-    const asWritten = this.checkAsWritten(obj, o.serverOwned);
+    const asWritten = checkAsWritten(this.def, obj, o.serverOwned);
     // upstream defaults every object it decodes, before admission and the strategy's hooks see it
-    this.applyDefaults(obj);
+    applyKindDefaults(this.def, obj);
     // the writer owns what it sent (and its defaults), not what admission adds: upstream's field manager runs first
     const managedFields = o.fieldManager === undefined ? undefined : this.track(undefined, obj, o.fieldManager, "").metadata.managedFields;
     const attrs = this.attributes("CREATE", "", ns, obj, undefined, o);
@@ -327,7 +235,7 @@ export class ResourceStore {
     if (this.def.subresources?.includes("status") && this.def.kind !== "Node") obj.status = {};
     this.def.strategy?.prepareForCreate?.(obj, o.user);
     if (o.large) await breather();
-    this.validate(obj, undefined, "", o.serverOwned, asWritten);
+    validateWrite(this.def, obj, undefined, "", o.serverOwned, asWritten);
     if (o.user) await this.checkCaller(obj, undefined, o.user);
     await this.admission?.validate(attrs);
     if (o.large) await breather();
@@ -440,9 +348,9 @@ export class ResourceStore {
     if (sub === "status" || !sub) this.carryStatusAnnotations(sub ? obj : old, next);
     // upstream's binding writes through storage alone: no defaulting, validation or field tracking
     const attrs = this.attributes("UPDATE", sub, ns, next, old, o);
-    const asWritten = sub ? [] : this.checkAsWritten(next, o.serverOwned);
+    const asWritten = sub ? [] : checkAsWritten(this.def, next, o.serverOwned);
     if (sub !== "binding") {
-      this.applyDefaults(next);
+      applyKindDefaults(this.def, next);
       await this.admission?.admit(attrs);
       if (attrs.patched) this.checkBody(next, ns);
     }
@@ -465,7 +373,7 @@ export class ResourceStore {
     if (o.fieldManager !== undefined) m.managedFields = this.track(old, next, o.fieldManager, sub).metadata.managedFields;
     if (!m.managedFields?.length) delete m.managedFields;
     if (o.large) await breather();
-    this.validate(next, old, sub, o.serverOwned, asWritten);
+    validateWrite(this.def, next, old, sub, o.serverOwned, asWritten);
     if (!sub && o.user) await this.checkCaller(next, old, o.user);
     if (sub !== "binding") await this.admission?.validate(attrs);
     const release = !sub && this.admit ? await this.admit(next, old, !!o.dryRun) : undefined;
@@ -508,27 +416,14 @@ export class ResourceStore {
       if (!cur) throw notFound(this.q, name);
       const obj = await this.current(this.decode(cur));
       const m = obj.metadata;
-      const pre = o.preconditions;
-      if (pre?.uid && pre.uid !== m.uid) {
-        throw conflict(this.q, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== m.resourceVersion) {
-        throw conflict(this.q, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
-      }
+      checkPreconditions(this.q, obj, o.preconditions);
       this.def.strategy?.validateDelete?.(obj);
       if (this.admission) {
         const attrs = this.attributes("DELETE", "", ns, undefined, obj, o);
         await this.admission.admit(attrs);
         await this.admission.validate(attrs);
       }
-      const finalizers: string[] = [...(m.finalizers ?? [])];
-      const add = (f: string) => { if (!finalizers.includes(f)) finalizers.push(f); };
-      const drop = (f: string) => { const i = finalizers.indexOf(f); if (i >= 0) finalizers.splice(i, 1); };
-      if (!m.deletionTimestamp) for (const f of this.def.strategy?.deletionFinalizers?.(obj) ?? []) add(f);
-      if (o.propagationPolicy === "Orphan") { add("orphan"); drop("foregroundDeletion"); }
-      if (o.propagationPolicy === "Foreground") { add("foregroundDeletion"); drop("orphan"); }
-      const graceful = o.gracePeriodSeconds !== 0 && !!this.def.strategy?.deleteImmediately && !this.def.strategy.deleteImmediately(obj);
-      const pending = finalizers.length > 0 || graceful || !!this.def.strategy?.pendingFinalizers?.(obj);
+      const { finalizers, graceful, pending } = deletionPlan(this.def, obj, o);
       try {
         if (pending) {
           const changed = !m.deletionTimestamp || JSON.stringify(finalizers) !== JSON.stringify(m.finalizers ?? []);
@@ -557,23 +452,9 @@ export class ResourceStore {
     }
   }
 
-  async deleteCollection(ns: string, lo: ListOptions, o: DeleteOptions): Promise<Obj> {
-    const list = await this.list(ns, { labelSelector: lo.labelSelector, fieldSelector: lo.fieldSelector });
-    const out: (Obj | undefined)[] = new Array(list.items.length);
-    // --delete-collection-workers deletes run side by side, each taking the next item; the answer keeps the list's order
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < list.items.length; i = next++) {
-        const item = list.items[i]!;
-        try {
-          out[i] = (await this.delete(item.metadata.namespace ?? "", item.metadata.name, o)).obj;
-        } catch (e) {
-          if ((e as any).code !== 404) throw e;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.deleteWorkers, list.items.length) }, worker));
-    return { ...list, items: out.filter((x) => x !== undefined) };
+  /** DELETE of a collection: each selected object deleted as by delete() (./deletecollection.ts). */
+  deleteCollection(ns: string, lo: ListOptions, o: DeleteOptions): Promise<Obj> {
+    return deleteCollection(this, ns, lo, o, this.deleteWorkers);
   }
 
   /** Body checks shared by create and update (./body.ts); `def`: a kind a subresource takes instead. */
@@ -604,61 +485,4 @@ export class ResourceStore {
     if (c && this.hubStore) return this.hubStore.callerCheck?.(c.toHub(obj), old && c.toHub(old), user);
     await this.callerCheck?.(obj, old, user);
   }
-
-  /** Upstream's defaults of the kind, applied at its hub unless they hold at every version (in place: callers hold `obj`). */
-  private applyDefaults(obj: Obj) {
-    const c = this.def.conversion;
-    if (!c) return applyDefaults(this.def.group, this.def.kind, obj);
-    if (defaultsAtAnyVersion(c.hub.group, c.hub.kind)) return applyDefaults(c.hub.group, c.hub.kind, obj);
-    const hub = c.toHub(obj);
-    applyDefaults(c.hub.group, c.hub.kind, hub);
-    replaceContents(obj, c.fromHub(hub));
-  }
-
-  /** The checks of a served version's own shape, made before the defaults' trip through the hub merges it away. */
-  private checkAsWritten(obj: Obj, serverOwned = false): FieldCause[] {
-    return this.def.conversion && !serverOwned ? validateAsWritten(this.def.group, this.def.version, this.def.kind, obj) : [];
-  }
-
-  private validate(obj: Obj, old?: Obj, sub?: UpdateTarget, serverOwned = false, asWritten: FieldCause[] = []) {
-    const causes: FieldCause[] = validateMeta(this.def, obj);
-    if (old?.metadata.deletionTimestamp) {
-      const added = (obj.metadata.finalizers ?? []).filter((f: string) => !(old.metadata.finalizers ?? []).includes(f));
-      if (added.length) {
-        causes.push({ field: "metadata.finalizers", reason: "FieldValueForbidden", message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f: string) => JSON.stringify(f)).join(", ")}}` });
-      }
-    }
-    if (old) {
-      for (const f of ["name", "uid"]) {
-        if (obj.metadata[f] !== old.metadata[f]) causes.push({ field: `metadata.${f}`, message: "Invalid value: field is immutable", reason: "FieldValueInvalid" });
-      }
-    }
-    causes.push(...(this.def.strategy?.validate?.(obj, old, sub) ?? []));
-    if (!serverOwned) {
-      const c = this.def.conversion;
-      if (c) causes.push(...validateKind(c.hub.group, c.hub.kind, c.toHub(obj), old && c.toHub(old), this.def.version, obj));
-      else causes.push(...validateKind(this.def.group, this.def.kind, obj, old, this.def.version));
-      causes.push(...asWritten);
-    }
-    if (causes.length) throw invalid({ ...this.q, kind: this.def.kind }, String(obj.metadata.name ?? ""), causes);
-  }
-}
-
-/** The resourceVersion a write must find: none when unset or "0" (upstream's unconditional update). */
-const precondition = (rv: string | undefined) => (rv === "0" ? undefined : rv);
-
-export function parseRV(rv: string | undefined): number {
-  if (!rv) return 0;
-  if (!/^\d+$/.test(rv)) throw badRequest(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`);
-  return Number(rv);
-}
-
-/**
- * Retries of a write that lost a compare-and-swap race. Upstream retries without bound; each round some
- * writer wins, so this many rounds outlast any realistic number of writers to one object.
- */
-const MAX_RACE_RETRIES = 1000;
-
-function lostRace(e: unknown, attempt: number): boolean {
-  return attempt < MAX_RACE_RETRIES && e instanceof StatusError && e.code === 409 && e.reason === "Conflict";
 }

@@ -5,7 +5,9 @@ import type { WatchCache } from "../storage/cacher.ts";
 import { FIRST_PAGE, nextPageSize } from "../storage/pages.ts";
 import { Slices } from "../util/slices.ts";
 import { decodeContinue, encodeContinue } from "./continue.ts";
-import { type ListOptions, type ResourceStore, parseRV } from "./generic.ts";
+import type { ResourceStore } from "./generic.ts";
+import { parseRV } from "./revisions.ts";
+import type { ListOptions } from "./store-options.ts";
 import { type Selector, everything } from "./selector.ts";
 import { type Obj, apiVersionOf, listKindOf } from "./types.ts";
 

@@ -2,7 +2,8 @@
 import type { Store } from "../storage/store.ts";
 import { DEFAULT_SERVICE_RANGES, ServiceAllocator, type ServiceRanges } from "./allocators.ts";
 import { ConvertedStore } from "./converted.ts";
-import { type Admit, type AdmissionHooks, type CacheConfig, ResourceStore } from "./generic.ts";
+import { ResourceStore } from "./generic.ts";
+import type { Admit, AdmissionHooks, CacheConfig } from "./store-options.ts";
 import type { Obj, ResourceDef } from "./types.ts";
 
 export const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];

@@ -3,7 +3,9 @@
 import { fromStoreError } from "../api/status.ts";
 import type { CachedEvent } from "../storage/cacher.ts";
 import type { WatchEvent } from "../storage/store.ts";
-import { type ResourceStore, type WatchSink, parseRV } from "./generic.ts";
+import type { ResourceStore } from "./generic.ts";
+import { parseRV } from "./revisions.ts";
+import type { WatchSink } from "./store-options.ts";
 import type { Selector } from "./selector.ts";
 import type { Obj } from "./types.ts";
 

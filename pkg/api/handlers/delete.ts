@@ -1,5 +1,5 @@
 // DELETE one object or a collection, with DeleteOptions from the body or the query.
-import type { DeleteOptions } from "../../registry/generic.ts";
+import type { DeleteOptions } from "../../registry/store-options.ts";
 import { decodeObject, readBody } from "../negotiate.ts";
 import { boolParam, int64Param } from "../queryparams.ts";
 import { StatusError, badRequest } from "../status.ts";

@@ -1,6 +1,6 @@
 // GET a collection: selectors, chunking and resourceVersion semantics live in the registry.
 import { parseLabelSelector } from "../../registry/selector.ts";
-import type { ListOptions } from "../../registry/generic.ts";
+import type { ListOptions } from "../../registry/store-options.ts";
 import { int64Param } from "../queryparams.ts";
 import { type HandlerContext, respond } from "./context.ts";
 import { represent } from "./transform.ts";

@@ -2,7 +2,7 @@
 // client may write a role only with rules it holds (or with the `escalate` verb on the role), and bind a
 // role only when it holds all of its rules (or has the `bind` verb on it). system:masters may do both.
 import { forbidden } from "../../api/status.ts";
-import type { CallerCheck } from "../../registry/generic.ts";
+import type { CallerCheck } from "../../registry/store-options.ts";
 import type { Obj } from "../../registry/types.ts";
 import type { Attributes, AuthorizerChain } from "../authorize.ts";
 import { MASTERS, type UserInfo } from "../user.ts";
