@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { Discovery } from "../api/discovery.ts";
 import { CustomResources } from "../crd/controller.ts";
 import { Health } from "../api/health.ts";
-import { type RawPath, rawSegmentRoutes } from "../api/rawpath.ts";
 import { ApiHandler, type Route } from "../api/server.ts";
 import { type AuthOptions, buildAuthFilters, clientCAFiles } from "../auth/config.ts";
 import { publishAuthentication } from "../auth/trustconfigmap.ts";
@@ -39,25 +38,23 @@ import { identity } from "./bootstrap/leader.ts";
 import { componentStatuses } from "./componentstatus.ts";
 import { ResourceMetrics } from "./resourcemetrics/objects.ts";
 import { DescriptorPressure } from "./descriptors.ts";
-import { listening, step } from "./startup-errors.ts";
+import { step } from "./startup-errors.ts";
+import { FrontPeers, listen } from "./http-listeners.ts";
+import type { PeerListeners } from "../serving/peerlisteners.ts";
+import type { TlsFront } from "../serving/tlsfront.ts";
 import type { Features } from "../features/featuregate.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { PeerListeners } from "../serving/peerlisteners.ts";
-import { type Peer, type TakenConnection, TlsFront } from "../serving/tlsfront.ts";
-import { websocketDispatch } from "../serving/websocket.ts";
-import { CHECK_HEADER, TAKEN_UPGRADES, UpgradeChecks, spdyUpgrade } from "../api/streaming/spdyupgrade.ts";
 import { DEFAULT_KUBELET_CLIENT, type KubeletClient } from "../api/handlers/podlog.ts";
 import type { Store } from "../storage/store.ts";
 import { Encryption } from "../storage/encryption/index.ts";
 import { type AuditOptions, buildAuditor } from "../audit/options.ts";
-import type { Server } from "bun";
 import { buildAdmission } from "../admission/index.ts";
 import { defaultAdmissionOptions } from "../admission/options.ts";
 import { type Limiter, MaxInflight } from "../api/limiter.ts";
 import { PriorityAndFairness } from "../flowcontrol/apf.ts";
 import { EventExpiry } from "./eventttl.ts";
 import type { AdmissionOptions } from "../admission/types.ts";
-import { DEFAULT_SERVING, type ServingOptions, sniTLS } from "./serving-options.ts";
+import { DEFAULT_SERVING, type ServingOptions } from "./serving-options.ts";
 import { ResponseHeaders } from "../api/response-headers.ts";
 import { profilingRoute } from "./profiling.ts";
 import { setAllowPrivileged } from "../validation/cluster-capabilities.ts";
@@ -133,13 +130,6 @@ function keepServingOnEscapedErrors() {
   process.on("uncaughtException", (e) => consola.error("uncaught exception (server keeps serving):", e));
   process.on("unhandledRejection", (e) => consola.error("unhandled rejection (server keeps serving):", e));
 }
-
-/**
- * Keep-alive connections idle this long are closed, as upstream's 90 s (Bun's limit is 255).
- * KITE_IDLE_TIMEOUT_SECONDS shortens it (the test of this behaviour would otherwise wait 90 s).
- */
-const IDLE_TIMEOUT_SECONDS = Math.min(255, Math.max(1, Number(process.env.KITE_IDLE_TIMEOUT_SECONDS) || 90));
-
 
 // OpenAPI documents are large: load and build them on the first request, not at start-up.
 const openapi = (gzip: boolean, served: () => ResourceDef[]): Route => async (req, url) =>
@@ -250,11 +240,7 @@ export class ApiServer {
       timeoutMs: k.timeoutMs, preferredAddressTypes: k.preferredAddressTypes,
     })));
     this.serveResourceMetrics(kubelet || DEFAULT_KUBELET_CLIENT);
-    /** Each request's peer behind the TLS front: the listener it came on, or its upgrade check's. */
-    const peers = new WeakMap<Request, Peer>();
-    /** SPDY upgrades the front keeps, checked through the filter chain first (spdyupgrade.ts). */
-    const checks = new UpgradeChecks();
-    const checked = new WeakSet<Request>();
+    const peers = new FrontPeers();
     const serving = o.serving ?? DEFAULT_SERVING;
     setAllowPrivileged(serving.allowPrivileged);
     const externalAddress = () => `${serving.externalHostname ?? (o.advertiseAddress || "127.0.0.1")}:${this.port}`;
@@ -278,9 +264,9 @@ export class ApiServer {
       auth,
       reviews: authReviews(o.auth, auth, rbac),
       tokenRequest: serviceAccounts && ((ctx) => createTokenRequest(ctx, serviceAccounts, this.registry)),
-      clientCertificates: caFiles.length ? (req) => peers.get(req)?.certificates : undefined,
-      sourceAddress: caFiles.length ? (req) => peers.get(req)?.address : undefined,
-      upgradeCheck: (req) => checked.has(req),
+      clientCertificates: caFiles.length ? peers.certificates : undefined,
+      sourceAddress: caFiles.length ? peers.address : undefined,
+      upgradeCheck: peers.isUpgradeCheck,
       kubelet,
       audit,
       enabled,
@@ -292,46 +278,8 @@ export class ApiServer {
 
     const tls = await this.tls();
     const signer = await step("cluster signing CA", () => clusterSigner(o.csrSigning, o.certDir ?? join(o.dataDir, "pki")));
-    const handler = this.handler;
-    type Where = { hostname: string; port: number; tls?: Bun.TLSOptions | Bun.TLSOptions[] };
-    const serve = (where: Where | { unix: string }, serveRequest: (req: Request, server: Server<undefined>, raw: RawPath) => Response | Promise<Response>) => Bun.serve({
-      // (Bun's types leave idleTimeout and reusePort out for a Unix socket; idleTimeout applies there too)
-      ...(where as Where),
-      // Not development mode: no HTML error pages, no code excerpt logged per closed stream.
-      development: false,
-      idleTimeout: IDLE_TIMEOUT_SECONDS,
-      // Said explicitly: with TLS, Bun sets SO_REUSEPORT by default, and a second server on the port would
-      // share it silently instead of being refused.
-      reusePort: false,
-      // Bodies are read (and refused past 3 MiB with a Status) by readBody; Bun's own limit would answer a bare 413.
-      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      routes: rawSegmentRoutes(serveRequest),
-      // exec upgrades carry their own handlers (websocket.ts); the requests themselves carry no data
-      websocket: websocketDispatch as unknown as Bun.WebSocketHandler<undefined>,
-      fetch: (req, server) => serveRequest(req, server, "unmatched"),
-      error: (e) => new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: e.message, reason: "InternalError", code: 500 }), { status: 500 }),
-    });
-    if (caFiles.length) {
-      // Client certificates: the TLS front on the secure port, the HTTP servers behind it on Unix sockets,
-      // one per peer; on loopback, the checks of the SPDY upgrades the front keeps, and nothing else.
-      const ca = await step("client CA files", () => caFiles.map((f) => readFileSync(f, "utf8")));
-      this.http = await step("loopback listener", () => serve({ hostname: "127.0.0.1", port: 0 }, (req, server, raw) => {
-        const peer = checks.take(req.headers.get(CHECK_HEADER));
-        if (!peer) return new Response(null, { status: 403, headers: { Connection: "close" } });
-        checked.add(req);
-        peers.set(req, peer);
-        return handler.handle(req, server, raw);
-      }));
-      const upstreamPort = this.http.port!;
-      const behind = (this.behind = new PeerListeners((unix, peer) => serve({ unix }, (req, server, raw) => {
-        peers.set(req, peer);
-        return handler.handle(req, server, raw);
-      })));
-      const takeOver = { upgrade: TAKEN_UPGRADES, run: (head: Buffer, peer: Peer, conn: TakenConnection) => void spdyUpgrade(head, peer, conn, upstreamPort, checks, kubelet ?? DEFAULT_KUBELET_CLIENT) };
-      this.front = listening(o.bindAddress, o.securePort, () => new TlsFront({ hostname: o.bindAddress, port: o.securePort, tls: { ...tls, ca }, upstreams: behind, takeOver }));
-    } else {
-      this.http = listening(o.bindAddress, o.securePort, () => serve({ hostname: o.bindAddress, port: o.securePort, tls: sniTLS(tls, serving.sniCerts) }, (req, server, raw) => handler.handle(req, server, raw)));
-    }
+    const listeners = await listen({ bindAddress: o.bindAddress, securePort: o.securePort, tls, serving, caFiles, kubelet: kubelet || DEFAULT_KUBELET_CLIENT }, this.handler, peers);
+    ({ http: this.http, front: this.front, behind: this.behind } = listeners);
     this.lock?.record(this.port);
     void rbac.bootstrap();
 
