@@ -26,6 +26,8 @@ export interface KubeconfigFlags {
 /** Everything needed to talk to one API server. */
 export interface ClientConfig {
   server: string;
+  /** A Unix socket to reach `server` through (an http:// URL): the API server's own loopback client. */
+  unix?: string;
   ca?: string;
   cert?: string;
   key?: string;

@@ -93,7 +93,7 @@ export class Transport {
   /** Sends a request as given and returns the answer as it came, errors included (the console's proxy). */
   forward(pathAndQuery: string, init: { method: string; headers: Record<string, string>; body?: ArrayBuffer; signal?: AbortSignal }): Promise<Response> {
     if (this.execExpired()) this.refreshExec();
-    return fetch(this.config.server + pathAndQuery, { ...init, headers: { ...init.headers, ...this.headers }, tls: this.tls } as RequestInit);
+    return fetch(this.config.server + pathAndQuery, { ...init, headers: { ...init.headers, ...this.headers }, tls: this.tls, unix: this.config.unix } as RequestInit);
   }
 
   /** A WebSocket to the server (exec, attach), with the same credentials and TLS settings (Bun's options). */
@@ -117,7 +117,7 @@ export class Transport {
       const limited = this.config.maxInFlight !== undefined;
       if (limited) await this.enter();
       try {
-        res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal: init.signal, tls: this.tls } as RequestInit);
+        res = await fetch(url, { method: init.method ?? "GET", headers, body: init.body, signal: init.signal, tls: this.tls, unix: this.config.unix } as RequestInit);
       } catch (e) {
         if ((e as Error)?.name === "AbortError") throw e;
         throw new ConnectionError(this.config.server, this.config.source, e);

@@ -333,7 +333,9 @@ export class ApiServer {
   private runLoopbackControllers(names: string[], signer: SignerSource | undefined) {
     if (!names.length) return;
     // TLS unverified: the server's own port on its own address, which this process holds
-    const client = new Client(new Transport({ server: this.url, insecure: true, token: this.loopbackToken, namespace: "default", explicitNamespace: false, source: "the API server's loopback client", cacheDir: "" }));
+    // Behind the TLS front, straight to a listener of its own behind it (no TLS, no piping).
+    const unix = this.behind?.acquire({ address: "127.0.0.1" });
+    const client = new Client(new Transport({ server: unix ? "http://localhost" : this.url, unix, insecure: true, token: this.loopbackToken, namespace: "default", explicitNamespace: false, source: "the API server's loopback client", cacheDir: "" }));
     const abort = new AbortController();
     const done = runControllers(client, names, 5, abort.signal, { ...DEFAULT_CONTROLLER_OPTIONS, signer })
       .catch((e) => consola.error(`in-server controllers: ${(e as Error).message}`));
